@@ -1,0 +1,3 @@
+set(CUDACONV_FILTER_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/filter.cpp
+)

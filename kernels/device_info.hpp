@@ -1,0 +1,35 @@
+#pragma once
+// What CUDA devices this machine has. The first call initialises the CUDA
+// runtime; nothing else in a CPU-only run calls it, so `--help` and CPU
+// filtering never pay for CUDA start-up.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace cudaconv {
+
+struct DeviceInfo {
+    int index = 0;
+    std::string name;
+    int cc_major = 0;
+    int cc_minor = 0;
+    int multiprocessors = 0;
+    std::size_t global_memory_bytes = 0;
+    std::size_t l2_bytes = 0;
+    std::size_t constant_memory_bytes = 0;
+    std::size_t shared_memory_per_block_optin = 0;
+};
+
+struct DeviceProbe {
+    std::vector<DeviceInfo> devices;
+    std::string problem;  // why there are none ("no CUDA driver", ...), else empty
+};
+
+// Probes once per process and caches the answer.
+const DeviceProbe& probe_devices();
+
+// Versions of the toolkit parts this binary was built against.
+std::string cuda_runtime_version_string();
+std::string cufft_version_string();
+
+}  // namespace cudaconv

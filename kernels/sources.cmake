@@ -1,0 +1,3 @@
+set(CUDACONV_KERNEL_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/device_info.cu
+)

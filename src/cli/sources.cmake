@@ -1,0 +1,2 @@
+set(CUDACONV_CLI_SOURCES
+)

@@ -1,0 +1,46 @@
+#pragma once
+// The one interface every variant implements (cpu-ref, the CUDA ladder,
+// the fast path), after CUTLASS's Operation: describe, can_run, run.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/job.hpp"
+
+namespace cudaconv {
+
+// Whether a variant can run a job, and if not, why, in words for the user.
+struct Support {
+    bool ok = true;
+    std::string reason;
+
+    static Support yes() { return {true, {}}; }
+    static Support no(std::string why) { return {false, std::move(why)}; }
+};
+
+struct RunOptions {
+    int warmup = 0;  // untimed filter runs before the timed ones
+    int repeat = 1;  // timed filter runs; the output is from the last
+};
+
+// What a run measured, in milliseconds. CUDA variants time with events;
+// CPU variants with a steady clock. Upload/download stay 0 on the CPU.
+struct RunTimings {
+    double upload_ms = 0.0;
+    double download_ms = 0.0;
+    std::vector<double> filter_ms;  // one entry per timed repeat
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string_view name() const = 0;
+    virtual std::string_view summary() const = 0;  // one line for `list kernels`
+    virtual bool uses_cuda() const = 0;
+    // Cheap and side-effect free; for CUDA variants may probe the device.
+    virtual Support can_run(const Job& job) const = 0;
+    // Filters job.src into job.dst (host memory). Throws on failure.
+    virtual RunTimings run(const Job& job, const RunOptions& options) = 0;
+};
+
+}  // namespace cudaconv

@@ -1,0 +1,77 @@
+#pragma once
+// Border policies: where a coordinate outside [0, len) reads from.
+// Shared by cpu-ref and every CUDA kernel, so all variants agree by
+// construction. Each matches OpenCV's cv::borderInterpolate exactly,
+// including coordinates more than one image length away (filters larger
+// than the image), but in closed form so device code has no loops.
+#include <cstdint>
+
+#include "core/hd.hpp"
+#include "core/types.hpp"
+
+namespace cudaconv {
+
+// Returned for BorderMode::constant outside the image: use --border-value.
+constexpr std::int64_t kBorderConstant = -1;
+
+CC_HD std::int64_t positive_mod(std::int64_t p, std::int64_t period) {
+    const std::int64_t m = p % period;
+    return m < 0 ? m + period : m;
+}
+
+struct Reflect101Border {  // gfedcb|abcdefgh|gfedcba
+    CC_HD static std::int64_t index(std::int64_t p, std::int64_t len) {
+        if (p >= 0 && p < len) return p;
+        if (len == 1) return 0;
+        const std::int64_t period = 2 * len - 2;
+        const std::int64_t m = positive_mod(p, period);
+        return m < len ? m : period - m;
+    }
+};
+
+struct ReflectBorder {  // fedcba|abcdefgh|hgfedcb
+    CC_HD static std::int64_t index(std::int64_t p, std::int64_t len) {
+        if (p >= 0 && p < len) return p;
+        const std::int64_t period = 2 * len;
+        const std::int64_t m = positive_mod(p, period);
+        return m < len ? m : period - 1 - m;
+    }
+};
+
+struct ReplicateBorder {  // aaaaaa|abcdefgh|hhhhhhh
+    CC_HD static std::int64_t index(std::int64_t p, std::int64_t len) {
+        return p < 0 ? 0 : (p >= len ? len - 1 : p);
+    }
+};
+
+struct ConstantBorder {  // iiiiii|abcdefgh|iiiiiii
+    CC_HD static std::int64_t index(std::int64_t p, std::int64_t len) {
+        return (p >= 0 && p < len) ? p : kBorderConstant;
+    }
+};
+
+struct WrapBorder {  // cdefgh|abcdefgh|abcdefg
+    CC_HD static std::int64_t index(std::int64_t p, std::int64_t len) {
+        return (p >= 0 && p < len) ? p : positive_mod(p, len);
+    }
+};
+
+// `valid` never reads outside the image: the output shrinks instead.
+struct ValidBorder {
+    CC_HD static std::int64_t index(std::int64_t p, std::int64_t) { return p; }
+};
+
+// Run-time dispatch, for code that is not templated on the policy.
+CC_HD std::int64_t border_index(BorderMode mode, std::int64_t p, std::int64_t len) {
+    switch (mode) {
+        case BorderMode::reflect101: return Reflect101Border::index(p, len);
+        case BorderMode::reflect: return ReflectBorder::index(p, len);
+        case BorderMode::replicate: return ReplicateBorder::index(p, len);
+        case BorderMode::constant: return ConstantBorder::index(p, len);
+        case BorderMode::wrap: return WrapBorder::index(p, len);
+        case BorderMode::valid: return ValidBorder::index(p, len);
+    }
+    return kBorderConstant;
+}
+
+}  // namespace cudaconv

@@ -1,0 +1,25 @@
+#pragma once
+// The three kinds of failure and their exit codes (SPEC.md). Library code
+// throws; only main() catches, logs one line and returns the code.
+#include <stdexcept>
+#include <string>
+
+namespace cudaconv {
+
+constexpr int kExitOk = 0;
+constexpr int kExitWorkFailed = 1;  // an input could not be read, filtered or written
+constexpr int kExitUsage = 2;       // bad options, filter specs or variant choice
+
+// A problem with the command line or the configuration: exit 2.
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// A problem with one piece of work (an input or an output): exit 1.
+class WorkError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+}  // namespace cudaconv

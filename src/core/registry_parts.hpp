@@ -1,0 +1,12 @@
+#pragma once
+// Factories of the individual variants, called only by registry.cpp.
+#include <memory>
+#include <vector>
+
+#include "core/backend.hpp"
+
+namespace cudaconv {
+
+std::unique_ptr<Backend> make_cpu_ref_backend();
+
+}  // namespace cudaconv

@@ -1,0 +1,4 @@
+set(CUDACONV_CORE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/types.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/registry.cpp
+)

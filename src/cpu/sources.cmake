@@ -1,0 +1,3 @@
+set(CUDACONV_CPU_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/cpu_ref.cpp
+)

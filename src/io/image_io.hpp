@@ -1,0 +1,50 @@
+#pragma once
+// Reading, encoding and atomically writing images through OpenCV.
+// Every failure is an exception whose message starts with the file name.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "core/types.hpp"
+
+namespace cudaconv {
+
+constexpr const char* kStdStream = "-";  // stdin as input, stdout as output
+
+// Decodes with IMREAD_UNCHANGED: 8/16-bit unsigned or 32-bit float samples,
+// 1, 3 or 4 interleaved channels (BGR order). `-` reads stdin. Throws
+// WorkError "PATH: problem" for missing, unreadable, empty, truncated,
+// corrupt, non-image, oversized or unsupported inputs.
+cv::Mat read_image(const std::string& path);
+
+Depth depth_of(const cv::Mat& m);  // the Mat must hold u8, u16 or f32 samples
+int cv_type_of(Depth depth, int channels);
+ImageView view_of(cv::Mat& m);
+ConstImageView view_of(const cv::Mat& m);
+
+struct EncodeOptions {
+    int jpeg_quality = 95;  // 0..100, OpenCV's default
+    int png_level = 1;      // 0..9; 1 is zlib's fastest that still compresses
+};
+
+// The lower-case extension with its dot (".png") of a path, or "".
+std::string extension_of(const std::string& path);
+
+// Checks, before any work, that an output with this extension can hold
+// this depth and channel count; throws UsageError "PATH: problem" naming
+// what would work instead (e.g. float output needs .tif, .exr or .pfm).
+void check_output_format(const std::string& path, const std::string& extension, Depth depth,
+                         int channels);
+
+// Encodes in memory (so a failed encode never touches the destination).
+std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::string& extension,
+                                       const EncodeOptions& options, const std::string& path);
+
+// Writes to a temporary file in the destination's folder, then renames it
+// over the destination, so readers never see a partial file. `-` writes
+// stdout. Throws WorkError "PATH: problem" and leaves nothing behind.
+void write_file_atomically(const std::string& path, const std::vector<std::uint8_t>& bytes);
+
+}  // namespace cudaconv

@@ -1,0 +1,2 @@
+set(CUDACONV_IO_SOURCES
+)
