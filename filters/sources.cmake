@@ -1,3 +1,9 @@
 set(CUDACONV_FILTER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/filter.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/rank1.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/spec.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/named.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/gaussian.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/file_formats.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/numbers.cpp
 )

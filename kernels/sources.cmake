@@ -1,3 +1,14 @@
 set(CUDACONV_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/device_info.cu
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_backend.cu
+  ${CMAKE_CURRENT_LIST_DIR}/naive.cu
+  ${CMAKE_CURRENT_LIST_DIR}/cmem.cu
+  ${CMAKE_CURRENT_LIST_DIR}/smem.cu
+  ${CMAKE_CURRENT_LIST_DIR}/smem_cached.cu
+  ${CMAKE_CURRENT_LIST_DIR}/unrolled.cu
+  ${CMAKE_CURRENT_LIST_DIR}/separable.cu
+  ${CMAKE_CURRENT_LIST_DIR}/fft_sizes.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/fft.cu
+  ${CMAKE_CURRENT_LIST_DIR}/cudnn_loader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cudnn.cu
 )

@@ -1,2 +1,10 @@
 set(CUDACONV_CLI_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/app.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/conv_params.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/filter_command.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/filter_options.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/list_command.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/logging.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/output_path.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report.cpp
 )

@@ -1,6 +1,7 @@
 #include "core/registry.hpp"
 
 #include "core/registry_parts.hpp"
+#include "kernels/cuda_registry.hpp"
 
 namespace cudaconv {
 
@@ -8,6 +9,14 @@ const std::vector<std::unique_ptr<Backend>>& all_backends() {
     static const std::vector<std::unique_ptr<Backend>> kBackends = [] {
         std::vector<std::unique_ptr<Backend>> list;
         list.push_back(make_cpu_ref_backend());
+        list.push_back(make_naive_backend());
+        list.push_back(make_cmem_backend());
+        list.push_back(make_smem_backend());
+        list.push_back(make_smem_cached_backend());
+        list.push_back(make_unrolled_backend());
+        list.push_back(make_separable_backend());
+        list.push_back(make_fft_backend());
+        list.push_back(make_cudnn_backend());
         return list;
     }();
     return kBackends;

@@ -13,6 +13,17 @@ namespace cudaconv {
 
 constexpr const char* kStdStream = "-";  // stdin as input, stdout as output
 
+// Call once at program start, before other threads: silences OpenCV's own
+// logging, enables its OpenEXR codec (OpenCV 4.6 disables it unless
+// OPENCV_IO_ENABLE_OPENEXR is set), and keeps what the codec libraries print
+// on stderr while a thread decodes or encodes (libjpeg's "Corrupt JPEG
+// data", libpng's errors, imdecode's "can't read data") for our own one-line
+// errors instead of letting it reach the user. To do that it replaces the C
+// `stderr` stream and std::cerr's buffer with pass-through filters, so
+// fileno(stderr) is -1 afterwards; create loggers that test for a terminal
+// before calling it. Safe to call more than once.
+void configure_opencv_io();
+
 // Decodes with IMREAD_UNCHANGED: 8/16-bit unsigned or 32-bit float samples,
 // 1, 3 or 4 interleaved channels (BGR order). `-` reads stdin. Throws
 // WorkError "PATH: problem" for missing, unreadable, empty, truncated,
@@ -46,5 +57,11 @@ std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::string& 
 // over the destination, so readers never see a partial file. `-` writes
 // stdout. Throws WorkError "PATH: problem" and leaves nothing behind.
 void write_file_atomically(const std::string& path, const std::vector<std::uint8_t>& bytes);
+
+// Unlinks the temporary files that write_file_atomically is writing at this
+// moment, so an interrupted run leaves nothing behind. Async-signal-safe (a
+// fixed table and unlink()): meant for a SIGINT/SIGTERM handler that then
+// ends the process; the interrupted writes must not continue afterwards.
+void remove_pending_temp_files() noexcept;
 
 }  // namespace cudaconv

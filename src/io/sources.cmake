@@ -1,2 +1,7 @@
 set(CUDACONV_IO_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/image_io.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/format_probe.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/codec_messages.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/output_formats.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/atomic_write.cpp
 )

@@ -22,6 +22,13 @@ std::string slurp(const fs::path& p) {
     return s.str();
 }
 
+// Compiled-in paths, which the environment may override: on the GPU
+// machine the binaries run from another folder than they were built in.
+std::string binary_path() {
+    const char* env = std::getenv("CUDACONV_BINARY");
+    return env ? env : CUDACONV_BINARY;
+}
+
 }  // namespace
 
 CommandResult run_cudaconv(const std::vector<std::string>& args, const fs::path& cwd,
@@ -32,7 +39,7 @@ CommandResult run_cudaconv(const std::vector<std::string>& args, const fs::path&
     const fs::path in_path = io / "stdin", out_path = io / "stdout", err_path = io / "stderr";
     std::ofstream(in_path, std::ios::binary) << stdin_data;
 
-    std::vector<std::string> argv_storage{CUDACONV_BINARY};
+    std::vector<std::string> argv_storage{binary_path()};
     argv_storage.insert(argv_storage.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (auto& a : argv_storage) argv.push_back(a.data());
@@ -78,6 +85,9 @@ std::vector<std::string> TempDir::entries() const {
     return names;
 }
 
-fs::path source_dir() { return CUDACONV_SOURCE_DIR; }
+fs::path source_dir() {
+    const char* env = std::getenv("CUDACONV_SOURCE_DIR");
+    return env ? env : CUDACONV_SOURCE_DIR;
+}
 
 }  // namespace cudaconv::test

@@ -1,0 +1,27 @@
+#pragma once
+// Strict, locale-independent parsing of the numbers in filter specs and
+// filter files, and the one size check every way of making a filter shares.
+// std::from_chars, not strtod: a German locale must not turn "0.5" into an
+// error, and the whole token must be a number ("1.5x" is not 1.5).
+#include <string>
+#include <string_view>
+
+namespace cudaconv {
+
+// All of `token` as a finite double: integers, decimals, exponents, a
+// leading + or -. On failure returns false and sets `problem` to a phrase
+// that names the token, e.g. `"abc" is not a number`.
+bool parse_finite_number(std::string_view token, double& value, std::string& problem);
+
+// All of `token` as a decimal integer, optionally signed.
+bool parse_integer(std::string_view token, long long& value, std::string& problem);
+
+// `token` in double quotes for a message, shortened when long.
+std::string quoted(std::string_view token);
+
+// Throws FilterError "`where`: ..." unless 1 <= width, height <=
+// kMaxFilterSide and width * height <= kMaxFilterTaps. Call it before
+// allocating taps, so `99999x99999:1` fails at once.
+void check_filter_size(long long width, long long height, const std::string& where);
+
+}  // namespace cudaconv

@@ -1,0 +1,195 @@
+#include "kernels/cuda_backend.hpp"
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "kernels/cuda_check.hpp"
+
+namespace cudaconv {
+namespace {
+
+// Owners for CUDA resources, so an exception mid-run frees everything.
+struct DeviceFree {
+    void operator()(void* p) const { cudaFree(p); }
+};
+struct HostFree {
+    void operator()(void* p) const { cudaFreeHost(p); }
+};
+using DeviceBuffer = std::unique_ptr<std::byte, DeviceFree>;
+using PinnedBuffer = std::unique_ptr<std::byte, HostFree>;
+
+DeviceBuffer device_alloc(std::size_t bytes) {
+    void* p = nullptr;
+    CUDA_CHECK(cudaMalloc(&p, bytes == 0 ? 1 : bytes));
+    return DeviceBuffer(static_cast<std::byte*>(p));
+}
+
+PinnedBuffer pinned_alloc(std::size_t bytes) {
+    void* p = nullptr;
+    CUDA_CHECK(cudaMallocHost(&p, bytes == 0 ? 1 : bytes));
+    return PinnedBuffer(static_cast<std::byte*>(p));
+}
+
+class Stream {
+public:
+    Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+    ~Stream() { cudaStreamDestroy(stream_); }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    cudaStream_t get() const { return stream_; }
+
+private:
+    cudaStream_t stream_{};
+};
+
+class Event {
+public:
+    Event() { CUDA_CHECK(cudaEventCreate(&event_)); }
+    ~Event() { cudaEventDestroy(event_); }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+    cudaEvent_t get() const { return event_; }
+
+private:
+    cudaEvent_t event_{};
+};
+
+double elapsed_ms(const Event& start, const Event& stop) {
+    float ms = 0.0f;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    return ms;
+}
+
+std::size_t image_bytes(std::int64_t width, std::int64_t height, int channels, Depth depth) {
+    return static_cast<std::size_t>(width) * static_cast<std::size_t>(height) *
+           static_cast<std::size_t>(channels) * depth_bytes(depth);
+}
+
+// The device bytes every CUDA run needs: packed input, output and taps.
+std::size_t base_device_bytes(const Job& job) {
+    return image_bytes(job.src.width, job.src.height, job.src.channels, job.src.depth) +
+           image_bytes(job.dst.width, job.dst.height, job.dst.channels, job.dst.depth) +
+           job.params.filter.taps.size() * sizeof(float);
+}
+
+// Leave room for the context, cuFFT/cuDNN workspaces and other processes.
+constexpr double kUsableMemoryShare = 0.85;
+
+}  // namespace
+
+const DeviceInfo& current_device() {
+    const DeviceProbe& probe = probe_devices();
+    if (probe.devices.empty()) throw CudaError("no CUDA device: " + probe.problem);
+    return probe.devices.front();
+}
+
+Support CudaBackend::can_run(const Job& job) const {
+    const DeviceProbe& probe = probe_devices();
+    if (probe.devices.empty()) return Support::no("no CUDA device (" + probe.problem + ")");
+    const DeviceInfo& device = probe.devices.front();
+    const std::size_t need = base_device_bytes(job) + extra_device_bytes(job);
+    if (static_cast<double>(need) >
+        kUsableMemoryShare * static_cast<double>(device.global_memory_bytes)) {
+        return Support::no(fmt::format("needs {:.1f} GiB of device memory, {} has {:.1f} GiB",
+                                       static_cast<double>(need) / (1u << 30), device.name,
+                                       static_cast<double>(device.global_memory_bytes) /
+                                           (1u << 30)));
+    }
+    return check_job(job, device);
+}
+
+RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
+    const DeviceInfo& device = current_device();
+    CUDA_CHECK(cudaSetDevice(device.index));
+    const Stream stream;
+    RunTimings timings;
+
+    const std::size_t src_row = job.src.packed_row_bytes();
+    const std::size_t dst_row = job.dst.packed_row_bytes();
+    const std::size_t src_bytes = src_row * static_cast<std::size_t>(job.src.height);
+    const std::size_t dst_bytes = dst_row * static_cast<std::size_t>(job.dst.height);
+    const std::vector<float> taps(job.params.filter.taps.begin(), job.params.filter.taps.end());
+
+    DeviceBuffer d_src = device_alloc(src_bytes);
+    DeviceBuffer d_dst = device_alloc(dst_bytes);
+    DeviceBuffer d_taps = device_alloc(taps.size() * sizeof(float));
+    PinnedBuffer h_src = pinned_alloc(src_bytes);
+    PinnedBuffer h_dst = pinned_alloc(dst_bytes);
+
+    // Stage the input in pinned memory (rows of a cv::Mat may be padded),
+    // so the upload runs at full PCIe speed.
+    for (std::int64_t y = 0; y < job.src.height; ++y) {
+        std::memcpy(h_src.get() + static_cast<std::size_t>(y) * src_row, job.src.row(y), src_row);
+    }
+    const Event up_start, up_stop;
+    CUDA_CHECK(cudaEventRecord(up_start.get(), stream.get()));
+    CUDA_CHECK(cudaMemcpyAsync(d_src.get(), h_src.get(), src_bytes, cudaMemcpyHostToDevice,
+                               stream.get()));
+    CUDA_CHECK(cudaMemcpyAsync(d_taps.get(), taps.data(), taps.size() * sizeof(float),
+                               cudaMemcpyHostToDevice, stream.get()));
+    CUDA_CHECK(cudaEventRecord(up_stop.get(), stream.get()));
+    // Poison the output: a sample no kernel writes shows up in the tests
+    // (0xFF bytes are 255, 65535 or NaN).
+    CUDA_CHECK(cudaMemsetAsync(d_dst.get(), 0xFF, dst_bytes, stream.get()));
+
+    DeviceJob dj;
+    dj.src = d_src.get();
+    dj.dst = d_dst.get();
+    dj.taps = reinterpret_cast<const float*>(d_taps.get());
+    dj.src_width = job.src.width;
+    dj.src_height = job.src.height;
+    dj.src_pitch = static_cast<std::int64_t>(src_row);
+    dj.dst_width = job.dst.width;
+    dj.dst_height = job.dst.height;
+    dj.dst_pitch = static_cast<std::int64_t>(dst_row);
+    dj.channels = job.src.channels;
+    dj.filtered_channels = job.filtered_channels();
+    dj.in_depth = job.src.depth;
+    dj.out_depth = job.dst.depth;
+    dj.filter_width = job.params.filter.width;
+    dj.filter_height = job.params.filter.height;
+    dj.origin_x = origin_x(job.params);
+    dj.origin_y = origin_y(job.params);
+    dj.centre_x = centre_offset_x(job.params);
+    dj.centre_y = centre_offset_y(job.params);
+    dj.border = job.params.border;
+    dj.border_value = static_cast<float>(job.params.border_value);
+    dj.scale = static_cast<float>(job.params.scale);
+    dj.delta = static_cast<float>(job.params.delta);
+    dj.take_abs = job.params.take_abs;
+
+    prepare(job, dj, stream.get());
+    try {
+        const Event start, stop;
+        for (int i = 0; i < options.warmup + options.repeat; ++i) {
+            CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
+            launch(dj, stream.get());
+            CUDA_CHECK_LAUNCH();
+            CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
+            CUDA_CHECK(cudaEventSynchronize(stop.get()));
+            if (i >= options.warmup) timings.filter_ms.push_back(elapsed_ms(start, stop));
+        }
+    } catch (...) {
+        finish();
+        throw;
+    }
+    finish();
+
+    const Event down_start, down_stop;
+    CUDA_CHECK(cudaEventRecord(down_start.get(), stream.get()));
+    CUDA_CHECK(cudaMemcpyAsync(h_dst.get(), d_dst.get(), dst_bytes, cudaMemcpyDeviceToHost,
+                               stream.get()));
+    CUDA_CHECK(cudaEventRecord(down_stop.get(), stream.get()));
+    CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    timings.upload_ms = elapsed_ms(up_start, up_stop);
+    timings.download_ms = elapsed_ms(down_start, down_stop);
+    for (std::int64_t y = 0; y < job.dst.height; ++y) {
+        std::memcpy(job.dst.row(y), h_dst.get() + static_cast<std::size_t>(y) * dst_row, dst_row);
+    }
+    return timings;
+}
+
+}  // namespace cudaconv

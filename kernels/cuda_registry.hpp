@@ -1,0 +1,19 @@
+#pragma once
+// Factories of the CUDA variants, one per file in kernels/, in the order of
+// the tutorial ladder. registry.cpp adds them after the CPU variants.
+#include <memory>
+
+#include "core/backend.hpp"
+
+namespace cudaconv {
+
+std::unique_ptr<Backend> make_naive_backend();
+std::unique_ptr<Backend> make_cmem_backend();
+std::unique_ptr<Backend> make_smem_backend();
+std::unique_ptr<Backend> make_smem_cached_backend();
+std::unique_ptr<Backend> make_unrolled_backend();
+std::unique_ptr<Backend> make_separable_backend();
+std::unique_ptr<Backend> make_fft_backend();
+std::unique_ptr<Backend> make_cudnn_backend();
+
+}  // namespace cudaconv

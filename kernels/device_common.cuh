@@ -1,0 +1,76 @@
+#pragma once
+// Device helpers every CUDA variant shares: reading a sample through the
+// border policy, finishing and storing an output, copying alpha, and the
+// per-depth dispatch. Kernels template on the input sample type; the
+// output conversion is a cheap switch once per output sample.
+#include <cstdint>
+
+#include "core/border.hpp"
+#include "core/convert.hpp"
+#include "kernels/device_job.hpp"
+
+namespace cudaconv {
+
+template <typename T>
+__device__ __forceinline__ float load_raw(const DeviceJob& job, std::int64_t x, std::int64_t y,
+                                          int c) {
+    const T* row = reinterpret_cast<const T*>(job.src + y * job.src_pitch);
+    return static_cast<float>(__ldg(row + x * job.channels + c));
+}
+
+// The input sample at (x, y), which may lie outside the image: the border
+// policy says where it reads, or that it is the constant border value.
+template <typename T>
+__device__ __forceinline__ float load_bordered(const DeviceJob& job, std::int64_t x,
+                                               std::int64_t y, int c) {
+    const std::int64_t sx = border_index(job.border, x, job.src_width);
+    const std::int64_t sy = border_index(job.border, y, job.src_height);
+    if (sx == kBorderConstant || sy == kBorderConstant) return job.border_value;
+    return load_raw<T>(job, sx, sy, c);
+}
+
+__device__ __forceinline__ void store_output(const DeviceJob& job, std::int64_t x, std::int64_t y,
+                                             int c, float value) {
+    std::byte* row = job.dst + y * job.dst_pitch;
+    const std::int64_t i = x * job.channels + c;
+    switch (job.out_depth) {
+        case Depth::u8:
+            reinterpret_cast<std::uint8_t*>(row)[i] = saturate_to<std::uint8_t>(value);
+            break;
+        case Depth::u16:
+            reinterpret_cast<std::uint16_t*>(row)[i] = saturate_to<std::uint16_t>(value);
+            break;
+        case Depth::f32: reinterpret_cast<float*>(row)[i] = value; break;
+    }
+}
+
+// scale, delta, |.|, then the output depth.
+__device__ __forceinline__ void store_result(const DeviceJob& job, std::int64_t x, std::int64_t y,
+                                             int c, float sum) {
+    store_output(job, x, y, c, finish_value(sum, job.scale, job.delta, job.take_abs));
+}
+
+// The channels past filtered_channels (a kept alpha) are copied unchanged.
+template <typename T>
+__device__ __forceinline__ void copy_unfiltered(const DeviceJob& job, std::int64_t x,
+                                                std::int64_t y) {
+    for (int c = job.filtered_channels; c < job.channels; ++c) {
+        store_output(job, x, y, c, load_raw<T>(job, x + job.centre_x, y + job.centre_y, c));
+    }
+}
+
+// Calls f.template operator()<T>() with T the input's sample type.
+template <typename F>
+void dispatch_input_depth(Depth depth, F&& f) {
+    switch (depth) {
+        case Depth::u8: f(std::uint8_t{}); break;
+        case Depth::u16: f(std::uint16_t{}); break;
+        case Depth::f32: f(float{}); break;
+    }
+}
+
+inline unsigned int blocks_for(std::int64_t n, int per_block) {
+    return static_cast<unsigned int>((n + per_block - 1) / per_block);
+}
+
+}  // namespace cudaconv

@@ -1,0 +1,34 @@
+#pragma once
+// A job as CUDA kernels see it: device pointers and plain numbers, passed
+// to every kernel by value. Built once per run by CudaBackend.
+#include <cstddef>
+#include <cstdint>
+
+#include "core/job.hpp"
+#include "core/types.hpp"
+
+namespace cudaconv {
+
+struct DeviceJob {
+    const std::byte* src = nullptr;  // interleaved, in the input's depth
+    std::byte* dst = nullptr;        // interleaved, in the output's depth
+    const float* taps = nullptr;     // filter_height rows of filter_width, in global memory
+    std::int64_t src_width = 0, src_height = 0, src_pitch = 0;  // pitch in bytes
+    std::int64_t dst_width = 0, dst_height = 0, dst_pitch = 0;
+    int channels = 1;
+    int filtered_channels = 1;  // the rest (alpha) is copied
+    Depth in_depth = Depth::u8;
+    Depth out_depth = Depth::u8;
+    int filter_width = 1, filter_height = 1;
+    // Tap (i, j) of output (x, y) reads input (x + origin_x + i, y + origin_y + j).
+    std::int64_t origin_x = 0, origin_y = 0;
+    // Output (x, y) keeps the alpha of input (x + centre_x, y + centre_y).
+    std::int64_t centre_x = 0, centre_y = 0;
+    BorderMode border = BorderMode::reflect101;
+    float border_value = 0.0f;
+    float scale = 1.0f;
+    float delta = 0.0f;
+    bool take_abs = false;
+};
+
+}  // namespace cudaconv

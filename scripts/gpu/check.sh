@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Runs ON THE GPU MACHINE, from the repository root, after scripts/gpu/build.sh
+# made .carry/ here: the GPU tests of every variant against cpu-ref, the CLI
+# tests, the four compute-sanitizer tools, and a short timing of every
+# variant on a 4000x3000 RGB image with the edge filter. Logs go to $OUT
+# (or ./gpu-out), a summary is printed last. See docs/GPU-TESTING.md.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${OUT:-gpu-out}
+mkdir -p "$out"
+bin=$PWD/.carry
+
+# cuDNN 9 is only inside the Python environment there (GPU.md).
+for d in /opt/torch/.venv/lib/python3*/site-packages/nvidia/cudnn/lib; do
+  [[ -d $d ]] && export LD_LIBRARY_PATH=$d:${LD_LIBRARY_PATH:-}
+done
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export CUDACONV_BINARY=$bin/cudaconv CUDACONV_SOURCE_DIR=$PWD
+
+summary=()
+step() {  # step NAME COMMAND...: runs it, logs to $out/NAME.log, records the verdict
+  local name=$1; shift
+  local start=$SECONDS
+  if "$@" >"$out/$name.log" 2>&1; then
+    summary+=("PASS  $name ($((SECONDS - start)) s)")
+  else
+    summary+=("FAIL  $name ($((SECONDS - start)) s, exit $?): see $name.log")
+  fi
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv >"$out/gpu.txt" 2>&1
+"$bin/cudaconv" list devices >>"$out/gpu.txt" 2>&1
+"$bin/cudaconv" list kernels >>"$out/gpu.txt" 2>&1
+
+step unit-tests "$bin/cudaconv_unit_tests" --durations yes
+step cli-tests "$bin/cudaconv_cli_tests"
+for tool in memcheck racecheck initcheck synccheck; do
+  extra=()
+  [[ $tool == memcheck ]] && extra=(--leak-check full)
+  step "sanitizer-$tool" compute-sanitizer --tool "$tool" "${extra[@]}" --error-exitcode 1 \
+    "$bin/cudaconv_unit_tests" "[gpu-quick]"
+done
+
+# Kernel time of every variant: 4000x3000 RGB u8, edge 3x3, 3 warm-ups,
+# median of 20 (CUDA events), output checked against cpu-ref's.
+img=$bin/rocket-4000x3000.jpg
+"$bin/cudaconv" "$img" -f edge -k cpu-ref -q -o "$out/edge-cpu-ref.png"
+timing="$out/timing.txt"
+: >"$timing"
+for k in $("$bin/cudaconv" list kernels | awk '$2 == "CUDA" {print $1}'); do
+  "$bin/cudaconv" "$img" -f edge -k "$k" --repeat 20 --warmup 3 -q \
+    -o "$out/edge-$k.png" --json "$out/timing-$k.json" >>"$out/timing-$k.log" 2>&1 || {
+    echo "$k: failed: $(tail -1 "$out/timing-$k.log")" >>"$timing"; continue; }
+  python3 - "$out" "$k" >>"$timing" <<'PY'
+import json, sys
+out, k = sys.argv[1], sys.argv[2]
+r = json.loads(open(f"{out}/timing-{k}.json").readline())
+f = r["filter_runs"]
+print(f"{k:<12} filter median {f['median_ms']*1000:9.1f} us  min {f['min_ms']*1000:9.1f}  "
+      f"max {f['max_ms']*1000:9.1f}  {f['gb_per_s']:7.1f} GB/s  upload {r['timings_ms']['upload']:.2f} ms  "
+      f"download {r['timings_ms']['download']:.2f} ms")
+PY
+  cmp -s "$out/edge-cpu-ref.png" "$out/edge-$k.png" && echo "    output identical to cpu-ref's" >>"$timing" ||
+    echo "    output differs from cpu-ref's (see the unit tests for the tolerance check)" >>"$timing"
+done
+rm -f "$out"/edge-*.png
+
+echo "== GPU"; cat "$out/gpu.txt"
+echo "== unit tests (GPU part)"; grep -E "passed|failed|not supported|SKIPPED|test cases" "$out/unit-tests.log" | tail -40
+echo "== sanitizers"; for t in memcheck racecheck initcheck synccheck; do
+  echo "$t: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/sanitizer-$t.log" | tail -1)"; done
+echo "== timing, 4000x3000 RGB u8, edge 3x3"; cat "$timing"
+echo "== summary"; printf '%s\n' "${summary[@]}"

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds the release binary and filters a sample
+# image with -k auto (a CUDA variant when there is a GPU, else the CPU).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+source scripts/cuda-env.sh
+cmake --preset release >/dev/null
+cmake --build --preset release
+mkdir -p out
+build/release/cudaconv images/chelsea.png -f edge -k auto -o out/chelsea-edge.png --timings
+echo "quickstart: the filtered image is out/chelsea-edge.png; the binary is build/release/cudaconv"

@@ -1,0 +1,105 @@
+#include "cli/app.hpp"
+
+#include <csignal>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <opencv2/core/version.hpp>
+#include <spdlog/spdlog.h>
+
+#include "cli/filter_options.hpp"
+#include "cli/list_command.hpp"
+#include "cli/logging.hpp"
+#include "core/errors.hpp"
+#include "io/image_io.hpp"
+#include "kernels/device_info.hpp"
+
+namespace cudaconv {
+namespace {
+
+constexpr const char* kExamples = R"(Examples:
+  cudaconv photo.jpg -f edge -o edges.png
+  cudaconv photo.jpg -f gaussian:sigma=2 -k cpu-ref -o blurred.png --timings
+  cudaconv scan.png -f sobel-x --depth f32 -o gradient.tif
+  cudaconv a.png b.png -f 3x3:0,-1,0,-1,5,-1,0,-1,0 -o out/{stem}-sharp.{ext}
+  cudaconv - -f filters/samples/gauss5.mat -o - --format png < in.png > out.png
+  cudaconv list filters | kernels | devices
+
+Exit codes: 0 success, 1 an input or output failed, 2 usage or configuration error.)";
+
+std::string version_string() {
+    return fmt::format("cudaconv {} (CUDA runtime {}, cuFFT {}, OpenCV {})", CUDACONV_VERSION,
+                       cuda_runtime_version_string(), cufft_version_string(), CV_VERSION);
+}
+
+// An interrupted write must not leave its temporary file behind.
+extern "C" void on_terminating_signal(int signal_number) {
+    remove_pending_temp_files();
+    std::signal(signal_number, SIG_DFL);
+    std::raise(signal_number);
+}
+
+// CLI11 reports --help and --version as "errors" with exit code 0.
+int handle_parse_result(CLI::App& app, const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    spdlog::error("{} (see --help)", e.what());
+    return kExitUsage;
+}
+
+int run_list(int argc, char** argv) {
+    CLI::App app{"List the named filters, the variants of this build, or the CUDA devices.",
+                 "cudaconv list"};
+    ListOptions options;
+    LogOptions log;
+    add_list_options(app, options);
+    add_log_options(app, log);
+    try {
+        app.parse(argc - 1, argv + 1);
+    } catch (const CLI::ParseError& e) {
+        return handle_parse_result(app, e);
+    }
+    apply_log_options(log);
+    return run_list_command(options);
+}
+
+int run_filter(int argc, char** argv) {
+    CLI::App app{"Convolve images with a filter on the CPU or a CUDA GPU.\n"
+                 "  cudaconv INPUT... -f FILTER -o OUTPUT [OPTIONS]\n"
+                 "  cudaconv list filters|kernels|devices",
+                 "cudaconv"};
+    app.footer(kExamples);
+    app.set_version_flag("--version", version_string());
+    FilterOptions options;
+    LogOptions log;
+    add_filter_options(app, options);
+    add_log_options(app, log);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return handle_parse_result(app, e);
+    }
+    apply_log_options(log);
+    return run_filter_command(options);
+}
+
+}  // namespace
+
+int run_app(int argc, char** argv) {
+    init_logging();
+    configure_opencv_io();
+    std::signal(SIGINT, on_terminating_signal);
+    std::signal(SIGTERM, on_terminating_signal);
+    try {
+        if (argc > 1 && std::string(argv[1]) == "list") return run_list(argc, argv);
+        return run_filter(argc, argv);
+    } catch (const UsageError& e) {
+        spdlog::error("{}", e.what());
+        return kExitUsage;
+    } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());
+        return kExitWorkFailed;
+    }
+}
+
+}  // namespace cudaconv

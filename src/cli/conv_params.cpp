@@ -1,0 +1,91 @@
+#include "cli/conv_params.hpp"
+
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "core/errors.hpp"
+
+namespace cudaconv {
+namespace {
+
+void require_finite(double v, const char* option) {
+    if (!std::isfinite(v)) throw UsageError(fmt::format("{} must be a finite number", option));
+}
+
+// "X,Y" within the filter; the centre (w/2, h/2) when empty, as OpenCV.
+void parse_anchor(const std::string& text, const Filter& f, int* ax, int* ay) {
+    if (text.empty()) {
+        *ax = f.width / 2;
+        *ay = f.height / 2;
+        return;
+    }
+    std::size_t comma = text.find(',');
+    std::size_t used_x = 0, used_y = 0;
+    try {
+        if (comma == std::string::npos) throw std::invalid_argument("no comma");
+        *ax = std::stoi(text.substr(0, comma), &used_x);
+        *ay = std::stoi(text.substr(comma + 1), &used_y);
+    } catch (const std::exception&) {
+        throw UsageError(fmt::format("--anchor \"{}\": expected X,Y, e.g. --anchor 1,1", text));
+    }
+    if (used_x != comma || used_y != text.size() - comma - 1) {
+        throw UsageError(fmt::format("--anchor \"{}\": expected X,Y, e.g. --anchor 1,1", text));
+    }
+    if (*ax < 0 || *ax >= f.width || *ay < 0 || *ay >= f.height) {
+        throw UsageError(fmt::format("--anchor {},{} is outside the {}x{} filter (0..{}, 0..{})",
+                                     *ax, *ay, f.width, f.height, f.width - 1, f.height - 1));
+    }
+}
+
+}  // namespace
+
+ConvParams build_conv_params(const FilterOptions& o, Filter filter) {
+    ConvParams p;
+    bool forces_zero = false;
+    const auto border = parse_border(o.border, &forces_zero);
+    if (!border) {
+        throw UsageError(fmt::format(
+            "--border \"{}\": unknown border (choose reflect101, reflect, replicate, constant, "
+            "wrap or valid)",
+            o.border));
+    }
+    p.border = *border;
+    if (o.border_value) {
+        require_finite(*o.border_value, "--border-value");
+        if (p.border != BorderMode::constant || forces_zero) {
+            spdlog::warn("--border-value {} is ignored: it applies to --border constant only",
+                         *o.border_value);
+        } else {
+            p.border_value = *o.border_value;
+        }
+    }
+    require_finite(o.scale, "--scale");
+    require_finite(o.delta, "--delta");
+
+    // A libvips .mat offset belongs to the filter's response, before
+    // --scale and --delta: scale*(sum + offset) + delta.
+    p.scale = o.scale;
+    p.delta = o.delta + o.scale * filter.delta;
+    p.take_abs = o.take_abs;
+    p.alpha = o.alpha == "filter" ? AlphaMode::filter : AlphaMode::keep;
+
+    if (o.normalize) filter = filter.normalized();
+    int ax = 0, ay = 0;
+    parse_anchor(o.anchor, filter, &ax, &ay);
+    if (o.flip) {
+        // Correlating with the rotated filter around the mirrored anchor is
+        // convolution with the original around the original anchor.
+        filter = filter.rotated_180();
+        ax = filter.width - 1 - ax;
+        ay = filter.height - 1 - ay;
+    }
+    p.filter = std::move(filter);
+    p.anchor_x = ax;
+    p.anchor_y = ay;
+    return p;
+}
+
+}  // namespace cudaconv

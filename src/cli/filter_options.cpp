@@ -1,0 +1,54 @@
+#include "cli/filter_options.hpp"
+
+namespace cudaconv {
+
+void add_filter_options(CLI::App& app, FilterOptions& o) {
+    app.add_option("inputs", o.inputs, "Input images (JPEG, PNG, TIFF, ...); - reads stdin")
+        ->required();
+    app.add_option("-f,--filter", o.filter_spec,
+                   "Filter: a name (edge, gaussian:5, ...), WxH:v,v,... or a file "
+                   "(see 'cudaconv list filters')")
+        ->required();
+    app.add_option("-k,--kernel", o.kernel,
+                   "Variant to run, or auto (see 'cudaconv list kernels')")
+        ->capture_default_str();
+    app.add_option("-o,--output", o.output,
+                   "Output file, folder (ends in / or exists), template with {stem} {ext} "
+                   "{filter} {kernel}, or - for stdout")
+        ->required();
+    app.add_option("--format", o.format,
+                   "Output format when writing stdout (png, jpg, tif, ...); default png");
+    app.add_option("--border", o.border,
+                   "reflect101 | reflect | replicate | constant | wrap | valid (and aliases)")
+        ->capture_default_str();
+    app.add_option("--border-value", o.border_value,
+                   "Value outside the image for --border constant (default 0)");
+    app.add_option("--anchor", o.anchor, "Tap X,Y that lands on the output pixel (default: centre)");
+    app.add_flag("--flip", o.flip, "True convolution: rotate the filter by 180 degrees");
+    app.add_option("--scale", o.scale, "Multiply the sum by this")->capture_default_str();
+    app.add_option("--delta", o.delta, "Then add this")->capture_default_str();
+    app.add_flag("--abs", o.take_abs, "Then take the absolute value");
+    app.add_flag("--normalize", o.normalize, "Divide the taps by their sum (when not 0)");
+    app.add_option("--depth", o.depth, "Output depth")
+        ->check(CLI::IsMember({"same", "u8", "u16", "f32"}))
+        ->capture_default_str();
+    app.add_option("--alpha", o.alpha, "A 4th channel: keep it unchanged, or filter it too")
+        ->check(CLI::IsMember({"keep", "filter"}))
+        ->capture_default_str();
+    app.add_flag("--timings", o.timings, "Print decode, upload, filter, download, encode, total");
+    app.add_option("--repeat", o.repeat, "Time the filter this many times (median, min, max)")
+        ->check(CLI::Range(1, 1000000))
+        ->capture_default_str();
+    app.add_option("--warmup", o.warmup, "Untimed filter runs first")
+        ->check(CLI::Range(0, 1000000))
+        ->capture_default_str();
+    app.add_option("--json", o.json_path, "Write timings as JSON lines to FILE, or - for stdout");
+    app.add_option("--jpeg-quality", o.encode.jpeg_quality, "JPEG quality")
+        ->check(CLI::Range(0, 100))
+        ->capture_default_str();
+    app.add_option("--png-level", o.encode.png_level, "PNG compression level (1 is fast)")
+        ->check(CLI::Range(0, 9))
+        ->capture_default_str();
+}
+
+}  // namespace cudaconv

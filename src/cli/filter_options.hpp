@@ -1,0 +1,42 @@
+#pragma once
+// The main job's options (`cudaconv INPUT... -f FILTER -o OUTPUT`), parsed
+// by CLI11 into one plain struct.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "io/image_io.hpp"
+
+namespace cudaconv {
+
+struct FilterOptions {
+    std::vector<std::string> inputs;
+    std::string filter_spec;
+    std::string kernel = "auto";
+    std::string output;
+    std::string format;  // output extension when writing stdout
+    std::string border = "reflect101";
+    std::optional<double> border_value;
+    std::string anchor;  // "X,Y"; empty means the centre
+    bool flip = false;
+    double scale = 1.0;
+    double delta = 0.0;
+    bool take_abs = false;
+    bool normalize = false;
+    std::string depth = "same";
+    std::string alpha = "keep";
+    bool timings = false;
+    int repeat = 1;
+    int warmup = 0;
+    std::string json_path;
+    EncodeOptions encode;
+};
+
+void add_filter_options(CLI::App& app, FilterOptions& options);
+
+// Runs the main job; returns the exit code (0, or 1 if an input failed).
+int run_filter_command(const FilterOptions& options);
+
+}  // namespace cudaconv

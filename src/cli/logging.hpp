@@ -1,0 +1,19 @@
+#pragma once
+// Logs go to stderr as "cudaconv: LEVEL: message", one line each.
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace cudaconv {
+
+struct LogOptions {
+    int verbose = 0;  // -v: debug, -vv: trace
+    bool quiet = false;
+    std::string level;  // --log-level overrides both
+};
+
+void add_log_options(CLI::App& app, LogOptions& options);
+void init_logging();                          // before parsing: defaults
+void apply_log_options(const LogOptions& o);  // after parsing
+
+}  // namespace cudaconv

@@ -1,0 +1,48 @@
+#pragma once
+// What one image's run measured, as text (--timings) and JSON (--json).
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/backend.hpp"
+#include "core/types.hpp"
+
+namespace cudaconv {
+
+struct ImageReport {
+    std::string input;
+    std::string output;
+    std::string variant;
+    std::string filter;
+    int filter_width = 0;
+    int filter_height = 0;
+    std::int64_t width = 0;  // input size
+    std::int64_t height = 0;
+    std::int64_t out_width = 0;
+    std::int64_t out_height = 0;
+    int channels = 0;
+    Depth in_depth = Depth::u8;
+    Depth out_depth = Depth::u8;
+    double decode_ms = 0.0;
+    double encode_ms = 0.0;  // encode and atomic write
+    double total_ms = 0.0;
+    RunTimings run;
+};
+
+struct FilterStats {
+    double median_ms = 0.0;
+    double min_ms = 0.0;
+    double max_ms = 0.0;
+    double mpix_per_s = 0.0;  // output pixels per second
+    double gb_per_s = 0.0;    // input plus output bytes per second
+};
+FilterStats filter_stats(const ImageReport& report);
+
+// A few aligned lines: what ran, then each stage's time.
+void print_timings(std::FILE* stream, const ImageReport& report);
+
+nlohmann::json to_json(const ImageReport& report);
+
+}  // namespace cudaconv

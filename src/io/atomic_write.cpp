@@ -1,0 +1,205 @@
+// Writing outputs so that no reader, and no interrupted run, ever sees part
+// of one: a temporary file beside the destination, renamed over it once
+// complete. A process-wide table of the temporary files being written lets
+// a signal handler remove them.
+//
+// No fsync: the promise (SPEC.md) is about failures and interrupts of
+// cudaconv, which rename() covers on its own; only a power cut or kernel
+// crash right after the rename could expose an empty file, and an fsync per
+// output would cost milliseconds each in a batch of thousands.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <string>
+#include <system_error>
+
+#include "core/errors.hpp"
+#include "io/image_io.hpp"
+
+namespace cudaconv {
+namespace {
+
+// More concurrent writes than slots still work; the extra temporary files
+// are just not removed by an interrupt.
+constexpr int kPendingSlots = 64;
+constexpr std::size_t kMaxTempPath = 4096;  // PATH_MAX on Linux
+// Keeps ".NAME.cudaconv-XXXXXX" within NAME_MAX (255) for long names.
+constexpr std::size_t kMaxNameInTemp = 200;
+constexpr const char* kTempSuffix = ".cudaconv-XXXXXX";
+
+// A slot is free, being filled, or names a temporary file that may exist.
+// Lock-free atomics and a fixed array: all a signal handler may touch.
+enum SlotState : int { kFree, kFilling, kNamed };
+struct PendingSlot {
+    std::atomic<int> state;
+    char path[kMaxTempPath];
+};
+PendingSlot g_pending[kPendingSlots];
+static_assert(std::atomic<int>::is_always_lock_free);
+
+std::string errno_text(int err) { return std::generic_category().message(err); }
+
+[[noreturn]] void fail(const std::string& path, const std::string& problem) {
+    throw WorkError(path + ": " + problem);
+}
+
+// A temporary file created beside the destination and registered for
+// remove_pending_temp_files(); removed again unless renamed into place.
+class TempFile {
+public:
+    // `folder` is "" or ends in '/'.
+    TempFile(const std::string& destination, const std::string& folder, const std::string& name) {
+        const std::string pattern = folder + "." + name.substr(0, kMaxNameInTemp) + kTempSuffix;
+        if (pattern.size() >= kMaxTempPath) fail(destination, "cannot write: the path is too long");
+        // mkstemp fills in the slot's own copy of the pattern, so the
+        // file's final name is there from the moment the file exists.
+        char* buffer = claim_slot(pattern);
+        if (buffer == nullptr) {
+            unregistered_.assign(pattern.begin(), pattern.end());
+            unregistered_.push_back('\0');
+            buffer = unregistered_.data();
+        }
+        path_ = buffer;
+        fd_ = ::mkstemp(buffer);
+        if (fd_ < 0) {
+            const int err = errno;
+            release_slot();
+            fail(destination, "cannot write: " + errno_text(err));
+        }
+    }
+
+    ~TempFile() {
+        if (fd_ >= 0) ::close(fd_);
+        if (!renamed_) ::unlink(path_);
+        release_slot();
+    }
+
+    TempFile(const TempFile&) = delete;
+    TempFile& operator=(const TempFile&) = delete;
+
+    int fd() const { return fd_; }
+    const char* path() const { return path_; }
+
+    // close() reports some write errors (NFS, quotas) that write() did not.
+    int close() {
+        const int result = ::close(fd_);
+        fd_ = -1;
+        return result;
+    }
+    void mark_renamed() { renamed_ = true; }
+
+private:
+    char* claim_slot(const std::string& pattern) {
+        for (PendingSlot& slot : g_pending) {
+            int expected = kFree;
+            if (slot.state.compare_exchange_strong(expected, kFilling, std::memory_order_acquire)) {
+                std::memcpy(slot.path, pattern.c_str(), pattern.size() + 1);
+                slot.state.store(kNamed, std::memory_order_release);
+                slot_ = &slot;
+                return slot.path;
+            }
+        }
+        return nullptr;
+    }
+    void release_slot() {
+        if (slot_ != nullptr) slot_->state.store(kFree, std::memory_order_release);
+        slot_ = nullptr;
+    }
+
+    PendingSlot* slot_ = nullptr;
+    std::string unregistered_;
+    const char* path_ = nullptr;
+    int fd_ = -1;
+    bool renamed_ = false;
+};
+
+// Writes everything, through short writes, EINTR, and EAGAIN on a
+// non-blocking stdout. Returns 0 or the errno of the failure.
+int write_all(int fd, const std::uint8_t* data, std::size_t size) {
+    while (size > 0) {
+        const ssize_t n = ::write(fd, data, size);
+        if (n > 0) {
+            data += n;
+            size -= static_cast<std::size_t>(n);
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            pollfd wait{fd, POLLOUT, 0};
+            ::poll(&wait, 1, -1);
+        } else {
+            return n < 0 ? errno : EIO;  // 0 bytes written: no progress possible
+        }
+    }
+    return 0;
+}
+
+// The umask without changing it: umask() can only be read by setting it,
+// which would race with files other threads create meanwhile.
+mode_t current_umask() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("Umask:", 0) == 0) {
+            return static_cast<mode_t>(std::stoul(line.substr(6), nullptr, 8));
+        }
+    }
+    static std::mutex mutex;  // no /proc: fall back to the racy way
+    const std::lock_guard<std::mutex> lock(mutex);
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    return mask;
+}
+
+void write_stdout(const std::vector<std::uint8_t>& bytes) {
+    // Whatever was printed through the stream buffers goes out first.
+    std::cout.flush();
+    std::fflush(stdout);
+    if (const int err = write_all(STDOUT_FILENO, bytes.data(), bytes.size())) {
+        fail("<stdout>", "cannot write: " + errno_text(err));
+    }
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+    if (path == kStdStream) return write_stdout(bytes);
+
+    const std::size_t slash = path.find_last_of('/');
+    const std::string folder = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+    const std::string name = path.substr(folder.size());
+    struct stat info {};
+    if (name.empty() || (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode))) {
+        fail(path, "is a directory");
+    }
+
+    TempFile temp(path, folder, name);
+    if (const int err = write_all(temp.fd(), bytes.data(), bytes.size())) {
+        fail(path, "cannot write: " + errno_text(err));
+    }
+    // mkstemp creates 0600; an output should get what any new file gets.
+    // Failure is ignored: some filesystems (FAT, some FUSE) keep no modes.
+    (void)::fchmod(temp.fd(), 0666 & ~current_umask());
+    if (temp.close() != 0) fail(path, "cannot write: " + errno_text(errno));
+    if (::rename(temp.path(), path.c_str()) != 0) {
+        const int err = errno;
+        fail(path, err == EISDIR ? "is a directory" : "cannot write: " + errno_text(err));
+    }
+    temp.mark_renamed();
+}
+
+void remove_pending_temp_files() noexcept {
+    for (PendingSlot& slot : g_pending) {
+        if (slot.state.load(std::memory_order_acquire) == kNamed) ::unlink(slot.path);
+    }
+}
+
+}  // namespace cudaconv

@@ -1,0 +1,236 @@
+// Signatures as OpenCV's decoders check them (modules/imgcodecs/src/grfmt_*),
+// plus a walk over the structure of the two formats whose truncation OpenCV
+// does not report reliably, and a read of a TIFF's first directory.
+#include "io/format_probe.hpp"
+
+#include <cstring>
+#include <string_view>
+
+namespace cudaconv::detail {
+namespace {
+
+struct Bytes {
+    const std::uint8_t* data;
+    std::size_t size;
+
+    bool starts_with(std::string_view magic) const {
+        return size >= magic.size() && std::memcmp(data, magic.data(), magic.size()) == 0;
+    }
+    std::uint32_t be16(std::size_t at) const {
+        return static_cast<std::uint32_t>(data[at]) << 8 | data[at + 1];
+    }
+    std::uint32_t be32(std::size_t at) const { return be16(at) << 16 | be16(at + 2); }
+};
+
+ImageFormat sniff(const Bytes& b) {
+    using namespace std::string_view_literals;
+    if (b.starts_with("\xFF\xD8\xFF"sv)) return ImageFormat::jpeg;
+    if (b.starts_with("\x89PNG\r\n\x1A\n"sv)) return ImageFormat::png;
+    if (b.starts_with("II*\0"sv) || b.starts_with("MM\0*"sv) || b.starts_with("II+\0"sv) ||
+        b.starts_with("MM\0+"sv)) {
+        return ImageFormat::tiff;
+    }
+    if (b.starts_with("RIFF"sv) && b.size >= 12 && std::memcmp(b.data + 8, "WEBP", 4) == 0) {
+        return ImageFormat::webp;
+    }
+    if (b.starts_with("BM"sv)) return ImageFormat::bmp;
+    if (b.size >= 2 && b.data[0] == 'P') {
+        if (b.data[1] >= '1' && b.data[1] <= '7') return ImageFormat::pnm;
+        if (b.data[1] == 'F' || b.data[1] == 'f') return ImageFormat::pfm;
+    }
+    if (b.starts_with("\x76\x2F\x31\x01"sv)) return ImageFormat::exr;
+    if (b.starts_with("#?RADIANCE"sv) || b.starts_with("#?RGBE"sv)) return ImageFormat::hdr;
+    if (b.starts_with("\0\0\0\x0CjP  \r\n\x87\n"sv) || b.starts_with("\xFF\x4F\xFF\x51"sv)) {
+        return ImageFormat::jpeg2000;
+    }
+    if (b.starts_with("\x59\xA6\x6A\x95"sv)) return ImageFormat::sun_raster;
+    return ImageFormat::unknown;
+}
+
+bool is_start_of_frame(std::uint8_t marker) {
+    // SOF0..SOF15 except DHT (C4), JPG (C8) and DAC (CC).
+    return marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
+}
+
+bool is_standalone_marker(std::uint8_t marker) {
+    return marker == 0x01 || marker == 0xD8 || (marker >= 0xD0 && marker <= 0xD7);
+}
+
+// Follows the segments from SOI to EOI, skipping each by its length and each
+// scan's entropy-coded data up to the next real marker. A file that ends
+// first is truncated, whatever its last bytes are (an EXIF thumbnail carries
+// its own EOI, so "ends with FF D9" alone is not proof).
+void walk_jpeg(const Bytes& b, FormatProbe& probe) {
+    const auto truncated = [&probe] {
+        probe.problem = "truncated JPEG: the data stops before the end-of-image marker";
+    };
+    std::size_t pos = 2;
+    for (;;) {
+        // Stray bytes between segments are skipped, as libjpeg does.
+        while (pos < b.size && b.data[pos] != 0xFF)
+            ++pos;
+        while (pos < b.size && b.data[pos] == 0xFF)
+            ++pos;  // fill bytes
+        if (pos >= b.size) return truncated();
+        const std::uint8_t marker = b.data[pos++];
+        if (marker == 0xD9) return;  // EOI: complete
+        if (marker == 0x00 || is_standalone_marker(marker)) continue;
+        if (pos + 2 > b.size) return truncated();
+        const std::size_t length = b.be16(pos);
+        if (length < 2) {
+            probe.problem = "corrupt JPEG: a segment has an impossible length";
+            return;
+        }
+        if (pos + length > b.size) return truncated();
+        if (is_start_of_frame(marker) && length >= 7) {
+            probe.height = b.be16(pos + 3);
+            probe.width = b.be16(pos + 5);
+        }
+        pos += length;
+        if (marker != 0xDA) continue;
+        // SOS: entropy-coded data, in which FF is followed by 00 (a stuffed
+        // byte) or by a restart marker; anything else ends the scan.
+        for (;;) {
+            const void* ff = pos < b.size ? std::memchr(b.data + pos, 0xFF, b.size - pos) : nullptr;
+            if (ff == nullptr) return truncated();
+            pos = static_cast<std::size_t>(static_cast<const std::uint8_t*>(ff) - b.data);
+            if (pos + 1 >= b.size) return truncated();
+            const std::uint8_t next = b.data[pos + 1];
+            if (next == 0xFF) {
+                ++pos;
+            } else if (next == 0x00 || (next >= 0xD0 && next <= 0xD7)) {
+                pos += 2;
+            } else {
+                break;  // a marker: the outer loop reads it
+            }
+        }
+    }
+}
+
+// Chunk by chunk to IEND; libpng checks the CRCs itself.
+void walk_png(const Bytes& b, FormatProbe& probe) {
+    constexpr std::uint32_t kMaxChunkLength = 0x7FFFFFFF;  // the PNG spec's limit
+    std::size_t pos = 8;
+    for (;;) {
+        if (pos + 8 > b.size) break;
+        const std::uint32_t length = b.be32(pos);
+        if (length > kMaxChunkLength) {
+            probe.problem = "corrupt PNG: a chunk has an impossible length";
+            return;
+        }
+        if (b.size - pos - 8 < std::size_t{length} + 4) break;
+        const char* type = reinterpret_cast<const char*>(b.data + pos + 4);
+        if (std::memcmp(type, "IHDR", 4) == 0 && length >= 8) {
+            probe.width = b.be32(pos + 8);
+            probe.height = b.be32(pos + 12);
+        }
+        if (std::memcmp(type, "IEND", 4) == 0) return;
+        pos += std::size_t{length} + 12;
+    }
+    probe.problem = "truncated PNG: the data stops before the IEND chunk";
+}
+
+// The first image directory of a classic TIFF: its channels and sample type.
+// Anything unexpected leaves the decision to OpenCV.
+class TiffReader {
+public:
+    explicit TiffReader(const Bytes& b) : b_(b), little_(b.data[0] == 'I') {}
+
+    void read(FormatProbe& probe) const {
+        if (b_.size < 8 || u16(2) != 42) return;  // BigTIFF (43): OpenCV decides
+        const std::size_t ifd = u32(4);
+        if (ifd + 2 > b_.size) return;
+        const std::size_t entries = u16(ifd);
+        std::uint32_t channels = 1, bits = 1, sample_format = 1;  // the TIFF defaults
+        for (std::size_t i = 0; i < entries; ++i) {
+            const std::size_t entry = ifd + 2 + 12 * i;
+            if (entry + 12 > b_.size) return;
+            const std::uint32_t tag = u16(entry);
+            if (tag == 256) probe.width = first_value(entry);
+            if (tag == 257) probe.height = first_value(entry);
+            if (tag == 258) bits = first_value(entry);
+            if (tag == 277) channels = first_value(entry);
+            if (tag == 339) sample_format = first_value(entry);
+        }
+        probe.problem = tiff_problem(channels, bits, sample_format);
+    }
+
+private:
+    std::uint32_t u16(std::size_t at) const {
+        return little_ ? (static_cast<std::uint32_t>(b_.data[at + 1]) << 8 | b_.data[at])
+                       : b_.be16(at);
+    }
+    std::uint32_t u32(std::size_t at) const {
+        return little_ ? (u16(at + 2) << 16 | u16(at)) : b_.be32(at);
+    }
+    // The first of an entry's values: SHORT (3) or LONG (4), inline when
+    // they fit in 4 bytes, else at the offset stored there.
+    std::uint32_t first_value(std::size_t entry) const {
+        const std::uint32_t type = u16(entry + 2);
+        const std::uint32_t count = u32(entry + 4);
+        const std::size_t width = type == 3 ? 2 : 4;
+        std::size_t at = entry + 8;
+        if (count * width > 4) {
+            at = u32(entry + 8);
+            if (at + width > b_.size) return 0;
+        }
+        return type == 3 ? u16(at) : u32(at);
+    }
+
+    static std::string tiff_problem(std::uint32_t channels, std::uint32_t bits,
+                                    std::uint32_t sample_format) {
+        if (channels == 2 || channels > 4) {
+            return "unsupported channel count " + std::to_string(channels) +
+                   " (cudaconv reads 1, 3 or 4 channels)";
+        }
+        std::string type;
+        if (sample_format == 2) type = std::to_string(bits) + "-bit signed integer";
+        if (sample_format == 1 && bits > 16) type = std::to_string(bits) + "-bit unsigned integer";
+        if (sample_format == 3 && bits != 32) type = std::to_string(bits) + "-bit float";
+        if (type.empty()) return {};
+        return "unsupported sample type " + type +
+               " (cudaconv reads 8- and 16-bit unsigned integers and 32-bit floats)";
+    }
+
+    const Bytes& b_;
+    bool little_;
+};
+
+}  // namespace
+
+FormatProbe probe_image(const std::uint8_t* data, std::size_t size) {
+    const Bytes bytes{data, size};
+    FormatProbe probe;
+    probe.format = sniff(bytes);
+    switch (probe.format) {
+        case ImageFormat::jpeg: walk_jpeg(bytes, probe); break;
+        case ImageFormat::png: walk_png(bytes, probe); break;
+        case ImageFormat::tiff: TiffReader(bytes).read(probe); break;
+        default: break;
+    }
+    return probe;
+}
+
+const char* format_name(ImageFormat format) {
+    switch (format) {
+        case ImageFormat::jpeg: return "JPEG";
+        case ImageFormat::png: return "PNG";
+        case ImageFormat::tiff: return "TIFF";
+        case ImageFormat::webp: return "WebP";
+        case ImageFormat::bmp: return "BMP";
+        case ImageFormat::pnm: return "PNM";
+        case ImageFormat::pfm: return "PFM";
+        case ImageFormat::exr: return "OpenEXR";
+        case ImageFormat::hdr: return "Radiance HDR";
+        case ImageFormat::jpeg2000: return "JPEG 2000";
+        case ImageFormat::sun_raster: return "Sun raster";
+        case ImageFormat::unknown: break;
+    }
+    return "image";
+}
+
+bool decodes_from_file_only(ImageFormat format) {
+    return format == ImageFormat::exr || format == ImageFormat::hdr || format == ImageFormat::pfm;
+}
+
+}  // namespace cudaconv::detail

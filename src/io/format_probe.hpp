@@ -1,0 +1,49 @@
+#pragma once
+// A look at an encoded image before OpenCV decodes it, for what OpenCV does
+// not tell: which format it is (so a failure can say "not an image" or
+// "corrupt PNG"), whether a JPEG or PNG stops before its end marker (libjpeg
+// decodes a truncated JPEG from memory without a word), the size it claims,
+// and a TIFF's sample type and channel count, which OpenCV either refuses
+// with a bare assertion or decodes into a type cudaconv cannot filter.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace cudaconv::detail {
+
+enum class ImageFormat : std::uint8_t {
+    unknown,
+    jpeg,
+    png,
+    tiff,
+    webp,
+    bmp,
+    pnm,
+    pfm,
+    exr,
+    hdr,
+    jpeg2000,
+    sun_raster
+};
+
+struct FormatProbe {
+    ImageFormat format = ImageFormat::unknown;
+    std::int64_t width = 0;  // 0 when this format's header is not read
+    std::int64_t height = 0;
+    std::string problem;  // non-empty: why decoding must not be tried
+};
+
+FormatProbe probe_image(const std::uint8_t* data, std::size_t size);
+
+const char* format_name(ImageFormat format);  // "JPEG", "PNG", ...
+
+// OpenCV 4.6 decodes these only from a file: imdecode first copies the bytes
+// to a temporary file of its own (OPENCV_TEMP_PATH, else /tmp).
+bool decodes_from_file_only(ImageFormat format);
+
+// For "not an image" messages: every format this OpenCV build reads.
+constexpr const char* kReadableFormats =
+    "JPEG, PNG, TIFF, WebP, BMP, PBM/PGM/PPM/PAM, PFM, OpenEXR, Radiance HDR, JPEG 2000 "
+    "and Sun raster";
+
+}  // namespace cudaconv::detail

@@ -1,0 +1,262 @@
+// Reading images: the bytes first (so every failure has a plain cause),
+// then a look at their structure, then OpenCV's decoder with its chatter on
+// stderr kept for the error message; plus the small cv::Mat adapters.
+#include "io/image_io.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <mutex>
+#include <stdexcept>
+#include <system_error>
+
+#include <opencv2/core/utils/logger.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include "core/errors.hpp"
+#include "io/codec_messages.hpp"
+#include "io/format_probe.hpp"
+
+namespace cudaconv {
+namespace {
+
+constexpr const char* kStdinName = "<stdin>";
+constexpr std::size_t kReadChunk = std::size_t{1} << 20;
+
+std::string errno_text(int err) { return std::generic_category().message(err); }
+
+std::string open_problem(int err) {
+    switch (err) {
+        case ENOENT: return "no such file";
+        case ENOTDIR: return "no such file (a part of the path is not a folder)";
+        case EISDIR: return "is a directory, not an image";
+        case EACCES:
+        case EPERM: return "permission denied";
+        default: return "cannot open: " + errno_text(err);
+    }
+}
+
+class FileDescriptor {
+public:
+    explicit FileDescriptor(int fd) : fd_(fd) {}
+    ~FileDescriptor() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    FileDescriptor(const FileDescriptor&) = delete;
+    FileDescriptor& operator=(const FileDescriptor&) = delete;
+    int get() const { return fd_; }
+
+private:
+    int fd_;
+};
+
+// Reads to the end, through EINTR and (for a non-blocking stdin) EAGAIN.
+// `expected` is the size when known, so a file is read into one buffer.
+std::vector<std::uint8_t> read_all(int fd, const std::string& name, std::size_t expected) {
+    std::vector<std::uint8_t> bytes(expected + 1);  // +1: room to see the end of file
+    std::size_t used = 0;
+    for (;;) {
+        if (used == bytes.size()) bytes.resize(used + std::max(kReadChunk, used / 2));
+        const ssize_t n = ::read(fd, bytes.data() + used, bytes.size() - used);
+        if (n == 0) break;
+        if (n > 0) {
+            used += static_cast<std::size_t>(n);
+            continue;
+        }
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            pollfd wait{fd, POLLIN, 0};
+            ::poll(&wait, 1, -1);
+            continue;
+        }
+        if (errno == EISDIR) throw WorkError(name + ": is a directory, not an image");
+        throw WorkError(name + ": cannot read: " + errno_text(errno));
+    }
+    bytes.resize(used);
+    return bytes;
+}
+
+std::vector<std::uint8_t> read_file(const std::string& path) {
+    const FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (file.get() < 0) throw WorkError(path + ": " + open_problem(errno));
+    struct stat info {};
+    if (::fstat(file.get(), &info) != 0) {
+        throw WorkError(path + ": cannot read: " + errno_text(errno));
+    }
+    if (S_ISDIR(info.st_mode)) throw WorkError(path + ": is a directory, not an image");
+    const std::size_t expected = S_ISREG(info.st_mode) ? static_cast<std::size_t>(info.st_size) : 0;
+    return read_all(file.get(), path, expected);
+}
+
+std::string size_text(const detail::FormatProbe& probe) {
+    if (probe.width <= 0 || probe.height <= 0) return "";
+    return " (" + std::to_string(probe.width) + "x" + std::to_string(probe.height) + " pixels)";
+}
+
+// OpenCV refuses images beyond CV_IO_MAX_IMAGE_PIXELS (2^30 unless the
+// environment says otherwise) and 2^20 per side; libpng beyond 10^6 per side.
+std::string too_large(const detail::FormatProbe& probe, bool libpng_limit) {
+    if (libpng_limit) {
+        return "image too large" + size_text(probe) +
+               ": libpng reads at most 1000000 pixels per side";
+    }
+    return "image too large" + size_text(probe) +
+           ": OpenCV decodes at most 2^30 pixels and 2^20 per side"
+           " (OPENCV_IO_MAX_IMAGE_PIXELS, _WIDTH and _HEIGHT raise the limits)";
+}
+
+bool contains(const std::string& text, const char* part) {
+    return text.find(part) != std::string::npos;
+}
+
+// libjpeg decodes damaged data with only a warning on stderr, of which it
+// prints the first. "Extraneous bytes before marker" loses no pixels (the
+// decoder skips the junk between segments, common in camera files); the
+// others mean the picture is partly made up.
+bool jpeg_lost_data(const std::string& messages) {
+    if (contains(messages, "Premature end of JPEG file")) return true;
+    return contains(messages, "Corrupt JPEG data") && !contains(messages, "extraneous bytes");
+}
+
+std::string depth_text(int cv_depth) {
+    switch (cv_depth) {
+        case CV_8U: return "8-bit unsigned integer";
+        case CV_8S: return "8-bit signed integer";
+        case CV_16U: return "16-bit unsigned integer";
+        case CV_16S: return "16-bit signed integer";
+        case CV_32S: return "32-bit signed integer";
+        case CV_32F: return "32-bit float";
+        case CV_64F: return "64-bit float";
+        case CV_16F: return "16-bit float";
+        default: return "unknown";
+    }
+}
+
+void check_decoded(const cv::Mat& image, const std::string& name) {
+    const int depth = image.depth();
+    if (depth != CV_8U && depth != CV_16U && depth != CV_32F) {
+        throw WorkError(name + ": unsupported sample type " + depth_text(depth) +
+                        " (cudaconv reads 8- and 16-bit unsigned integers and 32-bit floats)");
+    }
+    const int channels = image.channels();
+    if (channels != 1 && channels != 3 && channels != 4) {
+        throw WorkError(name + ": unsupported channel count " + std::to_string(channels) +
+                        " (cudaconv reads 1, 3 or 4 channels)");
+    }
+}
+
+// `path` is empty for stdin: the bytes are all there is.
+cv::Mat decode(const std::vector<std::uint8_t>& bytes, const std::string& path,
+               const std::string& name) {
+    const detail::FormatProbe probe = detail::probe_image(bytes.data(), bytes.size());
+    if (!probe.problem.empty()) throw WorkError(name + ": " + probe.problem);
+    const std::string format = detail::format_name(probe.format);
+
+    detail::CodecMessages messages;
+    cv::Mat image;
+    try {
+        if (!path.empty() && detail::decodes_from_file_only(probe.format)) {
+            // Spares OpenCV copying the whole file into a temporary one.
+            image = cv::imread(path, cv::IMREAD_UNCHANGED);
+        } else {
+            // imdecode takes the bytes as a 1-row Mat, so an int counts them.
+            if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
+                throw WorkError(name + ": " + format + " data over 2 GiB cannot be decoded");
+            }
+            image = cv::imdecode(bytes, cv::IMREAD_UNCHANGED);
+        }
+    } catch (const cv::Exception& e) {
+        if (contains(e.err, "CV_IO_MAX_IMAGE")) {
+            throw WorkError(name + ": " + too_large(probe, false));
+        }
+        throw WorkError(name + ": cannot decode " + format + " data: " + detail::one_line(e.err));
+    } catch (const std::bad_alloc&) {
+        throw WorkError(name + ": out of memory decoding " + format + size_text(probe));
+    }
+
+    const std::string said = messages.summary();
+    const std::string because = said.empty() ? "" : " (" + said + ")";
+    if (image.empty()) {
+        if (probe.format == detail::ImageFormat::unknown) {
+            throw WorkError(name + ": not an image (unknown format; cudaconv reads " +
+                            detail::kReadableFormats + ")");
+        }
+        if (contains(messages.text(), "exceeds user limit")) {
+            throw WorkError(name + ": " + too_large(probe, true));
+        }
+        throw WorkError(name + ": truncated or corrupt " + format + " data" + because);
+    }
+    if (probe.format == detail::ImageFormat::jpeg && jpeg_lost_data(messages.text())) {
+        throw WorkError(name + ": truncated or corrupt JPEG data" + because);
+    }
+    check_decoded(image, name);
+    return image;
+}
+
+}  // namespace
+
+void configure_opencv_io() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
+        // OpenCV reads this once, at the first EXR it meets (grfmt_exr.cpp).
+        ::setenv("OPENCV_IO_ENABLE_OPENEXR", "1", 1);
+        detail::install_codec_message_capture();
+    });
+}
+
+cv::Mat read_image(const std::string& path) {
+    if (path == kStdStream) {
+        std::vector<std::uint8_t> bytes = read_all(STDIN_FILENO, kStdinName, 0);
+        if (bytes.empty()) throw WorkError(std::string(kStdinName) + ": empty input");
+        return decode(bytes, "", kStdinName);
+    }
+    const std::vector<std::uint8_t> bytes = read_file(path);
+    if (bytes.empty()) throw WorkError(path + ": empty file");
+    return decode(bytes, path, path);
+}
+
+Depth depth_of(const cv::Mat& m) {
+    switch (m.depth()) {
+        case CV_8U: return Depth::u8;
+        case CV_16U: return Depth::u16;
+        case CV_32F: return Depth::f32;
+        default: throw std::invalid_argument("depth_of: " + depth_text(m.depth()) + " samples");
+    }
+}
+
+int cv_type_of(Depth depth, int channels) {
+    const int cv_depth = depth == Depth::u8 ? CV_8U : depth == Depth::u16 ? CV_16U : CV_32F;
+    return CV_MAKETYPE(cv_depth, channels);
+}
+
+ImageView view_of(cv::Mat& m) {
+    return {reinterpret_cast<std::byte*>(m.data), m.cols, m.rows, m.channels(), depth_of(m),
+            static_cast<std::int64_t>(m.step[0])};
+}
+
+ConstImageView view_of(const cv::Mat& m) {
+    return {reinterpret_cast<const std::byte*>(m.data), m.cols, m.rows, m.channels(), depth_of(m),
+            static_cast<std::int64_t>(m.step[0])};
+}
+
+std::string extension_of(const std::string& path) {
+    const std::size_t slash = path.find_last_of('/');
+    const std::size_t base = slash == std::string::npos ? 0 : slash + 1;
+    const std::size_t dot = path.find_last_of('.');
+    // ".bashrc" is a name, not an extension; "x." has none either.
+    if (dot == std::string::npos || dot <= base || dot + 1 == path.size()) return "";
+    std::string ext = path.substr(dot);
+    for (char& c : ext) {
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    }
+    return ext;
+}
+
+}  // namespace cudaconv

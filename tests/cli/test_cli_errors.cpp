@@ -1,0 +1,132 @@
+// Bad input, as a user meets it: one clear line on stderr naming the file
+// and the problem, SPEC.md's exit code, and no output file left behind.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "support/run_command.hpp"
+
+namespace cudaconv::test {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string sample(const std::string& name) { return (source_dir() / "images" / name).string(); }
+
+void write_file(const fs::path& p, const std::string& bytes) {
+    std::ofstream(p, std::ios::binary) << bytes;
+}
+
+std::string read_bytes(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+struct BadCase {
+    const char* what;
+    std::vector<std::string> args;  // "{dir}" is the temporary folder
+    int exit_code;
+    std::vector<std::string> message_parts;
+};
+
+}  // namespace
+
+TEST_CASE("bad inputs, filters and outputs: one line, exit code, no output", "[cli][errors]") {
+    TempDir dir;
+    // Inputs that are not images, made in the folder.
+    write_file(dir / "empty.png", "");
+    write_file(dir / "text.png", "this is not an image\n");
+    const std::string jpeg = read_bytes(sample("rocket.jpg"));
+    write_file(dir / "truncated.jpg", jpeg.substr(0, jpeg.size() / 2));
+    std::string corrupt = read_bytes(sample("camera.png"));
+    for (std::size_t i = 100; i < corrupt.size(); i += 97) corrupt[i] = static_cast<char>(~corrupt[i]);
+    write_file(dir / "corrupt.png", corrupt);
+    const std::string png = read_bytes(sample("camera.png"));
+    write_file(dir / "truncated.png", png.substr(0, png.size() / 3));
+    write_file(dir / "ragged.txt", "1 2 3\n4 5\n");
+    write_file(dir / "nan.txt", "1 nan\n");
+    fs::create_directory(dir / "folder");
+    const std::string cam = sample("camera.png");
+
+    const std::vector<BadCase> cases{
+        {"missing input", {"nope.png", "-f", "edge", "-o", "o.png"}, 1, {"nope.png", "no such"}},
+        {"empty input", {"empty.png", "-f", "edge", "-o", "o.png"}, 1, {"empty.png", "empty"}},
+        {"not an image", {"text.png", "-f", "edge", "-o", "o.png"}, 1, {"text.png"}},
+        {"truncated JPEG", {"truncated.jpg", "-f", "edge", "-o", "o.png"}, 1, {"truncated.jpg"}},
+        {"truncated PNG", {"truncated.png", "-f", "edge", "-o", "o.png"}, 1, {"truncated.png"}},
+        {"corrupt PNG", {"corrupt.png", "-f", "edge", "-o", "o.png"}, 1, {"corrupt.png"}},
+        {"folder as input", {"folder", "-f", "edge", "-o", "o.png"}, 1, {"folder"}},
+        {"unknown filter", {cam, "-f", "edgy", "-o", "o.png"}, 2, {"edgy"}},
+        {"malformed inline", {cam, "-f", "3x3:1,2", "-o", "o.png"}, 2, {"3x3:1,2"}},
+        {"ragged filter file", {cam, "-f", "ragged.txt", "-o", "o.png"}, 2, {"ragged.txt:2"}},
+        {"NaN in filter file", {cam, "-f", "nan.txt", "-o", "o.png"}, 2, {"nan.txt:1"}},
+        {"missing @file", {cam, "-f", "@none.txt", "-o", "o.png"}, 2, {"none.txt"}},
+        {"absurd filter", {cam, "-f", "99999x99999:1", "-o", "o.png"}, 2, {"99999"}},
+        {"unknown variant", {cam, "-f", "edge", "-k", "warp", "-o", "o.png"}, 2, {"warp", "cpu-ref"}},
+        {"unknown extension", {cam, "-f", "edge", "-o", "o.xyz"}, 2, {"o.xyz"}},
+        {"no extension", {cam, "-f", "edge", "-o", "o"}, 2, {"\"o\"", "extension"}},
+        {"float to PNG", {cam, "-f", "edge", "--depth", "f32", "-o", "o.png"}, 2, {"o.png", "f32"}},
+        {"16-bit to JPEG", {sample("camera-16bit.png"), "-f", "edge", "-o", "o.jpg"}, 1, {"o.jpg"}},
+        {"alpha to JPEG", {sample("chelsea-alpha.png"), "-f", "edge", "-o", "o.jpg"}, 1, {"o.jpg"}},
+        {"missing output folder", {cam, "-f", "edge", "-o", "no/such/o.png"}, 1, {"no/such/o.png"}},
+        {"output is the input", {"in.png", "-f", "edge", "-o", "in.png"}, 2, {"in.png", "input"}},
+        {"bad border", {cam, "-f", "edge", "--border", "mirror2", "-o", "o.png"}, 2, {"mirror2"}},
+        {"anchor outside", {cam, "-f", "edge", "--anchor", "3,0", "-o", "o.png"}, 2, {"--anchor"}},
+        {"valid, filter too big", {sample("camera-16bit.png"), "-f", "box:301", "--border", "valid",
+                                   "-o", "o.png"}, 1, {"valid"}},
+        {"zero repeats", {cam, "-f", "edge", "--repeat", "0", "-o", "o.png"}, 2, {"--repeat"}},
+        {"no filter", {cam, "-o", "o.png"}, 2, {"--filter"}},
+        {"no output", {cam, "-f", "edge"}, 2, {"--output"}},
+        {"unknown option", {cam, "-f", "edge", "-o", "o.png", "--sharpness"}, 2, {"--sharpness"}},
+        {"one file, two inputs", {cam, cam, "-f", "edge", "-o", "o.png"}, 2, {"o.png"}},
+        {"stdout, two inputs", {cam, sample("rocket.jpg"), "-f", "edge", "-o", "-"}, 2, {"-o -"}},
+    };
+    fs::copy_file(cam, dir / "in.png");
+
+    for (const BadCase& c : cases) {
+        SECTION(c.what) {
+            const auto before = dir.entries();
+            const auto r = run_cudaconv(c.args, dir.path());
+            INFO("stderr: " << r.err);
+            CHECK(r.exit_code == c.exit_code);
+            for (const std::string& part : c.message_parts) CHECK_THAT(r.err, Catch::Contains(part));
+            CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one line
+            CHECK(r.err.find("error") != std::string::npos);
+            CHECK(dir.entries() == before);  // no output, no temporary file
+            CHECK(read_bytes(dir / "in.png") == read_bytes(cam));
+        }
+    }
+}
+
+TEST_CASE("a failing input among several: the others are written, exit 1", "[cli][errors]") {
+    TempDir dir;
+    write_file(dir / "bad.png", "garbage");
+    const auto r = run_cudaconv(
+        {sample("camera.png"), "bad.png", sample("rocket.jpg"), "-f", "edge", "-o", "out/"},
+        dir.path());
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("bad.png"));
+    CHECK(fs::exists(dir / "out" / "camera.png"));
+    CHECK(fs::exists(dir / "out" / "rocket.jpg"));
+    CHECK_FALSE(fs::exists(dir / "out" / "bad.png"));
+}
+
+TEST_CASE("an existing output is replaced whole, atomically", "[cli][errors]") {
+    TempDir dir;
+    write_file(dir / "o.png", "old");
+    // A failing run leaves the old file as it was ...
+    auto r = run_cudaconv({"missing.png", "-f", "edge", "-o", "o.png"}, dir.path());
+    CHECK(r.exit_code == 1);
+    CHECK(read_bytes(dir / "o.png") == "old");
+    // ... a successful one replaces it.
+    r = run_cudaconv({sample("camera.png"), "-f", "edge", "-o", "o.png"}, dir.path());
+    CHECK(r.exit_code == 0);
+    CHECK(read_bytes(dir / "o.png") != "old");
+    CHECK(dir.entries() == std::vector<std::string>{"o.png"});
+}
+
+}  // namespace cudaconv::test

@@ -1,0 +1,161 @@
+// The CLI as a user runs it: the built binary, in a temporary folder.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include "support/compare.hpp"
+#include "support/run_command.hpp"
+
+namespace cudaconv::test {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string sample(const std::string& name) { return (source_dir() / "images" / name).string(); }
+
+std::string read_bytes(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("one image, auto, says which variant ran and why", "[cli]") {
+    TempDir dir;
+    const auto r = run_cudaconv({sample("camera.png"), "-f", "edge", "-o", "edge.png"}, dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains("auto: cpu-ref"));
+    const cv::Mat out = cv::imread((dir / "edge.png").string(), cv::IMREAD_UNCHANGED);
+    REQUIRE(out.size() == cv::Size(512, 512));
+    CHECK(out.type() == CV_8UC1);
+    CHECK(dir.entries() == std::vector<std::string>{"edge.png"});
+}
+
+TEST_CASE("-q is silent on success; --timings prints every stage", "[cli]") {
+    TempDir dir;
+    auto r = run_cudaconv({sample("chelsea.png"), "-f", "box:3", "-q", "-o", "a.png"}, dir.path());
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.empty());
+    CHECK(r.out.empty());
+
+    r = run_cudaconv({sample("chelsea.png"), "-f", "box:3", "-q", "--timings", "--repeat", "3",
+                      "--warmup", "1", "-o", "b.png"},
+                     dir.path());
+    REQUIRE(r.exit_code == 0);
+    for (const char* stage : {"decode", "upload", "filter", "download", "encode", "total"}) {
+        CHECK_THAT(r.out, Catch::Contains(stage));
+    }
+    CHECK_THAT(r.out, Catch::Contains("median of 3"));
+    CHECK_THAT(r.out, Catch::Contains("Mpix/s"));
+}
+
+TEST_CASE("--json writes one line per image with the timings", "[cli]") {
+    TempDir dir;
+    const auto r = run_cudaconv({sample("camera.png"), sample("chelsea.png"), "-f", "sobel-x",
+                                 "-o", "out/", "--json", "t.json", "--repeat", "2"},
+                                dir.path());
+    REQUIRE(r.exit_code == 0);
+    std::ifstream in(dir / "t.json");
+    std::string line;
+    int lines = 0;
+    while (std::getline(in, line)) {
+        const auto j = nlohmann::json::parse(line);
+        CHECK(j["variant"] == "cpu-ref");
+        CHECK(j["filter_runs"]["count"] == 2);
+        CHECK(j["timings_ms"]["total"].get<double>() > 0.0);
+        CHECK(j["filter"]["width"] == 3);
+        ++lines;
+    }
+    CHECK(lines == 2);
+    CHECK(fs::exists(dir / "out" / "camera.png"));
+    CHECK(fs::exists(dir / "out" / "chelsea.png"));
+}
+
+TEST_CASE("stdin to stdout gives the same image as files", "[cli]") {
+    TempDir dir;
+    const auto by_file =
+        run_cudaconv({sample("chelsea.png"), "-f", "emboss", "-o", "file.png"}, dir.path());
+    REQUIRE(by_file.exit_code == 0);
+    const auto by_pipe = run_cudaconv({"-", "-f", "emboss", "-o", "-", "--format", "png"},
+                                      dir.path(), read_bytes(sample("chelsea.png")));
+    REQUIRE(by_pipe.exit_code == 0);
+    CHECK(by_pipe.out == read_bytes(dir / "file.png"));
+}
+
+TEST_CASE("templates name outputs by stem, extension, filter and variant", "[cli]") {
+    TempDir dir;
+    const auto r = run_cudaconv({sample("camera.png"), sample("rocket.jpg"), "-f",
+                                 "gaussian:sigma=1.5", "-o", "res/{stem}-{filter}-{kernel}.png"},
+                                dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(fs::exists(dir / "res" / "camera-gaussian-sigma-1.5-cpu-ref.png"));
+    CHECK(fs::exists(dir / "res" / "rocket-gaussian-sigma-1.5-cpu-ref.png"));
+}
+
+TEST_CASE("float output to .pfm, 16-bit input kept 16-bit", "[cli]") {
+    TempDir dir;
+    auto r = run_cudaconv({sample("camera-16bit.png"), "-f", "laplacian", "--depth", "f32", "-o",
+                           "lap.pfm"},
+                          dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    cv::Mat out = cv::imread((dir / "lap.pfm").string(), cv::IMREAD_UNCHANGED);
+    CHECK(out.type() == CV_32FC1);
+
+    r = run_cudaconv({sample("camera-16bit.png"), "-f", "box:5", "-o", "box.png"}, dir.path());
+    REQUIRE(r.exit_code == 0);
+    out = cv::imread((dir / "box.png").string(), cv::IMREAD_UNCHANGED);
+    CHECK(out.type() == CV_16UC1);
+}
+
+TEST_CASE("alpha is kept unless --alpha filter", "[cli]") {
+    TempDir dir;
+    REQUIRE(run_cudaconv({sample("chelsea-alpha.png"), "-f", "box:9", "-o", "keep.png"},
+                         dir.path())
+                .exit_code == 0);
+    REQUIRE(run_cudaconv({sample("chelsea-alpha.png"), "-f", "box:9", "--alpha", "filter", "-o",
+                          "filter.png"},
+                         dir.path())
+                .exit_code == 0);
+    const cv::Mat in = cv::imread(sample("chelsea-alpha.png"), cv::IMREAD_UNCHANGED);
+    const cv::Mat keep = cv::imread((dir / "keep.png").string(), cv::IMREAD_UNCHANGED);
+    const cv::Mat filtered = cv::imread((dir / "filter.png").string(), cv::IMREAD_UNCHANGED);
+    cv::Mat a_in, a_keep, a_filtered;
+    cv::extractChannel(in, a_in, 3);
+    cv::extractChannel(keep, a_keep, 3);
+    cv::extractChannel(filtered, a_filtered, 3);
+    CHECK(cv::norm(a_in, a_keep, cv::NORM_INF) == 0.0);
+    CHECK(cv::norm(a_in, a_filtered, cv::NORM_INF) > 0.0);
+}
+
+TEST_CASE("list, --help and --version", "[cli]") {
+    auto r = run_cudaconv({"list", "filters"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("gaussian"));
+    CHECK_THAT(r.out, Catch::Contains("-1"));  // the edge taps are printed
+    r = run_cudaconv({"list", "kernels"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("cpu-ref"));
+    r = run_cudaconv({"list", "devices"});
+    CHECK(r.exit_code == 0);
+    r = run_cudaconv({"list", "bogus"});
+    CHECK(r.exit_code == 2);
+    r = run_cudaconv({"--help"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("Examples"));
+    CHECK_THAT(r.out, Catch::Contains("--border"));
+    r = run_cudaconv({"--version"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("cudaconv 0.1.0"));
+    CHECK_THAT(r.out, Catch::Contains("cuFFT"));
+}
+
+}  // namespace cudaconv::test

@@ -1,0 +1,88 @@
+// `auto` is a pure function: these fakes stand in for variants and devices.
+#include <catch2/catch.hpp>
+
+#include "core/auto_select.hpp"
+#include "core/registry.hpp"
+
+namespace cudaconv {
+namespace {
+
+class FakeBackend final : public Backend {
+public:
+    FakeBackend(std::string name, bool cuda, Support support)
+        : name_(std::move(name)), cuda_(cuda), support_(std::move(support)) {}
+    std::string_view name() const override { return name_; }
+    std::string_view summary() const override { return "fake"; }
+    bool uses_cuda() const override { return cuda_; }
+    Support can_run(const Job&) const override { return support_; }
+    RunTimings run(const Job&, const RunOptions&) override { return {}; }
+
+private:
+    std::string name_;
+    bool cuda_;
+    Support support_;
+};
+
+const DeviceContext kNoDevice{false, "no CUDA driver"};
+const DeviceContext kDevice{true, ""};
+
+}  // namespace
+
+TEST_CASE("auto picks the CPU without a device and says why", "[auto]") {
+    FakeBackend ref("cpu-ref", false, Support::yes());
+    FakeBackend smem("smem", true, Support::yes());
+    const AutoChoice choice = choose_variant(Job{}, {&ref, &smem}, kNoDevice);
+    REQUIRE(choice.backend == &ref);
+    CHECK_THAT(choice.reason, Catch::Contains("no CUDA device (no CUDA driver)"));
+}
+
+TEST_CASE("auto prefers a CUDA variant when a device is present", "[auto]") {
+    FakeBackend ref("cpu-ref", false, Support::yes());
+    FakeBackend naive("naive", true, Support::yes());
+    FakeBackend smem("smem", true, Support::yes());
+    const AutoChoice choice = choose_variant(Job{}, {&ref, &naive, &smem}, kDevice);
+    REQUIRE(choice.backend == &smem);
+    CHECK_THAT(choice.reason, Catch::Contains("CUDA"));
+}
+
+TEST_CASE("auto passes over refusing variants and reports their reasons", "[auto]") {
+    FakeBackend ref("cpu-ref", false, Support::yes());
+    FakeBackend separable("separable", true, Support::no("the filter is not rank 1"));
+    FakeBackend naive("naive", true, Support::yes());
+    const AutoChoice choice = choose_variant(Job{}, {&ref, &separable, &naive}, kDevice);
+    REQUIRE(choice.backend == &naive);
+    CHECK_THAT(choice.reason, Catch::Contains("separable refused: the filter is not rank 1"));
+}
+
+TEST_CASE("auto falls back to the CPU when every CUDA variant refuses", "[auto]") {
+    FakeBackend ref("cpu-ref", false, Support::yes());
+    FakeBackend naive("naive", true, Support::no("image too large for the device"));
+    const AutoChoice choice = choose_variant(Job{}, {&ref, &naive}, kDevice);
+    REQUIRE(choice.backend == &ref);
+    CHECK_THAT(choice.reason, Catch::Contains("no CUDA variant can run this job"));
+}
+
+TEST_CASE("auto reports when nothing can run", "[auto]") {
+    FakeBackend naive("naive", true, Support::no("too big"));
+    const AutoChoice choice = choose_variant(Job{}, {&naive}, kDevice);
+    CHECK(choice.backend == nullptr);
+    CHECK_THAT(choice.reason, Catch::Contains("naive refused: too big"));
+}
+
+TEST_CASE("every registered variant is in auto's preference list", "[auto][registry]") {
+    for (const auto& backend : all_backends()) {
+        CAPTURE(backend->name());
+        CHECK(std::find(kAutoPreference.begin(), kAutoPreference.end(), backend->name()) !=
+              kAutoPreference.end());
+    }
+}
+
+TEST_CASE("registry names are unique and findable", "[registry]") {
+    for (const auto& backend : all_backends()) {
+        CHECK(find_backend(backend->name()) == backend.get());
+    }
+    CHECK(find_backend("no-such-variant") == nullptr);
+    CHECK(find_backend("cpu-ref") != nullptr);
+}
+
+}  // namespace cudaconv

@@ -1,0 +1,195 @@
+// Every CUDA variant against cpu-ref, over the product of cases of
+// STYLE.md point 10. Without a device these tests print
+// "SKIPPED: no CUDA device" and CTest reports them as skipped.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/registry.hpp"
+#include "kernels/device_info.hpp"
+#include "support/compare.hpp"
+#include "support/opencv_reference.hpp"
+#include "support/random_image.hpp"
+#include "support/variant_tolerance.hpp"
+
+namespace cudaconv::test {
+namespace {
+
+bool skip_without_device() {
+    const DeviceProbe& probe = probe_devices();
+    if (!probe.devices.empty()) return false;
+    std::cout << "SKIPPED: no CUDA device (" << probe.problem << ")\n";
+    return true;
+}
+
+std::vector<Backend*> cuda_backends() {
+    std::vector<Backend*> list;
+    for (const auto& b : all_backends()) {
+        if (b->uses_cuda()) list.push_back(b.get());
+    }
+    return list;
+}
+
+struct Case {
+    int width = 1, height = 1;
+    int filter_width = 1, filter_height = 1;
+    int channels = 1;
+    BorderMode border = BorderMode::reflect101;
+    Depth in_depth = Depth::u8;
+    Depth out_depth = Depth::u8;
+    std::uint64_t seed = 0;
+};
+
+std::ostream& operator<<(std::ostream& os, const Case& c) {
+    return os << c.width << "x" << c.height << "x" << c.channels << " "
+              << depth_name(c.in_depth) << "->" << depth_name(c.out_depth) << ", filter "
+              << c.filter_width << "x" << c.filter_height << ", border " << border_name(c.border)
+              << ", seed " << c.seed;
+}
+
+// Parameters drawn from the seed: anchor, border value, scale (often
+// 1/sum|taps| so that integer outputs are not all saturated), delta, abs,
+// and what happens to a 4th channel.
+ConvParams random_params(const Case& c, std::mt19937_64& gen) {
+    ConvParams p;
+    p.filter = random_filter(c.filter_width, c.filter_height, c.seed);
+    p.anchor_x = std::uniform_int_distribution<int>(0, c.filter_width - 1)(gen);
+    p.anchor_y = std::uniform_int_distribution<int>(0, c.filter_height - 1)(gen);
+    p.border = c.border;
+    p.border_value = std::uniform_real_distribution<double>(0.0, 200.0)(gen);
+    double abs_sum = 0.0;
+    for (double t : p.filter.taps) abs_sum += std::abs(t);
+    p.scale = (gen() % 3 == 0) ? 1.0 : 1.0 / abs_sum;
+    if (c.in_depth == Depth::u16 && c.out_depth == Depth::u8) p.scale /= 256.0;
+    p.delta = std::uniform_real_distribution<double>(-20.0, 40.0)(gen);
+    p.take_abs = gen() % 2 == 0;
+    p.alpha = gen() % 2 == 0 ? AlphaMode::keep : AlphaMode::filter;
+    return p;
+}
+
+struct VariantTally {
+    int passed = 0;
+    int failed = 0;
+    std::map<std::string, int> refusals;
+};
+
+void run_case(const Case& c, const std::vector<Backend*>& variants,
+              std::map<std::string, VariantTally>& tally) {
+    std::mt19937_64 gen(c.seed);
+    const cv::Mat src = random_image(c.width, c.height, cv_type(c.in_depth, c.channels), c.seed);
+    const ConvParams params = random_params(c, gen);
+    const Size2D size = output_size(c.width, c.height, params);
+    if (size.width <= 0 || size.height <= 0) return;  // valid with a filter larger than the image
+
+    cv::Mat expected(static_cast<int>(size.height), static_cast<int>(size.width),
+                     cv_type(c.out_depth, c.channels));
+    find_backend("cpu-ref")->run(Job{const_view(src), mutable_view(expected), params}, {});
+
+    for (Backend* variant : variants) {
+        cv::Mat actual(expected.size(), expected.type(), cv::Scalar::all(0));
+        const Job job{const_view(src), mutable_view(actual), params};
+        VariantTally& t = tally[std::string(variant->name())];
+        const Support support = variant->can_run(job);
+        if (!support.ok) {
+            ++t.refusals[support.reason];
+            continue;
+        }
+        variant->run(job, {});
+        const Comparison cmp =
+            compare_images(expected, actual, tolerance_for(*variant, job, src));
+        if (cmp.ok) {
+            ++t.passed;
+        } else {
+            ++t.failed;
+            FAIL_CHECK(variant->name() << " on " << c << ": " << cmp.describe());
+        }
+    }
+}
+
+void report(const std::map<std::string, VariantTally>& tally) {
+    for (const auto& [name, t] : tally) {
+        std::cout << name << ": " << t.passed << " passed, " << t.failed << " failed";
+        int refused = 0;
+        for (const auto& [reason, n] : t.refusals) refused += n;
+        std::cout << ", " << refused << " not supported\n";
+        for (const auto& [reason, n] : t.refusals) {
+            std::cout << "    not supported (" << n << "x): " << reason << "\n";
+        }
+    }
+}
+
+// Sizes of STYLE.md point 10: 1x1, 1xN, Nx1, primes, 255/256/257; kept
+// short in one direction where the other is long so cpu-ref stays quick.
+const std::vector<std::pair<int, int>> kImageSizes{
+    {1, 1}, {1, 37}, {41, 1}, {13, 7}, {31, 17}, {255, 3}, {256, 5}, {257, 9}, {67, 61}};
+// Filter sizes: 1, 2, 3, 5, 8, 17, 31, non-square, and larger than most
+// of the images above.
+const std::vector<std::pair<int, int>> kFilterSizes{
+    {1, 1}, {2, 2}, {3, 3}, {5, 5}, {8, 8}, {17, 17}, {31, 31}, {1, 5}, {7, 3}, {45, 2}};
+const std::vector<Depth> kDepths{Depth::u8, Depth::u16, Depth::f32};
+
+}  // namespace
+
+TEST_CASE("CUDA variants equal cpu-ref over sizes, filters, borders, channels, depths",
+          "[gpu]") {
+    if (skip_without_device()) return;
+    const std::vector<Backend*> variants = cuda_backends();
+    std::map<std::string, VariantTally> tally;
+    std::uint64_t seed = 1000;
+    int depth_pick = 0;
+    for (BorderMode border : all_border_modes()) {
+        for (const auto& [w, h] : kImageSizes) {
+            for (const auto& [fw, fh] : kFilterSizes) {
+                for (int channels : {1, 3, 4}) {
+                    // Every input x output depth pair comes round in turn.
+                    const Depth in = kDepths[depth_pick % 3];
+                    const Depth out = kDepths[(depth_pick / 3) % 3];
+                    ++depth_pick;
+                    run_case({w, h, fw, fh, channels, border, in, out, ++seed}, variants, tally);
+                }
+            }
+        }
+    }
+    report(tally);
+}
+
+TEST_CASE("CUDA variants on larger images, every depth pair", "[gpu]") {
+    if (skip_without_device()) return;
+    const std::vector<Backend*> variants = cuda_backends();
+    std::map<std::string, VariantTally> tally;
+    std::uint64_t seed = 90000;
+    for (Depth in : kDepths) {
+        for (Depth out : kDepths) {
+            for (const auto& [fw, fh] : std::vector<std::pair<int, int>>{{3, 3}, {15, 15}, {5, 1}}) {
+                run_case({523, 389, fw, fh, 3, BorderMode::reflect101, in, out, ++seed}, variants,
+                         tally);
+            }
+        }
+    }
+    for (BorderMode border : all_border_modes()) {
+        run_case({1031, 769, 7, 7, 4, border, Depth::u8, Depth::u8, ++seed}, variants, tally);
+    }
+    report(tally);
+}
+
+// A small set for the sanitizers, which run 10-100x slower.
+TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
+    if (skip_without_device()) return;
+    const std::vector<Backend*> variants = cuda_backends();
+    std::map<std::string, VariantTally> tally;
+    std::uint64_t seed = 50000;
+    for (BorderMode border : all_border_modes()) {
+        run_case({37, 29, 5, 3, 4, border, Depth::u8, Depth::u8, ++seed}, variants, tally);
+        run_case({1, 1, 3, 3, 1, border, Depth::f32, Depth::f32, ++seed}, variants, tally);
+        run_case({67, 5, 17, 17, 3, border, Depth::u16, Depth::f32, ++seed}, variants, tally);
+    }
+    report(tally);
+}
+
+}  // namespace cudaconv::test
