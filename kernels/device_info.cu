@@ -49,7 +49,10 @@ const DeviceProbe& probe_devices() {
             // No driver, or a driver older than the runtime: not an error for
             // cudaconv, which then runs on the CPU. Clear the sticky state.
             cudaGetLastError();
-            probe.problem = cudaGetErrorString(status);
+            probe.problem = status == cudaErrorInsufficientDriver
+                                ? "no CUDA driver, or one older than this build's CUDA " +
+                                      cuda_runtime_version_string()
+                                : cudaGetErrorString(status);
             return probe;
         }
         if (count == 0) probe.problem = "the CUDA driver reports no device";

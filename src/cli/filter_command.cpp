@@ -125,6 +125,7 @@ private:
             check_output_format(target.path, target.extension, out_depth_.value_or(Depth::u8),
                                 1);
             if (target.path != kStdStream) {
+                prepare_output_folder(target.path);
                 refuse_overwriting_input(input, target.path);
                 const std::string key = fs::weakly_canonical(target.path).string();
                 const auto [it, fresh] = output_owner.emplace(key, input);
@@ -137,6 +138,23 @@ private:
         }
         for (const auto& image : plan_) {
             refuse_overwriting_any_input(image.target.path);
+        }
+    }
+
+    // A template may name folders that do not exist yet: make them. A plain
+    // -o FILE in a missing folder is an error, found before any work.
+    void prepare_output_folder(const std::string& path) const {
+        const fs::path folder = fs::path(path).parent_path();
+        if (folder.empty() || fs::is_directory(folder)) return;
+        if (options_.output.find('{') == std::string::npos) {
+            throw WorkError(fmt::format("{}: cannot write: the folder {} does not exist", path,
+                                        folder.string()));
+        }
+        std::error_code ec;
+        fs::create_directories(folder, ec);
+        if (ec) {
+            throw WorkError(
+                fmt::format("{}: cannot create folder {}: {}", path, folder.string(), ec.message()));
         }
     }
 

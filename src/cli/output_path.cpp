@@ -21,7 +21,8 @@ std::string input_stem(const std::string& input) {
 
 // ".png" -> "png"; stdin has no extension, so the --format or png.
 std::string input_extension(const std::string& input, const std::string& format) {
-    const std::string ext = is_stdin(input) ? "" : extension_of(input);
+    // As the user wrote it: {ext} of cat.JPG is JPG.
+    const std::string ext = is_stdin(input) ? "" : fs::path(input).extension().string();
     if (!ext.empty()) return ext.substr(1);
     return format.empty() ? "png" : format;
 }

@@ -15,9 +15,9 @@ namespace cudaconv {
 // present; cpu-ref, the slowest, is the last resort and can run anything.
 // Names not (yet) registered are skipped, so the order can list variants
 // ahead of their arrival.
-constexpr std::array<std::string_view, 10> kAutoPreference{
-    "fast", "separable", "unrolled", "smem-cached", "smem", "cmem", "naive", "cudnn", "cpu",
-    "cpu-ref"};
+constexpr std::array<std::string_view, 11> kAutoPreference{
+    "fast", "separable", "unrolled", "smem-cached", "smem", "cmem", "naive", "fft", "cudnn",
+    "cpu", "cpu-ref"};
 
 struct DeviceContext {
     bool has_cuda_device = false;

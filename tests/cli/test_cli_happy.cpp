@@ -38,7 +38,7 @@ TEST_CASE("one image, auto, says which variant ran and why", "[cli]") {
     CHECK(dir.entries() == std::vector<std::string>{"edge.png"});
 }
 
-TEST_CASE("-q is silent on success; --timings prints every stage", "[cli]") {
+TEST_CASE("quiet is silent on success, timings print every stage", "[cli]") {
     TempDir dir;
     auto r = run_cudaconv({sample("chelsea.png"), "-f", "box:3", "-q", "-o", "a.png"}, dir.path());
     CHECK(r.exit_code == 0);
@@ -56,7 +56,7 @@ TEST_CASE("-q is silent on success; --timings prints every stage", "[cli]") {
     CHECK_THAT(r.out, Catch::Contains("Mpix/s"));
 }
 
-TEST_CASE("--json writes one line per image with the timings", "[cli]") {
+TEST_CASE("json writes one line per image with the timings", "[cli]") {
     TempDir dir;
     const auto r = run_cudaconv({sample("camera.png"), sample("chelsea.png"), "-f", "sobel-x",
                                  "-o", "out/", "--json", "t.json", "--repeat", "2"},
@@ -136,7 +136,7 @@ TEST_CASE("alpha is kept unless --alpha filter", "[cli]") {
     CHECK(cv::norm(a_in, a_filtered, cv::NORM_INF) > 0.0);
 }
 
-TEST_CASE("list, --help and --version", "[cli]") {
+TEST_CASE("list, help and version", "[cli]") {
     auto r = run_cudaconv({"list", "filters"});
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("gaussian"));

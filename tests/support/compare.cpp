@@ -84,7 +84,7 @@ Comparison compare_images(const cv::Mat& expected, const cv::Mat& actual,
                 if (std::isfinite(row[i])) largest = std::max(largest, std::abs(row[i]));
             }
         }
-        result.tolerance = tolerance.float_relative * largest;
+        result.tolerance = tolerance.float_relative * largest + tolerance.float_absolute;
     }
 
     for (int y = 0; y < e64.rows; ++y) {

@@ -17,6 +17,7 @@ namespace cudaconv::test {
 struct Tolerance {
     double integer_levels = 1.0;
     double float_relative = 1e-5;
+    double float_absolute = 0.0;  // allowed on top, for a variant's own bound
 };
 
 struct SampleDiff {

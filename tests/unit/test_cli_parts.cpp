@@ -38,7 +38,7 @@ TEST_CASE("anchor defaults to the centre and is checked against the filter", "[c
     }
 }
 
-TEST_CASE("--flip rotates the taps and mirrors the anchor", "[cli]") {
+TEST_CASE("flip rotates the taps and mirrors the anchor", "[cli]") {
     FilterOptions o;
     o.flip = true;
     o.anchor = "0,0";
@@ -48,7 +48,7 @@ TEST_CASE("--flip rotates the taps and mirrors the anchor", "[cli]") {
     CHECK(p.anchor_y == 1);
 }
 
-TEST_CASE("--normalize divides by the sum unless it is zero", "[cli]") {
+TEST_CASE("normalize divides by the sum unless it is zero", "[cli]") {
     FilterOptions o;
     o.normalize = true;
     ConvParams p = build_conv_params(o, three_by_two());

@@ -59,6 +59,18 @@ std::ostream& operator<<(std::ostream& os, const Case& c) {
 ConvParams random_params(const Case& c, std::mt19937_64& gen) {
     ConvParams p;
     p.filter = random_filter(c.filter_width, c.filter_height, c.seed);
+    if (c.seed % 3 == 0) {
+        // An outer product of random row and column taps: rank 1, so the
+        // separable variant runs too (dense random filters it refuses).
+        const Filter row = random_filter(c.filter_width, 1, c.seed + 1);
+        const Filter column = random_filter(1, c.filter_height, c.seed + 2);
+        for (int j = 0; j < c.filter_height; ++j) {
+            for (int i = 0; i < c.filter_width; ++i) {
+                p.filter.taps[static_cast<std::size_t>(j) * c.filter_width + i] =
+                    column.taps[j] * row.taps[i];
+            }
+        }
+    }
     p.anchor_x = std::uniform_int_distribution<int>(0, c.filter_width - 1)(gen);
     p.anchor_y = std::uniform_int_distribution<int>(0, c.filter_height - 1)(gen);
     p.border = c.border;

@@ -344,7 +344,7 @@ TEST_CASE("libvips .mat files: taps are value/scale, the offset becomes delta", 
     CHECK(parse_filter_spec(dir.write("neg.mat", "1 1 -2\n3\n")).taps == std::vector<double>{-1.5});
 }
 
-TEST_CASE("a regular file beats a filter name; a folder does not", "[filters]") {
+TEST_CASE("a regular file beats a filter name but a folder does not", "[filters]") {
     const ScratchDir dir;
     const CurrentDir here(dir.root());
     dir.write("edge", "7\n");
