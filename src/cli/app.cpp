@@ -23,7 +23,7 @@ constexpr const char* kExamples = R"(Examples:
   cudaconv photo.jpg -f gaussian:sigma=2 -k cpu-ref -o blurred.png --timings
   cudaconv scan.png -f sobel-x --depth f32 -o gradient.tif
   cudaconv a.png b.png -f 3x3:0,-1,0,-1,5,-1,0,-1,0 -o out/{stem}-sharp.{ext}
-  cudaconv - -f filters/samples/gauss5.mat -o - --format png < in.png > out.png
+  cudaconv - -f filters/samples/gaussian5x5.mat -o - --format png < in.png > out.png
   cudaconv list filters | kernels | devices
 
 Exit codes: 0 success, 1 an input or output failed, 2 usage or configuration error.)";
