@@ -6,8 +6,11 @@
 # (or ./gpu-out), a summary is printed last. See docs/GPU-TESTING.md.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out=${OUT:-gpu-out}
-mkdir -p "$out"
+# Logs in a work folder, packed into one archive under $OUT at the end (the
+# device tool returns at most 8 files).
+final=${OUT:-gpu-out}
+out=$(mktemp -d)
+mkdir -p "$final"
 bin=$PWD/.carry
 
 # cuDNN 9 is only inside the Python environment there (GPU.md).
@@ -50,7 +53,12 @@ timing="$out/timing.txt"
 for k in $("$bin/cudaconv" list kernels | awk '$2 == "CUDA" {print $1}'); do
   "$bin/cudaconv" "$img" -f edge -k "$k" --repeat 20 --warmup 3 -q \
     -o "$out/edge-$k.png" --json "$out/timing-$k.json" >>"$out/timing-$k.log" 2>&1 || {
-    echo "$k: failed: $(tail -1 "$out/timing-$k.log")" >>"$timing"; continue; }
+    if grep -q "cannot run this job" "$out/timing-$k.log"; then
+      echo "$k: not supported: $(tail -1 "$out/timing-$k.log" | sed 's/.*this job: //')" >>"$timing"
+    else
+      echo "$k: FAILED: $(tail -1 "$out/timing-$k.log")" >>"$timing"
+    fi
+    continue; }
   python3 - "$out" "$k" >>"$timing" <<'PY'
 import json, sys
 out, k = sys.argv[1], sys.argv[2]
@@ -70,4 +78,6 @@ echo "== unit tests (GPU part)"; grep -E "passed|failed|not supported|SKIPPED|te
 echo "== sanitizers"; for t in memcheck racecheck initcheck synccheck; do
   echo "$t: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/sanitizer-$t.log" | tail -1)"; done
 echo "== timing, 4000x3000 RGB u8, edge 3x3"; cat "$timing"
+echo "== failures"; grep -h -A8 "FAILED" "$out"/unit-tests.log "$out"/cli-tests.log | head -60
 echo "== summary"; printf '%s\n' "${summary[@]}"
+tar czf "$final/gpu-logs.tgz" -C "$out" .
