@@ -148,6 +148,11 @@ void check_output_format(const std::string& path, const std::string& extension, 
                          std::to_string(channels));
     }
     const std::string format_name(format->name);
+    // The GPU machine's static OpenCV has JPEG and PNG only (GPU.md).
+    if (!cv::haveImageWriter("x" + extension)) {
+        throw UsageError(name + ": this build's OpenCV has no " + format_name +
+                         " encoder; write .png or .jpg, or .pfm for f32");
+    }
     if (!(format->depths & bit(depth))) {
         const std::string elsewhere = formats_for(depth, channels);
         throw UsageError(
