@@ -7,55 +7,21 @@
 #include <fmt/format.h>
 
 #include "kernels/cuda_check.hpp"
+#include "kernels/cuda_resources.hpp"
 
 namespace cudaconv {
 namespace {
 
-// Owners for CUDA resources, so an exception mid-run frees everything.
-struct DeviceFree {
-    void operator()(void* p) const { cudaFree(p); }
-};
 struct HostFree {
     void operator()(void* p) const { cudaFreeHost(p); }
 };
-using DeviceBuffer = std::unique_ptr<std::byte, DeviceFree>;
 using PinnedBuffer = std::unique_ptr<std::byte, HostFree>;
-
-DeviceBuffer device_alloc(std::size_t bytes) {
-    void* p = nullptr;
-    CUDA_CHECK(cudaMalloc(&p, bytes == 0 ? 1 : bytes));
-    return DeviceBuffer(static_cast<std::byte*>(p));
-}
 
 PinnedBuffer pinned_alloc(std::size_t bytes) {
     void* p = nullptr;
     CUDA_CHECK(cudaMallocHost(&p, bytes == 0 ? 1 : bytes));
     return PinnedBuffer(static_cast<std::byte*>(p));
 }
-
-class Stream {
-public:
-    Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
-    ~Stream() { cudaStreamDestroy(stream_); }
-    Stream(const Stream&) = delete;
-    Stream& operator=(const Stream&) = delete;
-    cudaStream_t get() const { return stream_; }
-
-private:
-    cudaStream_t stream_{};
-};
-
-class Event {
-public:
-    Event() { CUDA_CHECK(cudaEventCreate(&event_)); }
-    ~Event() { cudaEventDestroy(event_); }
-    Event(const Event&) = delete;
-    Event& operator=(const Event&) = delete;
-    cudaEvent_t get() const { return event_; }
-
-private:
-    cudaEvent_t event_{};
-};
 
 double elapsed_ms(const Event& start, const Event& stop) {
     float ms = 0.0f;
@@ -113,9 +79,9 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     const std::size_t dst_bytes = dst_row * static_cast<std::size_t>(job.dst.height);
     const std::vector<float> taps(job.params.filter.taps.begin(), job.params.filter.taps.end());
 
-    DeviceBuffer d_src = device_alloc(src_bytes);
-    DeviceBuffer d_dst = device_alloc(dst_bytes);
-    DeviceBuffer d_taps = device_alloc(taps.size() * sizeof(float));
+    auto d_src = device_array<std::byte>(src_bytes);
+    auto d_dst = device_array<std::byte>(dst_bytes);
+    auto d_taps = device_array<float>(taps.size());
     PinnedBuffer h_src = pinned_alloc(src_bytes);
     PinnedBuffer h_dst = pinned_alloc(dst_bytes);
 
@@ -138,7 +104,7 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     DeviceJob dj;
     dj.src = d_src.get();
     dj.dst = d_dst.get();
-    dj.taps = reinterpret_cast<const float*>(d_taps.get());
+    dj.taps = d_taps.get();
     dj.src_width = job.src.width;
     dj.src_height = job.src.height;
     dj.src_pitch = static_cast<std::int64_t>(src_row);

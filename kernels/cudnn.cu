@@ -25,6 +25,7 @@
 
 #include "kernels/cuda_backend.hpp"
 #include "kernels/cuda_check.hpp"
+#include "kernels/cuda_resources.hpp"
 #include "kernels/cuda_registry.hpp"
 #include "kernels/cudnn_loader.hpp"
 #include "kernels/device_common.cuh"
@@ -148,29 +149,6 @@ const char* algo_name(cudnnConvolutionFwdAlgo_t algo) {
     }
 }
 
-struct DeviceFree {
-    void operator()(float* p) const { cudaFree(p); }
-};
-using DeviceFloats = std::unique_ptr<float, DeviceFree>;
-
-DeviceFloats device_floats(std::size_t count) {
-    void* p = nullptr;
-    CUDA_CHECK(cudaMalloc(&p, (count == 0 ? 1 : count) * sizeof(float)));
-    return DeviceFloats(static_cast<float*>(p));
-}
-
-class Event {
-public:
-    Event() { CUDA_CHECK(cudaEventCreate(&event_)); }
-    ~Event() { cudaEventDestroy(event_); }
-    Event(const Event&) = delete;
-    Event& operator=(const Event&) = delete;
-    cudaEvent_t get() const { return event_; }
-
-private:
-    cudaEvent_t event_{};
-};
-
 // Everything one run owns: the handle, the descriptors and the buffers.
 // The destructor frees what was made, so prepare() can throw at any step.
 struct CudnnPlan {
@@ -210,7 +188,7 @@ struct CudnnPlan {
     cudnnConvolutionDescriptor_t conv_desc = nullptr;
     cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
     std::size_t workspace_bytes = 0;
-    DeviceFloats d_padded, d_sums, d_filter, d_workspace;
+    DeviceArray<float> d_padded, d_sums, d_filter, d_workspace;
 };
 
 void describe(CudnnPlan& plan) {
@@ -353,10 +331,10 @@ protected:
         CUDNN_CHECK(api.cudnnSetStream(plan->handle, stream));
         describe(*plan);
 
-        plan->d_padded = device_floats(static_cast<std::size_t>(s.padded_elements()));
-        plan->d_sums = device_floats(static_cast<std::size_t>(s.sums_elements()));
-        plan->d_filter = device_floats(static_cast<std::size_t>(s.filter_elements()));
-        plan->d_workspace = device_floats(kMaxWorkspaceBytes / sizeof(float));
+        plan->d_padded = device_array<float>(static_cast<std::size_t>(s.padded_elements()));
+        plan->d_sums = device_array<float>(static_cast<std::size_t>(s.sums_elements()));
+        plan->d_filter = device_array<float>(static_cast<std::size_t>(s.filter_elements()));
+        plan->d_workspace = device_array<float>(kMaxWorkspaceBytes / sizeof(float));
         // One copy of the taps per group; the upload is earlier on this stream.
         const std::size_t taps = static_cast<std::size_t>(s.filter_width) * s.filter_height;
         for (int c = 0; c < s.channels; ++c) {
@@ -368,7 +346,7 @@ protected:
         // Keep only the workspace the chosen algorithm needs.
         plan->d_workspace.reset();
         plan->d_workspace =
-            device_floats((plan->workspace_bytes + sizeof(float) - 1) / sizeof(float));
+            device_array<float>((plan->workspace_bytes + sizeof(float) - 1) / sizeof(float));
         plan_ = std::move(plan);
     }
 

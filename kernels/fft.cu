@@ -55,6 +55,7 @@
 
 #include "kernels/cuda_backend.hpp"
 #include "kernels/cuda_check.hpp"
+#include "kernels/cuda_resources.hpp"
 #include "kernels/cuda_registry.hpp"
 #include "kernels/device_common.cuh"
 #include "kernels/fft_sizes.hpp"
@@ -168,20 +169,6 @@ dim3 grid_2d(std::int64_t width, std::int64_t height) {
 
 dim3 grid_1d(std::int64_t count) {
     return dim3(std::min(blocks_for(count, kBlock1D), kMaxGridBlocks));
-}
-
-struct DeviceFree {
-    void operator()(void* p) const { cudaFree(p); }
-};
-template <typename T>
-using DeviceArray = std::unique_ptr<T, DeviceFree>;
-
-template <typename T>
-DeviceArray<T> device_array(std::int64_t count) {
-    void* p = nullptr;
-    const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(T);
-    CUDA_CHECK(cudaMalloc(&p, std::max<std::size_t>(bytes, 1)));
-    return DeviceArray<T>(static_cast<T*>(p));
 }
 
 // An owned cuFFT handle; destroyed once, also when an exception unwinds.

@@ -6,7 +6,6 @@
 #include <opencv2/imgproc.hpp>
 
 namespace cudaconv::test {
-namespace {
 
 // BorderMode -> OpenCV border type. `valid` pads with a constant but only
 // keeps outputs whose taps all lie inside the image, so the value is unused.
@@ -21,8 +20,6 @@ int cv_border(BorderMode mode) {
     }
     throw std::invalid_argument("unknown border mode");
 }
-
-}  // namespace
 
 int cv_depth(Depth depth) {
     switch (depth) {

@@ -10,6 +10,7 @@
 #include <opencv2/core.hpp>
 
 #include "core/border.hpp"
+#include "support/opencv_reference.hpp"
 
 namespace {
 
@@ -19,21 +20,9 @@ using cudaconv::BorderMode;
 // and p reaching several periods past either edge.
 constexpr int kMaxLength = 9;
 
-int cv_border_of(BorderMode mode) {
-    switch (mode) {
-        case BorderMode::reflect101: return cv::BORDER_REFLECT_101;
-        case BorderMode::reflect: return cv::BORDER_REFLECT;
-        case BorderMode::replicate: return cv::BORDER_REPLICATE;
-        case BorderMode::constant: return cv::BORDER_CONSTANT;
-        case BorderMode::wrap: return cv::BORDER_WRAP;
-        case BorderMode::valid: break;
-    }
-    return -1;
-}
-
 template <typename Policy>
 void check_policy_against_opencv(BorderMode mode) {
-    const int cv_mode = cv_border_of(mode);
+    const int cv_mode = cudaconv::test::cv_border(mode);
     for (int len = 1; len <= kMaxLength; ++len) {
         for (int p = -3 * len - 5; p <= 4 * len + 5; ++p) {
             CAPTURE(cudaconv::border_name(mode), len, p);
@@ -133,7 +122,7 @@ TEST_CASE("copyMakeBorder matches borderInterpolate for pads wider than the imag
                                      BorderMode::wrap);
     const int width = GENERATE(1, 2, 3, 5);
     const int height = GENERATE(1, 2, 4);
-    const int cv_mode = cv_border_of(mode);
+    const int cv_mode = cudaconv::test::cv_border(mode);
     constexpr double kValue = -7.5;
     CAPTURE(cudaconv::border_name(mode), width, height);
 
