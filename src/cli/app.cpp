@@ -8,6 +8,7 @@
 #include <opencv2/core/version.hpp>
 #include <spdlog/spdlog.h>
 
+#include "cli/compare_command.hpp"
 #include "cli/filter_options.hpp"
 #include "cli/list_command.hpp"
 #include "cli/logging.hpp"
@@ -25,6 +26,7 @@ constexpr const char* kExamples = R"(Examples:
   cudaconv a.png b.png -f 3x3:0,-1,0,-1,5,-1,0,-1,0 -o out/{stem}-sharp.{ext}
   cudaconv - -f filters/samples/gaussian5x5.mat -o - --format png < in.png > out.png
   cudaconv list filters | kernels | devices
+  cudaconv compare out.png golden.png --max-abs 1   (see cudaconv compare --help)
 
 Exit codes: 0 success, 1 an input or output failed, 2 usage or configuration error.)";
 
@@ -63,10 +65,34 @@ int run_list(int argc, char** argv) {
     return run_list_command(options);
 }
 
+int run_compare(int argc, char** argv) {
+    CLI::App app{"Compare an image with the expected one (or two folders of them, matched by\n"
+                 "relative path): max-abs, max-rel, mean-abs, RMSE, PSNR, differing pixels and\n"
+                 "the worst pixel. Exit 0 within the limits, 1 outside them, 2 on error.\n"
+                 "With no limit given the images must be identical.",
+                 "cudaconv compare"};
+    app.footer(R"(Examples:
+  cudaconv compare out.png golden/out.png --max-abs 1
+  cudaconv compare out.pfm golden/out.pfm --max-rel 1e-5 --diff diff.png
+  cudaconv compare out/ golden/ --max-abs 1 --max-differing 0.1% --json)");
+    CompareOptions options;
+    LogOptions log;
+    add_compare_options(app, options);
+    add_log_options(app, log);
+    try {
+        app.parse(argc - 1, argv + 1);
+    } catch (const CLI::ParseError& e) {
+        return handle_parse_result(app, e);
+    }
+    apply_log_options(log);
+    return run_compare_command(options);
+}
+
 int run_filter(int argc, char** argv) {
     CLI::App app{"Convolve images with a filter on the CPU or a CUDA GPU.\n"
                  "  cudaconv INPUT... -f FILTER -o OUTPUT [OPTIONS]\n"
-                 "  cudaconv list filters|kernels|devices",
+                 "  cudaconv list filters|kernels|devices\n"
+                 "  cudaconv compare A B [--max-abs N ...]",
                  "cudaconv"};
     app.footer(kExamples);
     app.set_version_flag("--version", version_string());
@@ -92,6 +118,7 @@ int run_app(int argc, char** argv) {
     std::signal(SIGTERM, on_terminating_signal);
     try {
         if (argc > 1 && std::string(argv[1]) == "list") return run_list(argc, argv);
+        if (argc > 1 && std::string(argv[1]) == "compare") return run_compare(argc, argv);
         return run_filter(argc, argv);
     } catch (const UsageError& e) {
         spdlog::error("{}", e.what());

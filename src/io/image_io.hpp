@@ -43,6 +43,10 @@ struct EncodeOptions {
 // The lower-case extension with its dot (".png") of a path, or "".
 std::string extension_of(const std::string& path);
 
+// Whether a lower-case extension (".png") names an image format cudaconv
+// reads and writes: what folder walks (compare, batches) pick up.
+bool is_image_extension(const std::string& extension);
+
 // Checks, before any work, that an output with this extension can hold
 // this depth and channel count; throws UsageError "PATH: problem" naming
 // what would work instead (e.g. float output needs .tif, .exr or .pfm).

@@ -134,6 +134,10 @@ std::vector<int> encoder_settings(const OutputFormat& format, const EncodeOption
 
 }  // namespace
 
+bool is_image_extension(const std::string& extension) {
+    return find_format(extension) != nullptr;
+}
+
 void check_output_format(const std::string& path, const std::string& extension, Depth depth,
                          int channels) {
     const std::string name = display_name(path);

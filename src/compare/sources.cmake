@@ -1,0 +1,4 @@
+set(CUDACONV_COMPARE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/image_diff.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/folder_match.cpp
+)
