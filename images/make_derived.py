@@ -22,3 +22,16 @@ y, x = np.mgrid[0:h, 0:w]
 r = np.hypot((x - w / 2) / (w / 2), (y - h / 2) / (h / 2)) / np.sqrt(2)
 alpha = np.clip(255 * (1.2 - 1.2 * r), 0, 255).astype(np.uint8)
 cv2.imwrite("images/chelsea-alpha.png", np.dstack([chelsea, alpha]))
+
+# Small crops for the golden suite (images/golden/MANIFEST): odd, non-square
+# sizes (97x61) so tails and borders matter, and small files so dozens of
+# goldens stay light. One per depth and channel layout.
+def crop(image):
+    return image[100:161, 170:267]
+
+cv2.imwrite("images/chelsea-crop.png", crop(chelsea))
+cv2.imwrite("images/chelsea-alpha-crop.png", crop(np.dstack([chelsea, alpha])))
+cv2.imwrite("images/camera-crop.png", crop(camera))
+cv2.imwrite("images/camera16-crop.png", crop(camera).astype(np.uint16) * 257)
+# Float input in [0, 1], as PFM (the float format every build can read).
+cv2.imwrite("images/camera-crop-f32.pfm", crop(camera).astype(np.float32) / 255.0)

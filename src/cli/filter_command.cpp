@@ -122,8 +122,7 @@ private:
             OutputTarget target = resolve_output(request, input);
             // The extension and an explicit depth can be checked now; the
             // channel count and `--depth same` wait for the decoded image.
-            check_output_format(target.path, target.extension, out_depth_.value_or(Depth::u8),
-                                1);
+            check_output_format(target.path, target.extension, out_depth_, kChannelsUnknown);
             if (target.path != kStdStream) {
                 prepare_output_folder(target.path);
                 refuse_overwriting_input(input, target.path);

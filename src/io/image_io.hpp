@@ -2,6 +2,7 @@
 // Reading, encoding and atomically writing images through OpenCV.
 // Every failure is an exception whose message starts with the file name.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,8 +51,12 @@ bool is_image_extension(const std::string& extension);
 // Checks, before any work, that an output with this extension can hold
 // this depth and channel count; throws UsageError "PATH: problem" naming
 // what would work instead (e.g. float output needs .tif, .exr or .pfm).
-void check_output_format(const std::string& path, const std::string& extension, Depth depth,
-                         int channels);
+// Before the input is decoded its depth (with --depth same) and channel
+// count are not known: pass std::nullopt and kChannelsUnknown, and only
+// what is known is checked.
+constexpr int kChannelsUnknown = 0;
+void check_output_format(const std::string& path, const std::string& extension,
+                         std::optional<Depth> depth, int channels);
 
 // Encodes in memory (so a failed encode never touches the destination).
 std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::string& extension,

@@ -86,7 +86,8 @@ std::string one_of(const std::vector<std::string>& items, const char* separator 
 std::string formats_for(Depth depth, int channels) {
     std::vector<std::string> exts;
     for (const OutputFormat& f : kOutputFormats) {
-        if ((f.depths & bit(depth)) && (f.channels & channel_bit(channels))) {
+        if ((f.depths & bit(depth)) &&
+            (channels == kChannelsUnknown || (f.channels & channel_bit(channels)))) {
             exts.emplace_back(f.extensions[0]);
         }
     }
@@ -138,8 +139,8 @@ bool is_image_extension(const std::string& extension) {
     return find_format(extension) != nullptr;
 }
 
-void check_output_format(const std::string& path, const std::string& extension, Depth depth,
-                         int channels) {
+void check_output_format(const std::string& path, const std::string& extension,
+                         std::optional<Depth> depth, int channels) {
     const std::string name = display_name(path);
     const OutputFormat* format = find_format(extension);
     if (format == nullptr) {
@@ -147,7 +148,7 @@ void check_output_format(const std::string& path, const std::string& extension, 
                                                    : "unknown output format \"" + extension + "\"";
         throw UsageError(name + ": " + what + "; cudaconv writes " + known_extensions());
     }
-    if (channels != 1 && channels != 3 && channels != 4) {
+    if (channels != kChannelsUnknown && channels != 1 && channels != 3 && channels != 4) {
         throw UsageError(name + ": cudaconv writes 1, 3 or 4 channels, not " +
                          std::to_string(channels));
     }
@@ -157,23 +158,25 @@ void check_output_format(const std::string& path, const std::string& extension, 
         throw UsageError(name + ": this build's OpenCV has no " + format_name +
                          " encoder; write .png or .jpg, or .pfm for f32");
     }
-    if (!(format->depths & bit(depth))) {
-        const std::string elsewhere = formats_for(depth, channels);
+    if (depth && !(format->depths & bit(*depth))) {
+        const std::string elsewhere = formats_for(*depth, channels);
         throw UsageError(
             name + ": " + format_name + " holds " + depths_held(format->depths) + " samples; " +
             (elsewhere.empty()
                  ? ""
-                 : "write " + std::string(depth_name(depth)) + " to " + elsewhere + ", or ") +
+                 : "write " + std::string(depth_name(*depth)) + " to " + elsewhere + ", or ") +
             "choose --depth " + depth_choices(format->depths));
     }
-    if (!(format->channels & channel_bit(channels))) {
+    if (channels != kChannelsUnknown && !(format->channels & channel_bit(channels))) {
         const bool drops_alpha = channels == 4 && (format->channels & kColour);
         const std::string problem = drops_alpha
                                         ? format_name + " has no alpha channel"
                                         : format_name + " holds " + channels_held(format->channels);
+        // Called with a channel count only once the depth is known too.
+        const Depth known = depth.value_or(Depth::u8);
         throw UsageError(name + ": " + problem + "; write " + std::to_string(channels) +
-                         "-channel " + std::string(depth_name(depth)) + " images to " +
-                         formats_for(depth, channels));
+                         "-channel " + std::string(depth_name(known)) + " images to " +
+                         formats_for(known, channels));
     }
 }
 

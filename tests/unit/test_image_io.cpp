@@ -414,6 +414,18 @@ TEST_CASE("check_output_format says what would work instead", "[io]") {
     CHECK_NOTHROW(check_output_format("a.TIF", ".tif", Depth::f32, 3));
 }
 
+TEST_CASE("check_output_format before decoding checks only what is known", "[io]") {
+    // --depth same: a float input may go to .pfm, whatever it turns out to be.
+    CHECK_NOTHROW(check_output_format("a.pfm", ".pfm", std::nullopt, kChannelsUnknown));
+    CHECK_NOTHROW(check_output_format("a.png", ".png", std::nullopt, kChannelsUnknown));
+    // A colour-only format with a known depth waits for the channel count.
+    CHECK_NOTHROW(check_output_format("a.ppm", ".ppm", Depth::u8, kChannelsUnknown));
+    CHECK_THROWS_WITH(check_output_format("a.png", ".png", Depth::f32, kChannelsUnknown),
+                      Contains("PNG holds 8- or 16-bit samples"));
+    CHECK_THROWS_AS(check_output_format("a.xyz", ".xyz", std::nullopt, kChannelsUnknown),
+                    UsageError);
+}
+
 TEST_CASE("encode_image applies the options and names the path on failure", "[io]") {
     configure_opencv_io();
     const cv::Mat image = smooth_image(64, 48, CV_8UC3);
