@@ -9,6 +9,7 @@ const std::vector<std::unique_ptr<Backend>>& all_backends() {
     static const std::vector<std::unique_ptr<Backend>> kBackends = [] {
         std::vector<std::unique_ptr<Backend>> list;
         list.push_back(make_cpu_ref_backend());
+        list.push_back(make_cpu_backend());
         list.push_back(make_naive_backend());
         list.push_back(make_cmem_backend());
         list.push_back(make_smem_backend());

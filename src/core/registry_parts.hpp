@@ -8,5 +8,6 @@
 namespace cudaconv {
 
 std::unique_ptr<Backend> make_cpu_ref_backend();
+std::unique_ptr<Backend> make_cpu_backend();  // `cpu`: src/cpu/cpu_parallel.cpp
 
 }  // namespace cudaconv
