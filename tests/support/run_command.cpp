@@ -22,25 +22,32 @@ std::string slurp(const fs::path& p) {
     return s.str();
 }
 
+}  // namespace
+
 // Compiled-in paths, which the environment may override: on the GPU
 // machine the binaries run from another folder than they were built in.
-std::string binary_path() {
+std::string cudaconv_binary() {
     const char* env = std::getenv("CUDACONV_BINARY");
     return env ? env : CUDACONV_BINARY;
 }
 
-}  // namespace
-
 CommandResult run_cudaconv(const std::vector<std::string>& args, const fs::path& cwd,
                            const std::string& stdin_data) {
+    std::vector<std::string> command{cudaconv_binary()};
+    command.insert(command.end(), args.begin(), args.end());
+    return run_program(command, cwd, stdin_data);
+}
+
+CommandResult run_program(const std::vector<std::string>& command, const fs::path& cwd,
+                          const std::string& stdin_data,
+                          const std::vector<std::pair<std::string, std::string>>& env) {
     // Capture through files rather than pipes: no deadlock however much
     // either stream prints.
     TempDir io;
     const fs::path in_path = io / "stdin", out_path = io / "stdout", err_path = io / "stderr";
     std::ofstream(in_path, std::ios::binary) << stdin_data;
 
-    std::vector<std::string> argv_storage{binary_path()};
-    argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+    std::vector<std::string> argv_storage = command;
     std::vector<char*> argv;
     for (auto& a : argv_storage) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -55,7 +62,8 @@ CommandResult run_cudaconv(const std::vector<std::string>& args, const fs::path&
         dup2(in_fd, 0);
         dup2(out_fd, 1);
         dup2(err_fd, 2);
-        execv(argv[0], argv.data());
+        for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
+        execvp(argv[0], argv.data());
         _exit(127);
     }
     int status = 0;

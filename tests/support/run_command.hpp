@@ -2,6 +2,7 @@
 // Runs the built cudaconv binary as a user would, capturing what it prints.
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cudaconv::test {
@@ -16,6 +17,15 @@ struct CommandResult {
 CommandResult run_cudaconv(const std::vector<std::string>& args,
                            const std::filesystem::path& cwd = std::filesystem::current_path(),
                            const std::string& stdin_data = {});
+
+// Runs any program (looked up on PATH) the same way, with extra
+// environment variables set for it alone.
+CommandResult run_program(const std::vector<std::string>& command,
+                          const std::filesystem::path& cwd, const std::string& stdin_data = {},
+                          const std::vector<std::pair<std::string, std::string>>& env = {});
+
+// The binary under test (CUDACONV_BINARY overrides the built one).
+std::string cudaconv_binary();
 
 // A fresh empty folder, removed when the object goes.
 class TempDir {
