@@ -34,6 +34,17 @@ protected:
     virtual void finish() {}
 };
 
+// Copies of the input and output that the launches of one run rotate over
+// (RunOptions::rotate_bytes): enough that the copies together span
+// rotate_bytes, but at most kMaxRotationCopies, and the extra copies (all
+// but the first) within spare_bytes. 1 when rotate_bytes is 0 or nothing
+// more fits.
+// 64 pairs of the smallest default bench image (780x585 RGB u8, 2.7 MB)
+// span 175 MB, beyond twice the H100's 50 MB L2.
+constexpr std::size_t kMaxRotationCopies = 64;
+std::size_t rotation_copies(std::size_t rotate_bytes, std::size_t pair_bytes,
+                            std::size_t spare_bytes);
+
 // The device the CUDA variants run on: the first one. Throws CudaError
 // when there is none, so run() without can_run() still fails cleanly.
 const DeviceInfo& current_device();

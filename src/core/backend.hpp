@@ -1,6 +1,7 @@
 #pragma once
 // The one interface every variant implements (cpu-ref, the CUDA ladder,
 // the fast path), after CUTLASS's Operation: describe, can_run, run.
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,11 @@ struct Support {
 struct RunOptions {
     int warmup = 0;  // untimed filter runs before the timed ones
     int repeat = 1;  // timed filter runs; the output is from the last
+    // CUDA variants: launch i reads and writes copy i % k of the input and
+    // output, k copies spanning at least this many bytes, so that no launch
+    // finds its input in the L2 the one before left warm (as CUTLASS's
+    // profiler does). 0 keeps one copy. CPU variants ignore it.
+    std::size_t rotate_bytes = 0;
 };
 
 // What a run measured, in milliseconds. CUDA variants time with events;
