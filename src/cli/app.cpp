@@ -8,6 +8,7 @@
 #include <opencv2/core/version.hpp>
 #include <spdlog/spdlog.h>
 
+#include "cli/bench_command.hpp"
 #include "cli/compare_command.hpp"
 #include "cli/filter_options.hpp"
 #include "cli/list_command.hpp"
@@ -88,11 +89,30 @@ int run_compare(int argc, char** argv) {
     return run_compare_command(options);
 }
 
+int run_bench(int argc, char** argv) {
+    CLI::App app{"Time every variant (or those named) on seeded random images, verify each\n"
+                 "output against the reference, and print a table (variants down, sizes\n"
+                 "across), CSV and JSON. Exit 0, or 1 when an output was wrong or a run failed.",
+                 "cudaconv bench"};
+    BenchOptions options;
+    LogOptions log;
+    add_bench_options(app, options);
+    add_log_options(app, log);
+    try {
+        app.parse(argc - 1, argv + 1);
+    } catch (const CLI::ParseError& e) {
+        return handle_parse_result(app, e);
+    }
+    apply_log_options(log);
+    return run_bench_command(options);
+}
+
 int run_filter(int argc, char** argv) {
     CLI::App app{"Convolve images with a filter on the CPU or a CUDA GPU.\n"
                  "  cudaconv INPUT... -f FILTER -o OUTPUT [OPTIONS]\n"
                  "  cudaconv list filters|kernels|devices\n"
-                 "  cudaconv compare A B [--max-abs N ...]",
+                 "  cudaconv compare A B [--max-abs N ...]\n"
+                 "  cudaconv bench [--size WxH,...] [-f FILTER,...] [-k all|NAME,...]",
                  "cudaconv"};
     app.footer(kExamples);
     app.set_version_flag("--version", version_string());
@@ -119,6 +139,7 @@ int run_app(int argc, char** argv) {
     try {
         if (argc > 1 && std::string(argv[1]) == "list") return run_list(argc, argv);
         if (argc > 1 && std::string(argv[1]) == "compare") return run_compare(argc, argv);
+        if (argc > 1 && std::string(argv[1]) == "bench") return run_bench(argc, argv);
         return run_filter(argc, argv);
     } catch (const UsageError& e) {
         spdlog::error("{}", e.what());

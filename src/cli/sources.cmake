@@ -1,5 +1,6 @@
 set(CUDACONV_CLI_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/app.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/bench_command.cpp
   ${CMAKE_CURRENT_LIST_DIR}/compare_command.cpp
   ${CMAKE_CURRENT_LIST_DIR}/conv_params.cpp
   ${CMAKE_CURRENT_LIST_DIR}/filter_command.cpp

@@ -1,0 +1,210 @@
+#include "bench/cases.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "bench/random_data.hpp"
+#include "core/errors.hpp"
+#include "core/registry.hpp"
+#include "filters/numbers.hpp"
+#include "filters/spec.hpp"
+
+namespace cudaconv {
+namespace {
+
+std::string trimmed(std::string_view text) {
+    const auto first = text.find_first_not_of(" \t");
+    if (first == std::string_view::npos) return {};
+    const auto last = text.find_last_not_of(" \t");
+    return std::string(text.substr(first, last - first + 1));
+}
+
+std::vector<std::string> split_commas(const std::string& list) {
+    std::vector<std::string> fields;
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t comma = list.find(',', start);
+        fields.push_back(trimmed(std::string_view(list).substr(
+            start, comma == std::string::npos ? std::string::npos : comma - start)));
+        if (comma == std::string::npos) return fields;
+        start = comma + 1;
+    }
+}
+
+// The whole of `text` as a positive decimal integer.
+bool parse_positive(std::string_view text, std::int64_t& value) {
+    if (text.empty()) return false;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    return ec == std::errc() && end == text.data() + text.size() && value > 0;
+}
+
+std::vector<std::string_view> split_x(std::string_view text) {
+    std::vector<std::string_view> parts;
+    for (;;) {
+        const std::size_t x = text.find_first_of("xX");
+        parts.push_back(text.substr(0, x));
+        if (x == std::string_view::npos) return parts;
+        text.remove_prefix(x + 1);
+    }
+}
+
+bool is_number(const std::string& field) {
+    double value = 0.0;
+    std::string problem;
+    return parse_finite_number(field, value, problem);
+}
+
+// `WxH:...` (or `-3x3:` on its way to a size error): the specs whose
+// values are comma-separated.
+bool is_inline_spec(const std::string& spec) {
+    const std::size_t colon = spec.find(':');
+    if (colon == std::string::npos) return false;
+    const std::string size = spec.substr(0, colon);
+    return size.find_first_of("xX") != std::string::npos &&
+           std::all_of(size.begin(), size.end(), [](char c) {
+               return (c >= '0' && c <= '9') || c == 'x' || c == 'X' || c == '-' || c == '+';
+           });
+}
+
+template <typename T, typename Same>
+void push_unique(std::vector<T>& list, T item, Same same) {
+    const bool seen = std::any_of(list.begin(), list.end(),
+                                  [&](const T& other) { return same(other, item); });
+    if (!seen) list.push_back(std::move(item));
+}
+
+std::string variant_names() {
+    std::string names;
+    for (const auto& b : all_backends()) {
+        names += names.empty() ? "" : ", ";
+        names += b->name();
+    }
+    return names;
+}
+
+}  // namespace
+
+std::string BenchSize::label() const { return fmt::format("{}x{}x{}", width, height, channels); }
+
+BenchSize parse_bench_size(const std::string& text) {
+    const auto bad = [&](const std::string& why) {
+        return UsageError(fmt::format("--size \"{}\": {}", text, why));
+    };
+    const std::vector<std::string_view> parts = split_x(text);
+    if (parts.size() != 2 && parts.size() != 3) {
+        throw bad("expected WxH or WxHxC, e.g. 4000x3000 or 4000x3000x1");
+    }
+    BenchSize size;
+    std::int64_t channels = 3;
+    if (!parse_positive(parts[0], size.width) || !parse_positive(parts[1], size.height) ||
+        (parts.size() == 3 && !parse_positive(parts[2], channels))) {
+        throw bad("width, height and channels must be positive integers");
+    }
+    if (size.width > kMaxBenchSide || size.height > kMaxBenchSide) {
+        throw bad(fmt::format("sides are limited to {}", kMaxBenchSide));
+    }
+    if (channels != 1 && channels != 3 && channels != 4) {
+        throw bad("channels must be 1, 3 or 4");
+    }
+    size.channels = static_cast<int>(channels);
+    return size;
+}
+
+std::vector<BenchSize> parse_bench_sizes(const std::vector<std::string>& lists) {
+    std::vector<BenchSize> sizes;
+    for (const std::string& list : lists) {
+        for (const std::string& field : split_commas(list)) {
+            push_unique(sizes, parse_bench_size(field), std::equal_to<>());
+        }
+    }
+    if (sizes.empty()) throw UsageError("--size: no sizes given");
+    return sizes;
+}
+
+std::vector<std::string> split_filter_list(const std::string& list) {
+    std::vector<std::string> specs;
+    for (const std::string& field : split_commas(list)) {
+        if (!specs.empty() && is_inline_spec(specs.back()) && is_number(field)) {
+            specs.back() += "," + field;
+            continue;
+        }
+        if (field.empty()) {
+            throw UsageError(fmt::format("-f \"{}\": an empty filter (a stray comma?)", list));
+        }
+        specs.push_back(field);
+    }
+    return specs;
+}
+
+Filter make_bench_filter(const std::string& spec) {
+    constexpr std::string_view kRandom = "random:";
+    if (spec.compare(0, kRandom.size(), kRandom) != 0) return parse_filter_spec(spec);
+
+    const std::string where = fmt::format("filter \"{}\"", spec);
+    const std::vector<std::string_view> parts =
+        split_x(std::string_view(spec).substr(kRandom.size()));
+    std::int64_t width = 0, height = 0;
+    bool ok = false;
+    if (parts.size() == 1) {
+        ok = parse_positive(parts[0], width);
+        height = width;
+    } else if (parts.size() == 2) {
+        ok = parse_positive(parts[0], width) && parse_positive(parts[1], height);
+    }
+    if (!ok) throw FilterError(where + ": expected random:N or random:WxH, e.g. random:15");
+    check_filter_size(width, height, where);
+    Filter f = random_dense_filter(static_cast<int>(width), static_cast<int>(height));
+    f.label = spec;
+    return f;
+}
+
+std::vector<Filter> parse_bench_filters(const std::vector<std::string>& lists) {
+    std::vector<Filter> filters;
+    for (const std::string& list : lists) {
+        for (const std::string& spec : split_filter_list(list)) {
+            push_unique(filters, make_bench_filter(spec),
+                        [](const Filter& a, const Filter& b) { return a.label == b.label; });
+        }
+    }
+    if (filters.empty()) throw UsageError("-f: no filters given");
+    return filters;
+}
+
+std::vector<Depth> parse_bench_depths(const std::vector<std::string>& lists) {
+    std::vector<Depth> depths;
+    for (const std::string& list : lists) {
+        for (const std::string& field : split_commas(list)) {
+            const auto depth = parse_depth(field);
+            if (!depth) {
+                throw UsageError(
+                    fmt::format("--depth \"{}\": choose from u8, u16, f32", field));
+            }
+            push_unique(depths, *depth, std::equal_to<>());
+        }
+    }
+    if (depths.empty()) throw UsageError("--depth: no depths given");
+    return depths;
+}
+
+std::vector<Backend*> select_bench_variants(const std::string& list) {
+    std::vector<Backend*> variants;
+    if (trimmed(list) == "all") {
+        for (const auto& b : all_backends()) variants.push_back(b.get());
+        return variants;
+    }
+    for (const std::string& name : split_commas(list)) {
+        Backend* backend = find_backend(name);
+        if (!backend) {
+            throw UsageError(fmt::format("-k \"{}\": unknown variant (choose all, or a comma "
+                                         "list of: {})",
+                                         name, variant_names()));
+        }
+        push_unique(variants, backend, std::equal_to<>());
+    }
+    return variants;
+}
+
+}  // namespace cudaconv

@@ -1,0 +1,38 @@
+#pragma once
+// Runs a bench: for each depth x size x filter, one seeded input, one
+// reference output, then every selected variant, timed and verified.
+#include <vector>
+
+#include "bench/cases.hpp"
+#include "bench/results.hpp"
+#include "core/backend.hpp"
+
+namespace cudaconv {
+
+// CPU variants time with a steady clock, one run per call; a row stops
+// warming up and repeating once it has run this long (one timed run at
+// least), so `-k all` on big images still ends: cpu-ref needs seconds a run.
+constexpr double kCpuRowBudgetSeconds = 2.0;
+
+// CUDA inputs rotate over twice the L2, as CUTLASS's profiler does: a
+// launch never finds its input left in the L2 by the one before.
+constexpr std::size_t kRotateL2Multiple = 2;
+
+struct BenchPlan {
+    std::vector<BenchSize> sizes;
+    std::vector<Filter> filters;
+    std::vector<Depth> depths;
+    std::vector<Backend*> variants;
+    BorderMode border = BorderMode::reflect101;
+    double border_value = 0.0;
+    int warmup = 3;
+    int repeat = 20;
+    bool verify = true;
+    double cpu_budget_s = kCpuRowBudgetSeconds;
+};
+
+// Never throws for a variant's failure (that row says `error`); throws
+// only when the reference itself cannot be computed.
+BenchReport run_bench(const BenchPlan& plan);
+
+}  // namespace cudaconv

@@ -1,0 +1,34 @@
+#pragma once
+// How far a variant's output may be from the reference's and still be
+// right: SPEC.md "Arithmetic", as the GPU tests apply it
+// (tests/support/variant_tolerance.cpp), product-side for `bench`.
+#include <string_view>
+
+#include "core/job.hpp"
+
+namespace cudaconv {
+
+struct Tolerance {
+    double integer_levels = 1.0;   // SPEC.md: integer outputs within 1 level
+    double float_relative = 1e-5;  // of the largest |reference| sample
+    double float_absolute = 0.0;   // allowed on top: the variant's own float32 bound
+};
+
+// The variant's bound against the exact result. `fft`: the bound it
+// documents (kernels/fft_sizes.hpp fft_error_bound). Every other variant:
+// 1 level, or 1e-5 relative plus the float32 summation bound
+// n * 2^-24 * sum|taps| * max|input| * |scale| (n taps), since SPEC.md
+// allows float32 accumulation and a sum that cancels (a filter summing
+// near 0 over a flat area) can keep less than 1e-5 of its result.
+Tolerance variant_tolerance(std::string_view variant, const Job& job);
+
+// Against a reference that is itself within `reference` of the exact
+// result (the `cpu` variant where the oracle would take too long), the
+// two bounds add; against the oracle (`exact`), the variant's alone.
+Tolerance against_reference(const Tolerance& variant, const Tolerance& reference, bool exact);
+
+// The largest |sample| the filtered channels read: the input's, and the
+// constant border value where that mode is used. NaN propagates.
+double max_abs_filtered_input(const Job& job);
+
+}  // namespace cudaconv

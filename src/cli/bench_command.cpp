@@ -1,0 +1,107 @@
+// `cudaconv bench`: parse the lists, run the plan, write the reports.
+#include "cli/bench_command.hpp"
+
+#include <cstdio>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "bench/report.hpp"
+#include "bench/runner.hpp"
+#include "core/errors.hpp"
+#include "io/image_io.hpp"
+
+namespace cudaconv {
+namespace {
+
+constexpr const char* kBenchExamples = R"(Examples:
+  cudaconv bench                                      # the default tables, every variant
+  cudaconv bench --size 4000x3000 -f edge -k all
+  cudaconv bench --size 4000x3000x1 -f random:15,random:31 --depth f32 --json bench.json
+  cudaconv bench --size 64x48 -f edge -k cpu-ref,cpu --warmup 0 --repeat 3 --csv -
+
+Sizes are WxH (RGB) or WxHxC (C = 1, 3 or 4). Filters are anything -f accepts, or
+random:N / random:WxH (dense random taps, fixed seed, summing to 1).
+Every timed output is checked against cpu-ref (cpu beyond 3e8 taps x samples): a wrong
+one shows WRONG instead of a time, and bench exits 1.)";
+
+// A report file in a missing folder would fail only after the whole bench.
+void check_report_path(const std::string& option, const std::string& path) {
+    if (path.empty() || path == kStdStream) return;
+    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+    if (!folder.empty() && !std::filesystem::is_directory(folder)) {
+        throw UsageError(fmt::format("{} {}: the folder {} does not exist", option, path,
+                                     folder.string()));
+    }
+}
+
+void write_text(const std::string& path, const std::string& text) {
+    write_file_atomically(path, std::vector<std::uint8_t>(text.begin(), text.end()));
+}
+
+BenchPlan make_plan(const BenchOptions& o) {
+    BenchPlan plan;
+    plan.sizes = parse_bench_sizes(o.sizes);
+    plan.filters = parse_bench_filters(o.filters);
+    plan.depths = parse_bench_depths(o.depths);
+    plan.variants = select_bench_variants(o.variants);
+    bool forces_zero = false;
+    const auto border = parse_border(o.border, &forces_zero);
+    if (!border) {
+        throw UsageError(fmt::format("--border \"{}\": unknown border mode (reflect101, "
+                                     "reflect, replicate, constant, wrap, valid)",
+                                     o.border));
+    }
+    plan.border = *border;
+    plan.warmup = o.warmup;
+    plan.repeat = o.repeat;
+    plan.verify = !o.no_verify;
+    return plan;
+}
+
+}  // namespace
+
+void add_bench_options(CLI::App& app, BenchOptions& o) {
+    app.footer(kBenchExamples);
+    app.add_option("--size", o.sizes, "Image sizes, a comma list of WxH or WxHxC")
+        ->capture_default_str();
+    app.add_option("-f,--filter", o.filters,
+                   "Filter specs, a comma list (as -f of the main command, or random:N)")
+        ->capture_default_str();
+    app.add_option("-k,--kernel", o.variants, "Variants: all, or a comma list of names")
+        ->capture_default_str();
+    app.add_option("--depth", o.depths, "Sample depths of input and output: u8, u16, f32")
+        ->capture_default_str();
+    app.add_option("--border", o.border, "Border mode")->capture_default_str();
+    app.add_option("--warmup", o.warmup, "Untimed runs before the timed ones")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    app.add_option("--repeat", o.repeat, "Timed runs; the median is shown")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--csv", o.csv_path, "Write one CSV row per result to FILE (- for stdout)");
+    app.add_option("--json", o.json_path, "Write the results as JSON to FILE (- for stdout)");
+    app.add_flag("--no-verify", o.no_verify,
+                 "Skip checking outputs against the reference (times are marked unverified)");
+}
+
+int run_bench_command(const BenchOptions& o) {
+    if (o.csv_path == kStdStream && o.json_path == kStdStream) {
+        throw UsageError("--csv - and --json - would both write to stdout");
+    }
+    check_report_path("--csv", o.csv_path);
+    check_report_path("--json", o.json_path);
+    const BenchPlan plan = make_plan(o);
+
+    const BenchReport report = run_bench(plan);
+
+    // The table goes to stdout unless a report does.
+    const bool report_on_stdout = o.csv_path == kStdStream || o.json_path == kStdStream;
+    print_bench_tables(report_on_stdout ? stderr : stdout, report);
+    std::fflush(report_on_stdout ? stderr : stdout);
+    if (!o.csv_path.empty()) write_text(o.csv_path, bench_csv(report));
+    if (!o.json_path.empty()) write_text(o.json_path, bench_json(report).dump(2) + "\n");
+    return report.any_failure() ? kExitWorkFailed : kExitOk;
+}
+
+}  // namespace cudaconv
