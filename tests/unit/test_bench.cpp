@@ -5,7 +5,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <iostream>
 #include <stdexcept>
+#include <tuple>
 
 #include <opencv2/core.hpp>
 
@@ -19,7 +21,9 @@
 #include "core/registry.hpp"
 #include "filters/spec.hpp"
 #include "io/image_io.hpp"
+#include "kernels/copy_bandwidth.hpp"
 #include "kernels/cuda_backend.hpp"
+#include "kernels/device_info.hpp"
 #include "kernels/fft_sizes.hpp"
 
 namespace cudaconv {
@@ -335,6 +339,41 @@ TEST_CASE("run_bench refuses what leaves no output", "[bench]") {
     CHECK(report.rows[0].status == RowStatus::refused);
     CHECK_THAT(report.rows[0].reason, Catch::Contains("valid"));
     CHECK_FALSE(report.any_failure());
+}
+
+// On a GPU: every CUDA variant, its launches rotated over several copies,
+// still gives the right output (whichever copy the last launch wrote).
+TEST_CASE("rotated CUDA runs stay correct; the copy bandwidth is measured", "[bench][gpu]") {
+    if (probe_devices().devices.empty()) {
+        std::cout << "SKIPPED: no CUDA device (" << probe_devices().problem << ")\n";
+        return;
+    }
+    const CopyBandwidth copy = measure_copy_bandwidth(std::size_t{64} << 20, 1, 3);
+    CHECK(copy.gb_per_s > 10.0);
+
+    const cv::Mat src = random_bench_image({61, 37, 3}, Depth::u8);
+    cv::Mat expected(src.size(), src.type()), actual(src.size(), src.type());
+    const ConvParams params = params_of(make_bench_filter("random:5"));
+    find_backend(kOracleName)->run({view_of(src), view_of(expected), params}, {});
+    const std::size_t pair = 2 * src.total() * src.elemSize();
+    for (const auto& variant : all_backends()) {
+        const Job job{view_of(src), view_of(actual), params};
+        if (!variant->uses_cuda() || !variant->can_run(job).ok) continue;
+        // 3 copies over 4 launches (the last writes copy 0), then 5 over 3.
+        for (const auto& [copies, warmup, repeat] :
+             {std::tuple{3, 1, 3}, std::tuple{5, 0, 3}, std::tuple{2, 2, 1}}) {
+            CAPTURE(variant->name(), copies, warmup, repeat);
+            std::memset(actual.data, 0xFF, actual.total() * actual.elemSize());
+            const RunTimings t = variant->run(
+                job, {warmup, repeat, static_cast<std::size_t>(copies) * pair});
+            CHECK(t.filter_ms.size() == static_cast<std::size_t>(repeat));
+            const Verdict v = verify_output(view_of(static_cast<const cv::Mat&>(expected)),
+                                            as_const(job.dst),
+                                            variant_tolerance(variant->name(), job));
+            INFO(v.describe());
+            CHECK(v.ok);
+        }
+    }
 }
 
 }  // namespace cudaconv
