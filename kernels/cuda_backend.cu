@@ -30,12 +30,21 @@ double elapsed_ms(const Event& start, const Event& stop) {
     return ms;
 }
 
-std::size_t image_bytes(std::int64_t width, std::int64_t height, int channels, Depth depth) {
-    return static_cast<std::size_t>(width) * static_cast<std::size_t>(height) *
-           static_cast<std::size_t>(channels) * depth_bytes(depth);
+// Device rows start on 16-byte boundaries, so that kernels may load and
+// store whole 16-byte vectors (fast.cu); at most 15 bytes a row of padding.
+constexpr std::size_t kRowAlignment = 16;
+
+std::size_t device_pitch(std::size_t row_bytes) {
+    return (row_bytes + kRowAlignment - 1) / kRowAlignment * kRowAlignment;
 }
 
-// The device bytes every CUDA run needs: packed input, output and taps.
+std::size_t image_bytes(std::int64_t width, std::int64_t height, int channels, Depth depth) {
+    return device_pitch(static_cast<std::size_t>(width) * static_cast<std::size_t>(channels) *
+                        depth_bytes(depth)) *
+           static_cast<std::size_t>(height);
+}
+
+// The device bytes every CUDA run needs: input, output and taps.
 std::size_t base_device_bytes(const Job& job) {
     return image_bytes(job.src.width, job.src.height, job.src.channels, job.src.depth) +
            image_bytes(job.dst.width, job.dst.height, job.dst.channels, job.dst.depth) +
@@ -94,8 +103,9 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     const Stream stream;
     RunTimings timings;
 
-    const std::size_t src_row = job.src.packed_row_bytes();
-    const std::size_t dst_row = job.dst.packed_row_bytes();
+    // Host staging has the device's pitch, so each transfer is one copy.
+    const std::size_t src_row = device_pitch(job.src.packed_row_bytes());
+    const std::size_t dst_row = device_pitch(job.dst.packed_row_bytes());
     const std::size_t src_bytes = src_row * static_cast<std::size_t>(job.src.height);
     const std::size_t dst_bytes = dst_row * static_cast<std::size_t>(job.dst.height);
     const std::vector<float> taps(job.params.filter.taps.begin(), job.params.filter.taps.end());
@@ -109,7 +119,8 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     // Stage the input in pinned memory (rows of a cv::Mat may be padded),
     // so the upload runs at full PCIe speed.
     for (std::int64_t y = 0; y < job.src.height; ++y) {
-        std::memcpy(h_src.get() + static_cast<std::size_t>(y) * src_row, job.src.row(y), src_row);
+        std::memcpy(h_src.get() + static_cast<std::size_t>(y) * src_row, job.src.row(y),
+                    job.src.packed_row_bytes());
     }
     const Event up_start, up_stop;
     CUDA_CHECK(cudaEventRecord(up_start.get(), stream.get()));
@@ -196,7 +207,8 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     timings.upload_ms = elapsed_ms(up_start, up_stop);
     timings.download_ms = elapsed_ms(down_start, down_stop);
     for (std::int64_t y = 0; y < job.dst.height; ++y) {
-        std::memcpy(job.dst.row(y), h_dst.get() + static_cast<std::size_t>(y) * dst_row, dst_row);
+        std::memcpy(job.dst.row(y), h_dst.get() + static_cast<std::size_t>(y) * dst_row,
+                    job.dst.packed_row_bytes());
     }
     return timings;
 }

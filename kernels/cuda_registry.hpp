@@ -15,5 +15,6 @@ std::unique_ptr<Backend> make_unrolled_backend();
 std::unique_ptr<Backend> make_separable_backend();
 std::unique_ptr<Backend> make_fft_backend();
 std::unique_ptr<Backend> make_cudnn_backend();
+std::unique_ptr<Backend> make_fast_backend();
 
 }  // namespace cudaconv

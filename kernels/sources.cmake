@@ -12,4 +12,5 @@ set(CUDACONV_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/fft.cu
   ${CMAKE_CURRENT_LIST_DIR}/cudnn_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cudnn.cu
+  ${CMAKE_CURRENT_LIST_DIR}/fast.cu
 )

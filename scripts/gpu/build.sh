@@ -12,9 +12,19 @@ source scripts/cuda-env.sh
 cmake --preset gpu >/dev/null
 cmake --build --preset gpu --target cudaconv cudaconv_unit_tests cudaconv_cli_tests
 
+# The three binaries, stripped and packed: unpacked they pass the carry's
+# 64 MiB (each holds every kernel), packed they take about a quarter.
 mkdir -p .carry
-cp build/gpu/cudaconv build/gpu/tests/cudaconv_unit_tests build/gpu/tests/cudaconv_cli_tests .carry/
-strip .carry/cudaconv .carry/cudaconv_unit_tests .carry/cudaconv_cli_tests
+staging=$(mktemp -d)
+cp build/gpu/cudaconv build/gpu/tests/cudaconv_unit_tests build/gpu/tests/cudaconv_cli_tests "$staging/"
+strip "$staging"/*
+tar czf .carry/binaries.tgz -C "$staging" cudaconv cudaconv_unit_tests cudaconv_cli_tests
+rm -rf "$staging" .carry/cudaconv .carry/cudaconv_unit_tests .carry/cudaconv_cli_tests
+# The peers' timing programs (../shared/peers), built and run there beside ours.
+if [[ -d ../shared/peers ]]; then
+  mkdir -p .carry/peers
+  cp ../shared/peers/npp_bench.cu .carry/peers/
+fi
 # The benchmark input of SPEC/issue tables: 4000x3000 RGB, made from a
 # sample photo (a real image compresses; noise would not fit the carry).
 if [[ ! -f .carry/rocket-4000x3000.jpg ]]; then
@@ -28,7 +38,7 @@ big = cv2.resize(img, (4000, 3000), interpolation=cv2.INTER_CUBIC)
 cv2.imwrite(".carry/rocket-4000x3000.jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 90])'
 fi
 # Refuse a binary that still needs libraries the GPU machine lacks.
-if ldd .carry/cudaconv | grep -E 'opencv|spdlog|fmt|jpeg|png|libz'; then
+if ldd build/gpu/cudaconv | grep -E 'opencv|spdlog|fmt|jpeg|png|libz'; then
   echo "gpu/build: cudaconv still links the shared libraries above" >&2
   exit 1
 fi

@@ -11,7 +11,11 @@ cd "$(dirname "$0")/../.."
 final=${OUT:-gpu-out}
 out=$(mktemp -d)
 mkdir -p "$final"
-bin=$PWD/.carry
+# build.sh packed the binaries; the sample image and peers lie beside them.
+bin=$(mktemp -d)
+tar xzf .carry/binaries.tgz -C "$bin"
+cp .carry/rocket-4000x3000.jpg "$bin/"
+[[ -d .carry/peers ]] && cp -r .carry/peers "$bin/"
 
 # cuDNN 9 is only inside the Python environment there (GPU.md).
 for d in /opt/torch/.venv/lib/python3*/site-packages/nvidia/cudnn/lib; do
@@ -73,11 +77,27 @@ PY
 done
 rm -f "$out"/edge-*.png
 
+# Issue 5's targets: `cudaconv bench` (every output verified) on the target
+# jobs, with NPP timed in the same call (../shared/peers, carried by build.sh).
+cuda_variants=$("$bin/cudaconv" list kernels | awk '$2 == "CUDA" {print $1}' | paste -sd,)
+step bench-rgb "$bin/cudaconv" bench --size 4000x3000x3 --depth u8 -f edge,gaussian:5,gaussian:sigma=5 \
+  -k "$cuda_variants" --json "$out/bench-rgb.json"
+step bench-gray "$bin/cudaconv" bench --size 4000x3000x1 --depth f32 \
+  -f random:3,random:5,random:7,random:15,random:31 -k "$cuda_variants" --json "$out/bench-gray.json"
+if [[ -f $bin/peers/npp_bench.cu ]]; then
+  step npp-build "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" -O3 -std=c++17 -arch=sm_90 "$bin/peers/npp_bench.cu" -o "$out/npp_bench" \
+    -lnppif -lnppisu -lnppc
+  step npp "$out/npp_bench"
+fi
+
 echo "== GPU"; cat "$out/gpu.txt"
 echo "== unit tests (GPU part)"; grep -E "passed|failed|not supported|SKIPPED|test cases" "$out/unit-tests.log" | tail -40
 echo "== sanitizers"; for t in memcheck racecheck initcheck synccheck; do
   echo "$t: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/sanitizer-$t.log" | tail -1)"; done
 echo "== timing, 4000x3000 RGB u8, edge 3x3"; cat "$timing"
+echo "== bench (4000x3000 RGB u8)"; sed -n '/median/,$p' "$out/bench-rgb.log" | head -60
+echo "== bench (4000x3000 gray f32)"; sed -n '/median/,$p' "$out/bench-gray.log" | head -80
+echo "== NPP"; cat "$out/npp.log" 2>/dev/null
 echo "== failures"; grep -h -A8 "FAILED" "$out"/unit-tests.log "$out"/cli-tests.log | head -60
 echo "== summary"; printf '%s\n' "${summary[@]}"
 tar czf "$final/gpu-logs.tgz" -C "$out" .

@@ -44,6 +44,7 @@ struct Case {
     Depth in_depth = Depth::u8;
     Depth out_depth = Depth::u8;
     std::uint64_t seed = 0;
+    bool centred_anchor = false;  // the anchor fast needs, instead of a random one
 };
 
 std::ostream& operator<<(std::ostream& os, const Case& c) {
@@ -73,6 +74,10 @@ ConvParams random_params(const Case& c, std::mt19937_64& gen) {
     }
     p.anchor_x = std::uniform_int_distribution<int>(0, c.filter_width - 1)(gen);
     p.anchor_y = std::uniform_int_distribution<int>(0, c.filter_height - 1)(gen);
+    if (c.centred_anchor) {
+        p.anchor_x = c.filter_width / 2;
+        p.anchor_y = c.filter_height / 2;
+    }
     p.border = c.border;
     p.border_value = std::uniform_real_distribution<double>(0.0, 200.0)(gen);
     double abs_sum = 0.0;
@@ -190,6 +195,38 @@ TEST_CASE("CUDA variants on larger images, every depth pair", "[gpu]") {
     report(tally);
 }
 
+// fast takes only odd square filters with the anchor at the centre, on u8
+// and f32 inputs: the jobs above give it few of those, so here is a product
+// of its own, every size it is built for, with widths whose rows end in a
+// partial vector and images smaller than the filter (the border path).
+TEST_CASE("fast over its own jobs: every size, border, channel count, depth pair", "[gpu]") {
+    if (skip_without_device()) return;
+    std::vector<Backend*> fast{find_backend("fast")};
+    REQUIRE(fast.front() != nullptr);
+    std::map<std::string, VariantTally> tally;
+    std::uint64_t seed = 70000;
+    const std::vector<std::pair<int, int>> sizes{{1, 1}, {5, 3}, {16, 2}, {37, 19}, {128, 9}, {257, 33}};
+    int depth_pick = 0;
+    for (int side = 3; side <= 15; side += 2) {
+        for (BorderMode border : all_border_modes()) {
+            if (border == BorderMode::valid) continue;
+            for (const auto& [w, h] : sizes) {
+                for (int channels : {1, 3, 4}) {
+                    const Depth in = depth_pick % 2 == 0 ? Depth::u8 : Depth::f32;
+                    const Depth out = kDepths[(depth_pick / 2) % 3];
+                    ++depth_pick;
+                    Case c{w, h, side, side, channels, border, in, out, ++seed};
+                    c.centred_anchor = true;
+                    run_case(c, fast, tally);
+                }
+            }
+        }
+    }
+    report(tally);
+    CHECK(tally["fast"].refusals.empty());
+    CHECK(tally["fast"].passed > 0);
+}
+
 // A small set for the sanitizers, which run 10-100x slower.
 TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
     if (skip_without_device()) return;
@@ -200,6 +237,16 @@ TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
         run_case({37, 29, 5, 3, 4, border, Depth::u8, Depth::u8, ++seed}, variants, tally);
         run_case({1, 1, 3, 3, 1, border, Depth::f32, Depth::f32, ++seed}, variants, tally);
         run_case({67, 5, 17, 17, 3, border, Depth::u16, Depth::f32, ++seed}, variants, tally);
+        if (border != BorderMode::valid) {  // fast's own jobs
+            for (int channels : {1, 3, 4}) {
+                Case c{53, 21, 5, 5, channels, border, Depth::u8, Depth::u8, ++seed};
+                c.centred_anchor = true;
+                run_case(c, variants, tally);
+                c = {19, 6, 3, 3, channels, border, Depth::f32, Depth::u16, ++seed};
+                c.centred_anchor = true;
+                run_case(c, variants, tally);
+            }
+        }
     }
     report(tally);
 }

@@ -124,7 +124,7 @@ TEST_CASE("limits: each one checked only when given; none given means identical"
     CHECK(limit_violations(d, {0.0, 0.0, 1000.0, DifferingLimit{false, 0}}).size() == 4);
 }
 
-TEST_CASE("--max-differing takes a count or a percentage", "[compare]") {
+TEST_CASE("the max-differing limit takes a count or a percentage", "[compare]") {
     CHECK_FALSE(parse_differing_limit("120").percent);
     CHECK(parse_differing_limit("120").value == 120.0);
     CHECK(parse_differing_limit("0.5%").percent);
