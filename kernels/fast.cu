@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -44,8 +45,20 @@ constexpr int kVectorBytes = 16;
 // 32 threads across: a warp covers 512 contiguous bytes of a row; 8 warps
 // down share their rows' halos through L1.
 constexpr int kBlockX = 32;
-constexpr int kBlockY = 8;
+#ifndef CUDACONV_FAST_BLOCK_Y  // overridable for tuning sweeps (docs/PERFORMANCE.md)
+#define CUDACONV_FAST_BLOCK_Y 8
+#endif
+constexpr int kBlockY = CUDACONV_FAST_BLOCK_Y;
 constexpr int kThreads = kBlockX * kBlockY;
+// Two blocks an SM (16 warps) at least: caps registers at 128 a thread;
+// left alone the compiler took up to 254 to hoist loads, leaving 8 warps
+// to hide memory latency.
+#ifndef CUDACONV_FAST_U8_MIN_BLOCKS
+#define CUDACONV_FAST_U8_MIN_BLOCKS 2
+#endif
+#ifndef CUDACONV_FAST_F32_MIN_BLOCKS
+#define CUDACONV_FAST_F32_MIN_BLOCKS 2
+#endif
 
 __constant__ float c_taps[kMaxTaps];
 
@@ -54,25 +67,37 @@ CC_HD constexpr int samples_per_vector() {
     return kVectorBytes / static_cast<int>(sizeof(In));
 }
 
-// Output rows per thread: 64 accumulators for 3x3 to 7x7 (u8: 16 samples x
-// 4 rows; f32: 4 x 16) so that each input row loaded serves many outputs;
-// half that from 9x9, where taps, not loads, bound the time and registers
-// run short.
+// Output rows per thread: each input row loaded serves up to R of them,
+// and R x S accumulators live in registers. 4 rows keep u8 threads (16
+// samples) under 128 registers, so two 256-thread blocks fit an SM; f32
+// threads (4 samples) take 8, as many loads per output with a quarter of
+// the registers.
+#ifndef CUDACONV_FAST_U8_ROWS
+#define CUDACONV_FAST_U8_ROWS 4
+#endif
+#ifndef CUDACONV_FAST_F32_ROWS
+#define CUDACONV_FAST_F32_ROWS 8
+#endif
 template <int Side, typename In>
 CC_HD constexpr int rows_per_thread() {
-    constexpr int kAccumulators = Side <= 7 ? 64 : 32;
-    return kAccumulators / samples_per_vector<In>();
+    return sizeof(In) == 1 ? CUDACONV_FAST_U8_ROWS : CUDACONV_FAST_F32_ROWS;
 }
 
 // The S samples of a 16-byte vector as floats.
 template <typename In>
 __device__ __forceinline__ void unpack(const uint4& v, float* out) {
     if constexpr (sizeof(In) == 1) {
+        // Byte b into the mantissa of 2^23 (0x4B0000bb is 2^23 + b), minus
+        // 2^23: one PRMT and one FADD at full rate, where an I2F runs at a
+        // quarter rate and bounded the u8 kernels.
         const unsigned int words[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
         for (int w = 0; w < 4; ++w) {
 #pragma unroll
-            for (int b = 0; b < 4; ++b) out[w * 4 + b] = static_cast<float>((words[w] >> (8 * b)) & 0xFFu);
+            for (int b = 0; b < 4; ++b) {
+                out[w * 4 + b] =
+                    __uint_as_float(__byte_perm(words[w], 0x4B000000u, 0x7440u + b)) - 8388608.0f;
+            }
         }
     } else {
         out[0] = __uint_as_float(v.x);
@@ -82,17 +107,20 @@ __device__ __forceinline__ void unpack(const uint4& v, float* out) {
     }
 }
 
-// Input sample `k` of row `y` (both possibly outside the image) through the
-// border policy; k counts interleaved samples, so its pixel is k / C. Only
-// threads at the image's edges call it; kept out of line so that the
-// unrolled window loads stay small (inlined, they multiplied build time).
+// Samples k_first ... k_first + count - 1 of input row y (any of them may lie
+// outside the image) through the border policy, into out. Only threads at
+// the image's edges call it, once a row; kept out of line so that the
+// unrolled fast path stays small and its registers its own (inlined per
+// sample, it multiplied build time and spilled the accumulators).
 template <typename In>
-__device__ __noinline__ float load_sample_bordered(const DeviceJob& job, std::int64_t k,
-                                                   std::int64_t y) {
+__device__ __noinline__ void load_row_bordered(const DeviceJob& job, std::int64_t k_first,
+                                               int count, std::int64_t y, float* out) {
     const std::int64_t c = job.channels;
-    const std::int64_t pixel = k >= 0 ? k / c : -((-k + c - 1) / c);
-    const int channel = static_cast<int>(k - pixel * c);
-    return load_bordered<In>(job, pixel, y, channel);
+    for (int w = 0; w < count; ++w) {
+        const std::int64_t k = k_first + w;
+        const std::int64_t pixel = k >= 0 ? k / c : -((-k + c - 1) / c);
+        out[w] = load_bordered<In>(job, pixel, y, static_cast<int>(k - pixel * c));
+    }
 }
 
 template <int Bytes>
@@ -110,23 +138,74 @@ __device__ __forceinline__ void store_vector(std::byte* dst, const void* src) {
     }
 }
 
+// saturate_to's rounding (half to even, NaN to 0, clamped) in one
+// conversion instruction: PTX's cvt.rni to an unsigned integer already
+// clamps negatives and NaN to 0, so only the top needs a min. saturate_to
+// itself takes a rint, compares and a conversion per sample.
+template <typename Out>
+__device__ __forceinline__ Out to_output(float v) {
+    if constexpr (std::is_same_v<Out, float>) return v;
+    else return static_cast<Out>(min(__float2uint_rn(v), sizeof(Out) == 1 ? 255u : 65535u));
+}
+
 // S finished samples to the output depth, stored as one vector.
 template <typename Out, int S>
 __device__ __forceinline__ void store_samples(std::byte* dst, const float* values) {
     alignas(16) Out packed[S];
 #pragma unroll
-    for (int s = 0; s < S; ++s) packed[s] = saturate_to<Out>(values[s]);
+    for (int s = 0; s < S; ++s) packed[s] = to_output<Out>(values[s]);
     store_vector<S * static_cast<int>(sizeof(Out))>(dst, packed);
 }
 
-template <int Side, int C, typename In>
-__global__ void __launch_bounds__(kThreads) fast_kernel(DeviceJob job) {
+// Adds rows y0 - Side/2 ... y0 + R - 1 + Side/2 of the input, times the
+// taps, into the R x S accumulators of output rows y0 ... y0 + R - 1 and
+// samples k0 ... k0 + S - 1. Bordered: the window leaves the image, so
+// every sample goes through the border policy.
+template <int Side, int C, typename In, int R, bool Bordered>
+__device__ __forceinline__ void accumulate_rows(const DeviceJob& job, std::int64_t k0,
+                                                std::int64_t y0,
+                                                float (&acc)[R][samples_per_vector<In>()]) {
     constexpr int S = samples_per_vector<In>();
-    constexpr int R = rows_per_thread<Side, In>();
     constexpr int kHalo = (Side / 2) * C;           // samples each side of a row
     constexpr int kHaloVectors = (kHalo + S - 1) / S;
     constexpr int kWindow = (2 * kHaloVectors + 1) * S;
     constexpr int kFirst = kHaloVectors * S - kHalo;  // window index of tap 0 of sample 0
+#pragma unroll
+    for (int r = 0; r < R + Side - 1; ++r) {
+        const std::int64_t y = y0 - Side / 2 + r;
+        float window[kWindow];
+        if constexpr (!Bordered) {
+            const In* row = reinterpret_cast<const In*>(job.src + y * job.src_pitch);
+            const uint4* vectors = reinterpret_cast<const uint4*>(row + k0) - kHaloVectors;
+#pragma unroll
+            for (int v = 0; v < 2 * kHaloVectors + 1; ++v) {
+                unpack<In>(__ldg(vectors + v), window + v * S);
+            }
+        } else {
+            load_row_bordered<In>(job, k0 - kHalo, S + 2 * kHalo, y, window + kFirst);
+        }
+        // Input row r feeds output row o through filter row j = r - o.
+#pragma unroll
+        for (int o = 0; o < R; ++o) {
+            const int j = r - o;
+            if (j < 0 || j >= Side) continue;  // resolved at compile time
+#pragma unroll
+            for (int i = 0; i < Side; ++i) {
+                const float tap = c_taps[j * Side + i];
+#pragma unroll
+                for (int s = 0; s < S; ++s) acc[o][s] += tap * window[kFirst + s + i * C];
+            }
+        }
+    }
+}
+
+template <int Side, int C, typename In>
+__global__ void __launch_bounds__(kThreads, sizeof(In) == 1 ? CUDACONV_FAST_U8_MIN_BLOCKS
+                                                              : CUDACONV_FAST_F32_MIN_BLOCKS)
+    fast_kernel(DeviceJob job) {
+    constexpr int S = samples_per_vector<In>();
+    constexpr int R = rows_per_thread<Side, In>();
+    constexpr int kHaloVectors = ((Side / 2) * C + S - 1) / S;
     constexpr int kAnchor = Side / 2;
 
     // Device rows start 16-byte aligned (cuda_backend.cu), so vector v of a
@@ -147,37 +226,10 @@ __global__ void __launch_bounds__(kThreads) fast_kernel(DeviceJob job) {
 #pragma unroll
         for (int s = 0; s < S; ++s) acc[o][s] = 0.0f;
     }
-
-#pragma unroll
-    for (int r = 0; r < R + Side - 1; ++r) {
-        const std::int64_t y = y0 - kAnchor + r;
-        float window[kWindow];
-        if (inside) {
-            const In* row = reinterpret_cast<const In*>(job.src + y * job.src_pitch);
-            const uint4* vectors = reinterpret_cast<const uint4*>(row + k0) - kHaloVectors;
-#pragma unroll
-            for (int v = 0; v < 2 * kHaloVectors + 1; ++v) {
-                unpack<In>(__ldg(vectors + v), window + v * S);
-            }
-        } else {
-#pragma unroll
-            for (int w = kFirst; w < kFirst + S + 2 * kHalo; ++w) {
-                window[w] = load_sample_bordered<In>(job, k0 - kHaloVectors * S + w, y);
-            }
-        }
-        // Input row r feeds output row o through filter row j = r - o.
-#pragma unroll
-        for (int o = 0; o < R; ++o) {
-            const int j = r - o;
-            if (j < 0 || j >= Side) continue;  // resolved at compile time
-#pragma unroll
-            for (int i = 0; i < Side; ++i) {
-                const float tap = c_taps[j * Side + i];
-#pragma unroll
-                for (int s = 0; s < S; ++s) acc[o][s] += tap * window[kFirst + s + i * C];
-            }
-        }
-    }
+    // One path or the other for the whole thread, so the fast one is
+    // straight-line code whose loads the compiler can issue early.
+    if (inside) accumulate_rows<Side, C, In, R, false>(job, k0, y0, acc);
+    else accumulate_rows<Side, C, In, R, true>(job, k0, y0, acc);
 
     const bool keep_alpha = C == 4 && job.filtered_channels == 3;
     const bool whole_vector = k0 + S <= row_samples;
@@ -272,7 +324,7 @@ protected:
         if (p.border == BorderMode::valid) return Support::no("fast does not do the valid border");
         if (job.src.depth == Depth::u16) return Support::no("fast reads u8 and f32 images, not u16");
         const int s = job.src.depth == Depth::u8 ? 16 : 4;
-        const int r = f.width <= 7 ? 64 / s : 32 / s;
+        const int r = s == 16 ? CUDACONV_FAST_U8_ROWS : CUDACONV_FAST_F32_ROWS;
         if ((job.src.height + r - 1) / r > kMaxGridY * kBlockY) {
             return Support::no("the image is taller than fast's grid can cover");
         }
