@@ -3,10 +3,14 @@
 // border policy, finishing and storing an output, copying alpha, and the
 // per-depth dispatch. Kernels template on the input sample type; the
 // output conversion is a cheap switch once per output sample.
+#include <cuda_runtime.h>
+
+#include <cstddef>
 #include <cstdint>
 
 #include "core/border.hpp"
 #include "core/convert.hpp"
+#include "kernels/cuda_check.hpp"
 #include "kernels/device_job.hpp"
 
 namespace cudaconv {
@@ -67,6 +71,17 @@ void dispatch_input_depth(Depth depth, F&& f) {
         case Depth::u16: f(std::uint16_t{}); break;
         case Depth::f32: f(float{}); break;
     }
+}
+
+// Copies the job's taps to a variant's __constant__ array. The base has
+// uploaded them to global memory on this stream; copying from there keeps
+// the order without another host copy.
+template <typename Symbol>
+void copy_taps_to_constant(const Symbol& symbol, const DeviceJob& job, cudaStream_t stream) {
+    const std::size_t bytes = static_cast<std::size_t>(job.filter_width) *
+                              static_cast<std::size_t>(job.filter_height) * sizeof(float);
+    CUDA_CHECK(cudaMemcpyToSymbolAsync(symbol, job.taps, bytes, 0, cudaMemcpyDeviceToDevice,
+                                       stream));
 }
 
 inline unsigned int blocks_for(std::int64_t n, int per_block) {

@@ -332,10 +332,7 @@ protected:
     }
 
     void prepare(const Job&, const DeviceJob& job, cudaStream_t stream) override {
-        const std::size_t bytes = static_cast<std::size_t>(job.filter_width) *
-                                  static_cast<std::size_t>(job.filter_height) * sizeof(float);
-        CUDA_CHECK(cudaMemcpyToSymbolAsync(c_taps, job.taps, bytes, 0, cudaMemcpyDeviceToDevice,
-                                           stream));
+        copy_taps_to_constant(c_taps, job, stream);
     }
 
     void launch(const DeviceJob& job, cudaStream_t stream) override {

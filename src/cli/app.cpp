@@ -50,20 +50,28 @@ int handle_parse_result(CLI::App& app, const CLI::ParseError& e) {
     return kExitUsage;
 }
 
-int run_list(int argc, char** argv) {
-    CLI::App app{"List the named filters, the variants of this build, or the CUDA devices.",
-                 "cudaconv list"};
-    ListOptions options;
+// Every command the same way: its options and the logging options, a parse
+// (usage errors exit 2, --help 0), the logging applied, then the command.
+template <typename Options>
+int parse_and_run(CLI::App& app, int argc, char** argv,
+                  void (*add_options)(CLI::App&, Options&), int (*run)(const Options&)) {
+    Options options;
     LogOptions log;
-    add_list_options(app, options);
+    add_options(app, options);
     add_log_options(app, log);
     try {
-        app.parse(argc - 1, argv + 1);
+        app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return handle_parse_result(app, e);
     }
     apply_log_options(log);
-    return run_list_command(options);
+    return run(options);
+}
+
+int run_list(int argc, char** argv) {
+    CLI::App app{"List the named filters, the variants of this build, or the CUDA devices.",
+                 "cudaconv list"};
+    return parse_and_run<ListOptions>(app, argc - 1, argv + 1, add_list_options, run_list_command);
 }
 
 int run_compare(int argc, char** argv) {
@@ -76,17 +84,8 @@ int run_compare(int argc, char** argv) {
   cudaconv compare out.png golden/out.png --max-abs 1
   cudaconv compare out.pfm golden/out.pfm --max-rel 1e-5 --diff diff.png
   cudaconv compare out/ golden/ --max-abs 1 --max-differing 0.1% --json)");
-    CompareOptions options;
-    LogOptions log;
-    add_compare_options(app, options);
-    add_log_options(app, log);
-    try {
-        app.parse(argc - 1, argv + 1);
-    } catch (const CLI::ParseError& e) {
-        return handle_parse_result(app, e);
-    }
-    apply_log_options(log);
-    return run_compare_command(options);
+    return parse_and_run<CompareOptions>(app, argc - 1, argv + 1, add_compare_options,
+                                         run_compare_command);
 }
 
 int run_bench(int argc, char** argv) {
@@ -94,17 +93,7 @@ int run_bench(int argc, char** argv) {
                  "output against the reference, and print a table (variants down, sizes\n"
                  "across), CSV and JSON. Exit 0, or 1 when an output was wrong or a run failed.",
                  "cudaconv bench"};
-    BenchOptions options;
-    LogOptions log;
-    add_bench_options(app, options);
-    add_log_options(app, log);
-    try {
-        app.parse(argc - 1, argv + 1);
-    } catch (const CLI::ParseError& e) {
-        return handle_parse_result(app, e);
-    }
-    apply_log_options(log);
-    return run_bench_command(options);
+    return parse_and_run<BenchOptions>(app, argc - 1, argv + 1, add_bench_options, run_bench_command);
 }
 
 int run_filter(int argc, char** argv) {
@@ -116,17 +105,7 @@ int run_filter(int argc, char** argv) {
                  "cudaconv"};
     app.footer(kExamples);
     app.set_version_flag("--version", version_string());
-    FilterOptions options;
-    LogOptions log;
-    add_filter_options(app, options);
-    add_log_options(app, log);
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return handle_parse_result(app, e);
-    }
-    apply_log_options(log);
-    return run_filter_command(options);
+    return parse_and_run<FilterOptions>(app, argc, argv, add_filter_options, run_filter_command);
 }
 
 }  // namespace

@@ -7,7 +7,6 @@
 // Accumulates in float32, as SPEC.md allows; finishes with the same
 // finish_value / saturate_to as every other variant.
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -18,6 +17,7 @@
 #include "core/border.hpp"
 #include "core/convert.hpp"
 #include "core/registry_parts.hpp"
+#include "cpu/cpu_common.hpp"
 
 namespace cudaconv {
 namespace {
@@ -244,15 +244,6 @@ void correlate(const Job& job) {
     });
 }
 
-template <typename In>
-void correlate_to(const Job& job) {
-    switch (job.dst.depth) {
-        case Depth::u8: return correlate<In, std::uint8_t>(job);
-        case Depth::u16: return correlate<In, std::uint16_t>(job);
-        case Depth::f32: return correlate<In, float>(job);
-    }
-}
-
 class CpuParallelBackend final : public Backend {
 public:
     std::string_view name() const override { return "cpu"; }
@@ -263,19 +254,11 @@ public:
     Support can_run(const Job&) const override { return Support::yes(); }
 
     RunTimings run(const Job& job, const RunOptions& options) override {
-        RunTimings timings;
-        for (int i = 0; i < options.warmup + options.repeat; ++i) {
-            const auto start = std::chrono::steady_clock::now();
-            switch (job.src.depth) {
-                case Depth::u8: correlate_to<std::uint8_t>(job); break;
-                case Depth::u16: correlate_to<std::uint16_t>(job); break;
-                case Depth::f32: correlate_to<float>(job); break;
-            }
-            const std::chrono::duration<double, std::milli> elapsed =
-                std::chrono::steady_clock::now() - start;
-            if (i >= options.warmup) timings.filter_ms.push_back(elapsed.count());
-        }
-        return timings;
+        return time_cpu_runs(options, [&] {
+            dispatch_depths(job, [&](auto in, auto out) {
+                correlate<decltype(in), decltype(out)>(job);
+            });
+        });
     }
 };
 

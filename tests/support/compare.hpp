@@ -9,16 +9,15 @@
 
 #include <opencv2/core.hpp>
 
+#include "bench/tolerance.hpp"
+
 namespace cudaconv::test {
 
-// SPEC.md "Arithmetic": integer outputs within 1 level, float outputs within
-// 1e-5 relative to the largest magnitude of the exact result, NaN never.
-// A variant with a documented looser bound (fft) passes its own.
-struct Tolerance {
-    double integer_levels = 1.0;
-    double float_relative = 1e-5;
-    double float_absolute = 0.0;  // allowed on top, for a variant's own bound
-};
+// SPEC.md "Arithmetic" (integer outputs within 1 level, float outputs
+// within 1e-5 relative to the largest magnitude of the exact result, NaN
+// never), and each variant's own float32 or fft bound: the product's
+// definition (bench/tolerance.hpp, variant_tolerance), which bench applies too.
+using Tolerance = cudaconv::Tolerance;
 
 struct SampleDiff {
     std::int64_t x = -1;  // -1 while nothing was compared

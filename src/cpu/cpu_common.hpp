@@ -1,0 +1,42 @@
+#pragma once
+// What the CPU variants share around their own loops: the dispatch from the
+// job's depths to a typed function, and timing repeats with a steady clock.
+#include <chrono>
+#include <cstdint>
+
+#include "core/backend.hpp"
+
+namespace cudaconv {
+
+// Calls f(In{}, Out{}) with In and Out the job's input and output sample types.
+template <typename F>
+void dispatch_depths(const Job& job, F&& f) {
+    auto with_output = [&](auto in) {
+        switch (job.dst.depth) {
+            case Depth::u8: return f(in, std::uint8_t{});
+            case Depth::u16: return f(in, std::uint16_t{});
+            case Depth::f32: return f(in, float{});
+        }
+    };
+    switch (job.src.depth) {
+        case Depth::u8: return with_output(std::uint8_t{});
+        case Depth::u16: return with_output(std::uint16_t{});
+        case Depth::f32: return with_output(float{});
+    }
+}
+
+// Runs filter() options.warmup + options.repeat times; the repeats are timed.
+template <typename F>
+RunTimings time_cpu_runs(const RunOptions& options, F&& filter) {
+    RunTimings timings;
+    for (int i = 0; i < options.warmup + options.repeat; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        filter();
+        const std::chrono::duration<double, std::milli> elapsed =
+            std::chrono::steady_clock::now() - start;
+        if (i >= options.warmup) timings.filter_ms.push_back(elapsed.count());
+    }
+    return timings;
+}
+
+}  // namespace cudaconv
