@@ -76,7 +76,7 @@ std::string option_value(const Golden& g, const std::string& option) {
 }
 
 // The fft variant's float32 transforms meet its own documented bound, not
-// SPEC.md's 1e-5 (kernels/fft.cu, bench/tolerance.hpp).
+// SPEC.md's 1e-5 (kernels/fft.cu, tests/support/variant_tolerance).
 std::vector<std::string> tolerance_for(const std::string& variant, const Golden& g) {
     if (variant != "fft") return g.tolerance;
     return g.float_output() ? std::vector<std::string>{"--max-rel", "1e-4"}

@@ -20,11 +20,11 @@
 #include <opencv2/core.hpp>
 
 #include "core/auto_select.hpp"
-#include "bench/tolerance.hpp"
 #include "core/registry.hpp"
 #include "support/compare.hpp"
 #include "support/opencv_reference.hpp"
 #include "support/random_image.hpp"
+#include "support/variant_tolerance.hpp"
 
 namespace cudaconv::test {
 namespace {
@@ -145,7 +145,7 @@ void run_case(const Case& c, Tally& tally) {
     variant("cpu").run(job, {});
 
     const Comparison cmp =
-        compare_images(expected, actual, variant_tolerance("cpu", job));
+        compare_images(expected, actual, tolerance_for(variant("cpu"), job, src));
     bool ok = cmp.ok;
     if (!ok) FAIL_CHECK("cpu on " << c << ", " << describe(params, roi) << ": " << cmp.describe());
     if (roi) {

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "bench/tolerance.hpp"
 #include "core/registry.hpp"
 #include "kernels/device_info.hpp"
 #include "support/compare.hpp"
 #include "support/opencv_reference.hpp"
 #include "support/random_image.hpp"
+#include "support/variant_tolerance.hpp"
 
 namespace cudaconv::test {
 namespace {
@@ -119,7 +119,7 @@ void run_case(const Case& c, const std::vector<Backend*>& variants,
         }
         variant->run(job, {});
         const Comparison cmp =
-            compare_images(expected, actual, variant_tolerance(variant->name(), job));
+            compare_images(expected, actual, tolerance_for(*variant, job, src));
         if (cmp.ok) {
             ++t.passed;
         } else {
