@@ -109,9 +109,8 @@ FileResult compare_files(const std::string& a_path, const std::string& b_path, s
         r.violations = limit_violations(*r.diff, plan.limits);
         r.status = r.violations.empty() ? Status::ok : Status::outside_limits;
         if (!heat_map_path.empty() && !(heat_map_only_when_different && r.diff->identical())) {
-            fs::create_directories(fs::path(heat_map_path).parent_path().empty()
-                                       ? fs::path(".")
-                                       : fs::path(heat_map_path).parent_path());
+            const fs::path folder = fs::path(heat_map_path).parent_path();
+            if (!folder.empty()) fs::create_directories(folder);
             write_heat_map(a, b, heat_map_path);
             r.heat_map = heat_map_path;
         }
