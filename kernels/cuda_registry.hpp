@@ -16,5 +16,6 @@ std::unique_ptr<Backend> make_separable_backend();
 std::unique_ptr<Backend> make_fft_backend();
 std::unique_ptr<Backend> make_cudnn_backend();
 std::unique_ptr<Backend> make_fast_backend();
+std::unique_ptr<Backend> make_fast_separable_backend();
 
 }  // namespace cudaconv

@@ -13,4 +13,5 @@ set(CUDACONV_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cudnn_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cudnn.cu
   ${CMAKE_CURRENT_LIST_DIR}/fast.cu
+  ${CMAKE_CURRENT_LIST_DIR}/fast_separable.cu
 )

@@ -15,8 +15,8 @@ namespace cudaconv {
 // present; cpu-ref, the slowest, is the last resort and can run anything.
 // Names not (yet) registered are skipped, so the order can list variants
 // ahead of their arrival.
-constexpr std::array<std::string_view, 11> kAutoPreference{
-    "fast", "separable", "unrolled", "smem-cached", "smem", "cmem", "naive", "fft", "cudnn",
+constexpr std::array<std::string_view, 12> kAutoPreference{
+    "fast", "fast-separable", "separable", "unrolled", "smem-cached", "smem", "cmem", "naive", "fft", "cudnn",
     "cpu", "cpu-ref"};
 
 struct DeviceContext {

@@ -19,6 +19,7 @@ const std::vector<std::unique_ptr<Backend>>& all_backends() {
         list.push_back(make_fft_backend());
         list.push_back(make_cudnn_backend());
         list.push_back(make_fast_backend());
+        list.push_back(make_fast_separable_backend());
         return list;
     }();
     return kBackends;

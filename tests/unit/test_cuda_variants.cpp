@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <random>
@@ -45,6 +46,7 @@ struct Case {
     Depth out_depth = Depth::u8;
     std::uint64_t seed = 0;
     bool centred_anchor = false;  // the anchor fast needs, instead of a random one
+    bool rank1 = false;           // always an outer product (fast-separable's jobs)
 };
 
 std::ostream& operator<<(std::ostream& os, const Case& c) {
@@ -60,7 +62,7 @@ std::ostream& operator<<(std::ostream& os, const Case& c) {
 ConvParams random_params(const Case& c, std::mt19937_64& gen) {
     ConvParams p;
     p.filter = random_filter(c.filter_width, c.filter_height, c.seed);
-    if (c.seed % 3 == 0) {
+    if (c.rank1 || c.seed % 3 == 0) {
         // An outer product of random row and column taps: rank 1, so the
         // separable variant runs too (dense random filters it refuses).
         const Filter row = random_filter(c.filter_width, 1, c.seed + 1);
@@ -227,6 +229,45 @@ TEST_CASE("fast over its own jobs: every size, border, channel count, depth pair
     CHECK(tally["fast"].passed > 0);
 }
 
+// fast-separable takes odd square rank-1 filters 3..31 with a centred
+// anchor: every side, border and channel count, on widths that end a strip
+// part way and heights that take several strips. Half the cases fix the
+// strip height at 16 rows and half at 96, so that strips of one step and
+// strips whose ring of intermediate rows wraps round both run.
+TEST_CASE("fast-separable over its own jobs: every side, border, channel count, depth pair",
+          "[gpu]") {
+    if (skip_without_device()) return;
+    std::vector<Backend*> variant{find_backend("fast-separable")};
+    REQUIRE(variant.front() != nullptr);
+    std::map<std::string, VariantTally> tally;
+    std::uint64_t seed = 80000;
+    const std::vector<std::pair<int, int>> sizes{{1, 1}, {7, 3}, {70, 41}, {150, 203}};
+    int pick = 0;
+    for (const char* rows : {"16", "96"}) {
+        setenv("CUDACONV_FAST_SEPARABLE_ROWS", rows, 1);
+        for (int side = 3; side <= 31; side += 2) {
+            for (BorderMode border : all_border_modes()) {
+                if (border == BorderMode::valid) continue;
+                for (const auto& [w, h] : sizes) {
+                    for (int channels : {1, 3, 4}) {
+                        const Depth in = kDepths[pick % 3];
+                        const Depth out = kDepths[(pick / 3) % 3];
+                        ++pick;
+                        Case c{w, h, side, side, channels, border, in, out, ++seed};
+                        c.centred_anchor = true;
+                        c.rank1 = true;
+                        run_case(c, variant, tally);
+                    }
+                }
+            }
+        }
+    }
+    unsetenv("CUDACONV_FAST_SEPARABLE_ROWS");
+    report(tally);
+    CHECK(tally["fast-separable"].refusals.empty());
+    CHECK(tally["fast-separable"].passed > 0);
+}
+
 // A small set for the sanitizers, which run 10-100x slower.
 TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
     if (skip_without_device()) return;
@@ -244,6 +285,10 @@ TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
                 run_case(c, variants, tally);
                 c = {19, 6, 3, 3, channels, border, Depth::f32, Depth::u16, ++seed};
                 c.centred_anchor = true;
+                run_case(c, variants, tally);
+                c = {70, 37, 17, 17, channels, border, Depth::u8, Depth::f32, ++seed};
+                c.centred_anchor = true;
+                c.rank1 = true;  // fast-separable, a ring of 32 rows
                 run_case(c, variants, tally);
             }
         }
