@@ -66,6 +66,38 @@ std::size_t rotation_spare_bytes(std::size_t job_bytes, const DeviceInfo& device
     return spare > 0.0 ? static_cast<std::size_t>(spare) : 0;
 }
 
+// ---- Buffers kept between runs (issue 6: batches) -------------------------
+// A batch filters image after image of one size on one thread. Allocating
+// pinned host memory (page locking) and device memory for each image, and
+// freeing it (cudaFree synchronises the device), cost more than a 4000x3000
+// upload; so each thread keeps its last input/output buffers and reuses them
+// for a run of the same byte sizes, and replaces them otherwise (a cache of
+// exact sizes never holds more than one job needs, so can_run's memory
+// budget stays true). Thread-local: runs on other threads never share them.
+struct RunBuffers {
+    std::size_t src_bytes = 0;
+    std::size_t dst_bytes = 0;
+    DeviceArray<std::byte> d_src{nullptr};
+    DeviceArray<std::byte> d_dst{nullptr};
+    PinnedBuffer h_src{nullptr};
+    PinnedBuffer h_dst{nullptr};
+};
+
+RunBuffers& run_buffers(std::size_t src_bytes, std::size_t dst_bytes) {
+    thread_local RunBuffers buffers;
+    if (buffers.src_bytes != src_bytes || buffers.dst_bytes != dst_bytes || !buffers.d_src) {
+        buffers = RunBuffers{};  // free the old ones first: the device may be nearly full
+        buffers.d_src = device_array<std::byte>(src_bytes);
+        buffers.d_dst = device_array<std::byte>(dst_bytes);
+        buffers.h_src = pinned_alloc(src_bytes);
+        buffers.h_dst = pinned_alloc(dst_bytes);
+        buffers.src_bytes = src_bytes;
+        buffers.dst_bytes = dst_bytes;
+    }
+    return buffers;
+}
+// ---------------------------------------------------------------------------
+
 }  // namespace
 
 std::size_t rotation_copies(std::size_t rotate_bytes, std::size_t pair_bytes,
@@ -110,11 +142,12 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     const std::size_t dst_bytes = dst_row * static_cast<std::size_t>(job.dst.height);
     const std::vector<float> taps(job.params.filter.taps.begin(), job.params.filter.taps.end());
 
-    auto d_src = device_array<std::byte>(src_bytes);
-    auto d_dst = device_array<std::byte>(dst_bytes);
+    RunBuffers& buffers = run_buffers(src_bytes, dst_bytes);
+    DeviceArray<std::byte>& d_src = buffers.d_src;
+    DeviceArray<std::byte>& d_dst = buffers.d_dst;
     auto d_taps = device_array<float>(taps.size());
-    PinnedBuffer h_src = pinned_alloc(src_bytes);
-    PinnedBuffer h_dst = pinned_alloc(dst_bytes);
+    PinnedBuffer& h_src = buffers.h_src;
+    PinnedBuffer& h_dst = buffers.h_dst;
 
     // Stage the input in pinned memory (rows of a cv::Mat may be padded),
     // so the upload runs at full PCIe speed.

@@ -8,5 +8,5 @@ source scripts/cuda-env.sh
 cmake --preset release >/dev/null
 cmake --build --preset release
 mkdir -p out
-build/release/cudaconv images/chelsea.png -f edge -k auto -o out/chelsea-edge.png --timings
+build/release/cudaconv images/chelsea.png -f edge -k auto --overwrite -o out/chelsea-edge.png --timings
 echo "quickstart: the filtered image is out/chelsea-edge.png; the binary is build/release/cudaconv"

@@ -1,6 +1,5 @@
 #include "cli/app.hpp"
 
-#include <csignal>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -8,6 +7,7 @@
 #include <opencv2/core/version.hpp>
 #include <spdlog/spdlog.h>
 
+#include "batch/interrupt.hpp"
 #include "cli/bench_command.hpp"
 #include "cli/compare_command.hpp"
 #include "cli/filter_options.hpp"
@@ -34,13 +34,6 @@ Exit codes: 0 success, 1 an input or output failed, 2 usage or configuration err
 std::string version_string() {
     return fmt::format("cudaconv {} (CUDA runtime {}, cuFFT {}, OpenCV {})", CUDACONV_VERSION,
                        cuda_runtime_version_string(), cufft_version_string(), CV_VERSION);
-}
-
-// An interrupted write must not leave its temporary file behind.
-extern "C" void on_terminating_signal(int signal_number) {
-    remove_pending_temp_files();
-    std::signal(signal_number, SIG_DFL);
-    std::raise(signal_number);
 }
 
 // CLI11 reports --help and --version as "errors" with exit code 0.
@@ -113,8 +106,7 @@ int run_filter(int argc, char** argv) {
 int run_app(int argc, char** argv) {
     init_logging();
     configure_opencv_io();
-    std::signal(SIGINT, on_terminating_signal);
-    std::signal(SIGTERM, on_terminating_signal);
+    install_interrupt_handler();
     try {
         if (argc > 1 && std::string(argv[1]) == "list") return run_list(argc, argv);
         if (argc > 1 && std::string(argv[1]) == "compare") return run_compare(argc, argv);

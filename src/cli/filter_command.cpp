@@ -1,15 +1,25 @@
-// The main job: decode, filter on the chosen variant, encode, write
-// atomically; one input after another. (The overlapped batch pipeline of
-// many images is separate work.)
+// The main job over any number of images: expand the inputs, plan every
+// output before any work, then run the pipeline (decode, filter on the
+// chosen variant, encode, write atomically) and report as images finish.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <map>
+#include <mutex>
 #include <optional>
+#include <set>
+#include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "batch/cuda_warmup.hpp"
+#include "batch/inputs.hpp"
+#include "batch/interrupt.hpp"
+#include "batch/pipeline.hpp"
+#include "batch/plan.hpp"
+#include "batch/progress.hpp"
 #include "cli/conv_params.hpp"
 #include "cli/filter_options.hpp"
 #include "cli/output_path.hpp"
@@ -27,6 +37,16 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// `-f none`: decode and encode only, through the same pipeline. What a
+// format conversion needs, and the codec bound a filter's batch is
+// measured against.
+constexpr const char* kNoFilter = "none";
+// Images a batch holds beyond one per worker: enough that the GPU thread
+// finds the next image decoded while the workers are all encoding.
+constexpr std::size_t kGpuQueueDepth = 2;
+// A signal's exit status, as the shell reports a process it ended.
+constexpr int kExitSignalBase = 128;
 
 double ms_since(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -47,15 +67,32 @@ DeviceContext device_context(const std::vector<Backend*>& candidates) {
     return {!probe.devices.empty(), probe.problem};
 }
 
-struct PlannedImage {
-    std::string input;
+int worker_count(int jobs) {
+    if (jobs > 0) return jobs;
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// One image on its way through the pipeline.
+struct ImageWork : WorkItem {
+    Clock::time_point start;
+    cv::Mat src;
+    cv::Mat dst;
+    Backend* backend = nullptr;  // nullptr for -f none
     OutputTarget target;
+    ImageReport report;
 };
 
 class FilterCommand {
 public:
-    explicit FilterCommand(const FilterOptions& o)
-        : options_(o), params_(build_conv_params(o, parse_filter_spec(o.filter_spec))) {
+    explicit FilterCommand(const FilterOptions& o) : options_(o) {
+        if (o.filter_spec == kNoFilter) {
+            if (o.depth != "same") {
+                throw UsageError("-f none writes the image as decoded; --depth needs a filter "
+                                 "(-f identity converts)");
+            }
+        } else {
+            params_ = build_conv_params(o, parse_filter_spec(o.filter_spec));
+        }
         if (o.kernel != "auto") {
             requested_ = find_backend(o.kernel);
             if (!requested_) {
@@ -65,111 +102,77 @@ public:
         }
         if (o.depth != "same") out_depth_ = parse_depth(o.depth);
         for (const auto& b : all_backends()) candidates_.push_back(b.get());
-        plan_outputs();
+        if (!o.json_path.empty() && o.json_path == kStdStream && o.output == kStdStream) {
+            throw UsageError("--json - and -o - would both write to stdout");
+        }
+        if (o.inputs.empty() && o.from.empty()) {
+            throw UsageError("no input: name files, folders or patterns, or --from FILE|-");
+        }
+        existing_ = existing_outputs_policy(o.skip_existing, o.overwrite);
+        const std::vector<InputFile> inputs = expand_inputs({o.inputs, o.recursive, o.from});
+        plan_ = plan_outputs(inputs, {output_request(inputs.size() > 1, o.kernel), existing_,
+                                      out_depth_});
+        input_paths_ = canonical_inputs(inputs);
     }
 
     int run() {
-        int failures = 0;
-        std::string json_lines;
+        std::vector<std::size_t> work;  // plan indices to process
+        for (std::size_t i = 0; i < plan_.size(); ++i) {
+            if (!plan_[i].skip) work.push_back(i);
+        }
+        if (may_use_cuda() && !work.empty()) warmup_.start();
+
+        const bool bar = stderr_is_terminal() && spdlog::get_level() <= spdlog::level::info &&
+                         work.size() > 1;
+        BatchProgress progress({plan_.size(), bar, !bar || spdlog::get_level() < spdlog::level::info,
+                                options_.timings, options_.json_path});
+        progress_ = &progress;
         for (const PlannedImage& image : plan_) {
-            try {
-                const ImageReport report = process(image);
-                if (options_.timings) {
-                    print_timings(image.target.path == kStdStream ? stderr : stdout, report);
-                }
-                json_lines += to_json(report).dump() + "\n";
-            } catch (const UsageError&) {
-                throw;
-            } catch (const WorkError& e) {
-                spdlog::error("{}", e.what());
-                ++failures;
-            } catch (const std::exception& e) {
-                spdlog::error("{}: {}", image.input, e.what());
-                ++failures;
-            }
+            if (image.skip) progress.skipped(image.source.path, image.target.path);
         }
-        write_json(json_lines);
-        if (plan_.size() > 1) {
-            spdlog::info("{} of {} images done, {} failed", plan_.size() - failures, plan_.size(),
-                         failures);
+
+        const GracefulStop stop;
+        PipelineStages stages;
+        stages.decode = [&](std::size_t k) { return decode(work[k]); };
+        stages.filter = [&](WorkItem& item) { filter(static_cast<ImageWork&>(item)); };
+        stages.encode = [&](WorkItem& item) { encode(static_cast<ImageWork&>(item)); };
+        stages.done = [&](WorkItem& item) {
+            progress.done(static_cast<ImageWork&>(item).report, item.index);
+        };
+        stages.failed = [&](std::size_t k, const std::string& error) {
+            progress.failed(display(plan_[work[k]].source.path), error);
+        };
+        stages.dropped = [&](std::size_t) { progress.not_done(); };
+        stages.stop = [&] { return stop.requested(); };
+        const int workers = worker_count(options_.jobs);
+        try {
+            run_pipeline(stages, {work.size(), workers,
+                                  static_cast<std::size_t>(workers) + kGpuQueueDepth});
+        } catch (const UsageError& e) {
+            progress.finish(0);
+            throw;
         }
-        return failures ? kExitWorkFailed : kExitOk;
+        const int signal_number = stop.signal_number();
+        const BatchSummary summary = progress.finish(signal_number);
+        if (signal_number != 0) return kExitSignalBase + signal_number;
+        return summary.failed ? kExitWorkFailed : kExitOk;
     }
 
 private:
-    // Everything that can be checked before decoding anything.
-    void plan_outputs() {
-        const auto& inputs = options_.inputs;
-        if (std::count(inputs.begin(), inputs.end(), kStdStream) > 1) {
-            throw UsageError("- (stdin) can be given only once");
-        }
-        if (!options_.json_path.empty() && options_.json_path == kStdStream &&
-            options_.output == kStdStream) {
-            throw UsageError("--json - and -o - would both write to stdout");
-        }
-        if (options_.output.size() > 1 && options_.output.back() == '/') {
-            std::error_code ec;
-            fs::create_directories(options_.output, ec);
-            if (ec) {
-                throw WorkError(fmt::format("{}: cannot create folder: {}", options_.output,
-                                            ec.message()));
-            }
-        }
-        std::map<std::string, std::string> output_owner;
-        for (const std::string& input : inputs) {
-            OutputRequest request{options_.output, options_.format, params_.filter.label,
-                                  options_.kernel, inputs.size() > 1};
-            OutputTarget target = resolve_output(request, input);
-            // The extension and an explicit depth can be checked now; the
-            // channel count and `--depth same` wait for the decoded image.
-            check_output_format(target.path, target.extension, out_depth_, kChannelsUnknown);
-            if (target.path != kStdStream) {
-                prepare_output_folder(target.path);
-                refuse_overwriting_input(input, target.path);
-                const std::string key = fs::weakly_canonical(target.path).string();
-                const auto [it, fresh] = output_owner.emplace(key, input);
-                if (!fresh) {
-                    throw UsageError(fmt::format("{} and {} would both write {}", it->second,
-                                                 input, target.path));
-                }
-            }
-            plan_.push_back({input, std::move(target)});
-        }
-        for (const auto& image : plan_) {
-            refuse_overwriting_any_input(image.target.path);
-        }
+    OutputRequest output_request(bool several, const std::string& kernel) const {
+        return {options_.output, options_.format, params_ ? params_->filter.label : kNoFilter,
+                kernel, several};
     }
 
-    // A template may name folders that do not exist yet: make them. A plain
-    // -o FILE in a missing folder is an error, found before any work.
-    void prepare_output_folder(const std::string& path) const {
-        const fs::path folder = fs::path(path).parent_path();
-        if (folder.empty() || fs::is_directory(folder)) return;
-        if (options_.output.find('{') == std::string::npos) {
-            throw WorkError(fmt::format("{}: cannot write: the folder {} does not exist", path,
-                                        folder.string()));
-        }
-        std::error_code ec;
-        fs::create_directories(folder, ec);
-        if (ec) {
-            throw WorkError(
-                fmt::format("{}: cannot create folder {}: {}", path, folder.string(), ec.message()));
-        }
+    static std::string display(const std::string& input) {
+        return input == kStdStream ? "<stdin>" : input;
     }
 
-    static void refuse_overwriting_input(const std::string& input, const std::string& output) {
-        if (input == kStdStream) return;
-        std::error_code ec;
-        const bool same = fs::equivalent(input, output, ec) ||
-                          fs::weakly_canonical(input) == fs::weakly_canonical(output);
-        if (same) {
-            throw UsageError(fmt::format("{}: the output would overwrite its input", output));
-        }
-    }
-
-    void refuse_overwriting_any_input(const std::string& output) const {
-        if (output == kStdStream) return;
-        for (const std::string& input : options_.inputs) refuse_overwriting_input(input, output);
+    bool may_use_cuda() const {
+        if (!params_) return false;
+        if (requested_) return requested_->uses_cuda();
+        return std::any_of(candidates_.begin(), candidates_.end(),
+                           [](Backend* b) { return b->uses_cuda(); });
     }
 
     Backend* choose_backend(const Job& job, const std::string& input) {
@@ -181,89 +184,132 @@ private:
             }
             return requested_;
         }
+        std::lock_guard<std::mutex> lock(choice_mutex_);
         if (!device_) device_ = device_context(candidates_);
         const AutoChoice choice = choose_variant(job, candidates_, *device_);
         if (!choice.backend) throw WorkError(fmt::format("{}: {}", input, choice.reason));
-        spdlog::info("auto: {} ({})", choice.backend->name(), choice.reason);
+        // Once per variant, not once per image of a batch.
+        if (announced_.insert(choice.backend).second) {
+            progress_->log_above(fmt::format("auto: {} ({})", choice.backend->name(), choice.reason),
+                                 false);
+        }
         return choice.backend;
     }
 
-    ImageReport process(const PlannedImage& image) {
-        const auto start = Clock::now();
-        ImageReport report;
-        report.input = image.input == kStdStream ? "<stdin>" : image.input;
+    std::unique_ptr<WorkItem> decode(std::size_t index) {
+        const PlannedImage& image = plan_[index];
+        auto work = std::make_unique<ImageWork>();
+        work->index = index;
+        work->start = Clock::now();
+        work->target = image.target;
+        ImageReport& report = work->report;
+        report.input = display(image.source.path);
         report.output = image.target.path == kStdStream ? "<stdout>" : image.target.path;
 
-        const cv::Mat src = read_image(image.input);
-        report.decode_ms = ms_since(start);
-        const Depth in_depth = depth_of(src);
+        work->src = read_image(image.source.path);
+        report.decode_ms = ms_since(work->start);
+        const Depth in_depth = depth_of(work->src);
         const Depth out_depth = out_depth_.value_or(in_depth);
         try {
             check_output_format(image.target.path, image.target.extension, out_depth,
-                                src.channels());
+                                work->src.channels());
         } catch (const UsageError& e) {
             throw WorkError(e.what());  // this input's problem: the batch goes on
         }
+        report.width = report.out_width = work->src.cols;
+        report.height = report.out_height = work->src.rows;
+        report.channels = work->src.channels();
+        report.in_depth = in_depth;
+        report.out_depth = out_depth;
+        if (!params_) {
+            work->dst = work->src;
+            report.filter = report.variant = kNoFilter;
+            return work;
+        }
 
-        const Size2D size = output_size(src.cols, src.rows, params_);
+        const Size2D size = output_size(work->src.cols, work->src.rows, *params_);
         if (size.width <= 0 || size.height <= 0) {
             throw WorkError(fmt::format(
                 "{}: the {}x{} image is smaller than the {}x{} filter, so --border valid "
                 "leaves no output",
-                report.input, src.cols, src.rows, params_.filter.width, params_.filter.height));
+                report.input, work->src.cols, work->src.rows, params_->filter.width,
+                params_->filter.height));
         }
-        cv::Mat dst(static_cast<int>(size.height), static_cast<int>(size.width),
-                    cv_type_of(out_depth, src.channels()));
-        const Job job{view_of(src), view_of(dst), params_};
-        Backend* backend = choose_backend(job, report.input);
+        work->dst = cv::Mat(static_cast<int>(size.height), static_cast<int>(size.width),
+                            cv_type_of(out_depth, work->src.channels()));
+        const Job job{view_of(std::as_const(work->src)), view_of(work->dst), *params_};
+        work->backend = choose_backend(job, report.input);
+        work->on_gpu = work->backend->uses_cuda();
         // A variant may name itself differently in the output path ({kernel}).
-        OutputTarget target = image.target;
         if (options_.kernel == "auto" && options_.output.find("{kernel}") != std::string::npos) {
-            OutputRequest request{options_.output, options_.format, params_.filter.label,
-                                  std::string(backend->name()), options_.inputs.size() > 1};
-            target = resolve_output(request, image.input);
-            refuse_overwriting_any_input(target.path);
-            report.output = target.path;
+            retarget(*work, image);
         }
-
-        report.run = backend->run(job, {options_.warmup, options_.repeat});
-
-        const auto encode_start = Clock::now();
-        write_file_atomically(target.path,
-                              encode_image(dst, target.extension, options_.encode, target.path));
-        report.encode_ms = ms_since(encode_start);
-        report.total_ms = ms_since(start);
-
-        report.variant = std::string(backend->name());
-        report.filter = params_.filter.label;
-        report.filter_width = params_.filter.width;
-        report.filter_height = params_.filter.height;
-        report.width = src.cols;
-        report.height = src.rows;
-        report.out_width = dst.cols;
-        report.out_height = dst.rows;
-        report.channels = src.channels();
-        report.in_depth = in_depth;
-        report.out_depth = out_depth;
-        spdlog::info("{} -> {} ({}x{}, {}, {}, {:.1f} ms)", report.input, report.output,
-                     report.width, report.height, report.filter, report.variant,
-                     report.total_ms);
-        return report;
+        report.variant = std::string(work->backend->name());
+        report.filter = params_->filter.label;
+        report.filter_width = params_->filter.width;
+        report.filter_height = params_->filter.height;
+        report.out_width = work->dst.cols;
+        report.out_height = work->dst.rows;
+        return work;
     }
 
-    void write_json(const std::string& lines) const {
-        if (options_.json_path.empty()) return;
-        write_file_atomically(options_.json_path,
-                              std::vector<std::uint8_t>(lines.begin(), lines.end()));
+    // With -k auto the plan named outputs by "auto"; now the variant is known.
+    void retarget(ImageWork& work, const PlannedImage& image) {
+        work.target = resolve_output(
+            output_request(plan_.size() > 1, std::string(work.backend->name())),
+            {image.source.path, image.source.dir});
+        refuse_overwriting_input(work.target.path, input_paths_);
+        work.report.output = work.target.path;
+        std::error_code ec;
+        if (existing_ != ExistingOutputs::overwrite && fs::exists(work.target.path, ec)) {
+            throw WorkError(fmt::format("{}: exists already ({{kernel}} named it only once the "
+                                        "variant was known); --overwrite replaces it",
+                                        work.target.path));
+        }
+        const fs::path folder = fs::path(work.target.path).parent_path();
+        if (!folder.empty()) fs::create_directories(folder, ec);
+    }
+
+    void filter(ImageWork& work) {
+        if (!work.backend) return;  // -f none
+        const Job job{view_of(std::as_const(work.src)), view_of(work.dst), *params_};
+        try {
+            work.report.run = work.backend->run(job, {options_.warmup, options_.repeat, 0});
+        } catch (const UsageError&) {
+            throw;
+        } catch (const WorkError&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw WorkError(fmt::format("{}: {}: {}", work.report.input, work.backend->name(),
+                                        e.what()));
+        }
+        work.src.release();  // the input is no longer needed: memory for the next
+    }
+
+    void encode(ImageWork& work) {
+        const auto start = Clock::now();
+        write_file_atomically(work.target.path, encode_image(work.dst, work.target.extension,
+                                                             options_.encode, work.target.path));
+        work.report.encode_ms = ms_since(start);
+        work.report.total_ms = ms_since(work.start);
+        work.src.release();
+        work.dst.release();
     }
 
     const FilterOptions& options_;
-    ConvParams params_;
+    std::optional<ConvParams> params_;  // none for -f none
     Backend* requested_ = nullptr;
     std::optional<Depth> out_depth_;
     std::vector<Backend*> candidates_;
-    std::optional<DeviceContext> device_;
+    ExistingOutputs existing_ = ExistingOutputs::refuse;
     std::vector<PlannedImage> plan_;
+    std::vector<std::string> input_paths_;
+
+    std::mutex choice_mutex_;
+    std::optional<DeviceContext> device_;
+    std::set<Backend*> announced_;
+    BatchProgress* progress_ = nullptr;
+    CudaWarmup warmup_;
 };
 
 }  // namespace

@@ -3,19 +3,27 @@
 namespace cudaconv {
 
 void add_filter_options(CLI::App& app, FilterOptions& o) {
-    app.add_option("inputs", o.inputs, "Input images (JPEG, PNG, TIFF, ...); - reads stdin")
-        ->required();
+    app.add_option("inputs", o.inputs,
+                   "Input images (JPEG, PNG, TIFF, ...), folders of them, quoted patterns "
+                   "('*.jpg'); - reads stdin");
+    app.add_flag("-r,--recursive", o.recursive, "Folders: their subfolders too ({dir} mirrors them)");
+    app.add_option("--from", o.from, "Read more input paths from FILE, one a line (- for stdin)");
     app.add_option("-f,--filter", o.filter_spec,
                    "Filter: a name (edge, gaussian:5, ...), WxH:v,v,... or a file "
-                   "(see 'cudaconv list filters')")
+                   "(see 'cudaconv list filters'); none: decode and encode only")
         ->required();
     app.add_option("-k,--kernel", o.kernel,
                    "Variant to run, or auto (see 'cudaconv list kernels')")
         ->capture_default_str();
     app.add_option("-o,--output", o.output,
-                   "Output file, folder (ends in / or exists), template with {stem} {ext} "
-                   "{filter} {kernel}, or - for stdout")
+                   "Output file, folder (ends in / or exists; mirrors -r trees), template with "
+                   "{stem} {ext} {filter} {kernel} {dir}, or - for stdout")
         ->required();
+    app.add_flag("--skip-existing", o.skip_existing,
+                 "Leave outputs that exist and skip their inputs (default: refuse to start)");
+    app.add_flag("--overwrite", o.overwrite, "Replace outputs that exist (default: refuse to start)");
+    app.add_option("-j,--jobs", o.jobs, "Decode/encode threads (default: one per core)")
+        ->check(CLI::Range(1, 1024));
     app.add_option("--format", o.format,
                    "Output format when writing stdout (png, jpg, tif, ...); default png");
     app.add_option("--border", o.border,

@@ -12,7 +12,12 @@
 namespace cudaconv {
 
 struct FilterOptions {
-    std::vector<std::string> inputs;
+    std::vector<std::string> inputs;  // files, folders, patterns, -
+    bool recursive = false;           // -r: folders' subfolders too
+    std::string from;                 // --from FILE|-: more inputs, one a line
+    bool skip_existing = false;
+    bool overwrite = false;
+    int jobs = 0;  // -j: decode/encode threads; 0 = one per core
     std::string filter_spec;
     std::string kernel = "auto";
     std::string output;

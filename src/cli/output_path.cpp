@@ -27,8 +27,14 @@ std::string input_extension(const std::string& input, const std::string& format)
     return format.empty() ? "png" : format;
 }
 
+// "out//a.png" from an empty {dir}, or "out/./a.png", tidied to "out/a.png".
+std::string tidy(const std::string& path) {
+    return fs::path(path).lexically_normal().string();
+}
+
 std::string expand_template(const std::string& pattern, const OutputRequest& r,
-                            const std::string& input) {
+                            const OutputSource& source) {
+    const std::string& input = source.input;
     std::string out;
     for (std::size_t i = 0; i < pattern.size();) {
         if (pattern[i] != '{') {
@@ -44,14 +50,16 @@ std::string expand_template(const std::string& pattern, const OutputRequest& r,
         else if (field == "ext") out += input_extension(input, r.format);
         else if (field == "filter") out += file_name_safe(r.filter);
         else if (field == "kernel") out += r.kernel;
+        else if (field == "dir") out += source.dir;
         else {
-            throw UsageError(fmt::format(
-                "-o \"{}\": unknown field {{{}}} (use {{stem}}, {{ext}}, {{filter}}, {{kernel}})",
-                pattern, field));
+            throw UsageError(fmt::format("-o \"{}\": unknown field {{{}}} (use {{stem}}, {{ext}}, "
+                                         "{{filter}}, {{kernel}}, {{dir}})",
+                                         pattern, field));
         }
         i = close + 1;
     }
-    return out;
+    // Only a template naming {dir} is tidied: the others stay as written.
+    return pattern.find("{dir}") == std::string::npos ? out : tidy(out);
 }
 
 }  // namespace
@@ -66,7 +74,8 @@ std::string file_name_safe(const std::string& text) {
     return out;
 }
 
-OutputTarget resolve_output(const OutputRequest& r, const std::string& input) {
+OutputTarget resolve_output(const OutputRequest& r, const OutputSource& source) {
+    const std::string& input = source.input;
     if (r.output == kStdStream) {
         if (r.several_inputs) throw UsageError("-o - (stdout) takes a single input");
         const std::string format = r.format.empty() ? input_extension(input, "") : r.format;
@@ -74,9 +83,11 @@ OutputTarget resolve_output(const OutputRequest& r, const std::string& input) {
     }
     std::string path;
     if (r.output.find('{') != std::string::npos) {
-        path = expand_template(r.output, r, input);
+        path = expand_template(r.output, r, source);
     } else if (!r.output.empty() && (r.output.back() == '/' || fs::is_directory(r.output))) {
-        path = (fs::path(r.output) / (input_stem(input) + "." + input_extension(input, r.format)))
+        path = (fs::path(r.output) / source.dir /
+                (input_stem(input) + "." + input_extension(input, r.format)))
+                   .lexically_normal()
                    .string();
     } else {
         if (r.several_inputs) {

@@ -59,7 +59,7 @@ TEST_CASE("bad inputs, filters and outputs give one line, an exit code and no ou
         {"truncated JPEG", {"truncated.jpg", "-f", "edge", "-o", "o.png"}, 1, {"truncated.jpg"}},
         {"truncated PNG", {"truncated.png", "-f", "edge", "-o", "o.png"}, 1, {"truncated.png"}},
         {"corrupt PNG", {"corrupt.png", "-f", "edge", "-o", "o.png"}, 1, {"corrupt.png"}},
-        {"folder as input", {"folder", "-f", "edge", "-o", "o.png"}, 1, {"folder"}},
+        {"folder without images", {"folder", "-f", "edge", "-o", "o.png"}, 2, {"folder", "no image"}},
         {"unknown filter", {cam, "-f", "edgy", "-o", "o.png"}, 2, {"edgy"}},
         {"malformed inline", {cam, "-f", "3x3:1,2", "-o", "o.png"}, 2, {"3x3:1,2"}},
         {"ragged filter file", {cam, "-f", "ragged.txt", "-o", "o.png"}, 2, {"ragged.txt:2"}},
@@ -82,7 +82,7 @@ TEST_CASE("bad inputs, filters and outputs give one line, an exit code and no ou
         {"no filter", {cam, "-o", "o.png"}, 2, {"--filter"}},
         {"no output", {cam, "-f", "edge"}, 2, {"--output"}},
         {"unknown option", {cam, "-f", "edge", "-o", "o.png", "--sharpness"}, 2, {"--sharpness"}},
-        {"one file, two inputs", {cam, cam, "-f", "edge", "-o", "o.png"}, 2, {"o.png"}},
+        {"one file, two inputs", {cam, sample("rocket.jpg"), "-f", "edge", "-o", "o.png"}, 2, {"o.png"}},
         {"stdout, two inputs", {cam, sample("rocket.jpg"), "-f", "edge", "-o", "-"}, 2, {"-o -"}},
     };
     fs::copy_file(cam, dir / "in.png");
@@ -115,15 +115,21 @@ TEST_CASE("a failing input among several leaves the others written and exits 1",
     CHECK_FALSE(fs::exists(dir / "out" / "bad.png"));
 }
 
-TEST_CASE("an existing output is replaced whole, atomically", "[cli][errors]") {
+TEST_CASE("an existing output is replaced whole, atomically, with --overwrite", "[cli][errors]") {
     TempDir dir;
     write_file(dir / "o.png", "old");
-    // A failing run leaves the old file as it was ...
-    auto r = run_cudaconv({"missing.png", "-f", "edge", "-o", "o.png"}, dir.path());
+    // Without --overwrite it is a configuration error before any work ...
+    auto r = run_cudaconv({sample("camera.png"), "-f", "edge", "-o", "o.png"}, dir.path());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("o.png") && Catch::Contains("--overwrite"));
+    CHECK(read_bytes(dir / "o.png") == "old");
+    // ... a failing run leaves the old file as it was ...
+    r = run_cudaconv({"missing.png", "-f", "edge", "--overwrite", "-o", "o.png"}, dir.path());
     CHECK(r.exit_code == 1);
     CHECK(read_bytes(dir / "o.png") == "old");
     // ... a successful one replaces it.
-    r = run_cudaconv({sample("camera.png"), "-f", "edge", "-o", "o.png"}, dir.path());
+    r = run_cudaconv({sample("camera.png"), "-f", "edge", "--overwrite", "-o", "o.png"},
+                     dir.path());
     CHECK(r.exit_code == 0);
     CHECK(read_bytes(dir / "o.png") != "old");
     CHECK(dir.entries() == std::vector<std::string>{"o.png"});

@@ -57,7 +57,7 @@ TEST_CASE("quiet is silent on success, timings print every stage", "[cli]") {
     CHECK_THAT(r.out, Catch::Contains("Mpix/s"));
 }
 
-TEST_CASE("json writes one line per image with the timings", "[cli]") {
+TEST_CASE("json writes one line per image with the timings, then a summary", "[cli]") {
     TempDir dir;
     const auto r = run_cudaconv({sample("camera.png"), sample("chelsea.png"), "-f", "sobel-x",
                                  "-k", "cpu-ref", "-o", "out/", "--json", "t.json", "--repeat", "2"},
@@ -66,8 +66,14 @@ TEST_CASE("json writes one line per image with the timings", "[cli]") {
     std::ifstream in(dir / "t.json");
     std::string line;
     int lines = 0;
+    nlohmann::json summary;
     while (std::getline(in, line)) {
         const auto j = nlohmann::json::parse(line);
+        if (j.contains("summary")) {
+            summary = j;
+            continue;
+        }
+        CHECK(j["status"] == "done");
         CHECK(j["variant"] == "cpu-ref");
         CHECK(j["filter_runs"]["count"] == 2);
         CHECK(j["timings_ms"]["total"].get<double>() > 0.0);
@@ -75,6 +81,9 @@ TEST_CASE("json writes one line per image with the timings", "[cli]") {
         ++lines;
     }
     CHECK(lines == 2);
+    CHECK(summary["done"] == 2);
+    CHECK(summary["failed"] == 0);
+    CHECK(summary["total"] == 2);
     CHECK(fs::exists(dir / "out" / "camera.png"));
     CHECK(fs::exists(dir / "out" / "chelsea.png"));
 }

@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Runs ON THE GPU MACHINE, from the repository root, after scripts/gpu/build.sh
+# made .carry/ here: issue 6's batch measurement, side by side in one run.
+#   1. 200 distinct 4000x3000 JPEGs made from .carry/rocket-4000x3000.jpg
+#      (shifted, brightened and cropped-and-scaled differently each);
+#   2. cudaconv over the folder to PNG (level 1, the default) with -f none
+#      (decode + encode only, the same pipeline: the codec bound), -f edge
+#      and a dense 31x31 filter (seeded, positive, sum 1);
+#   3. the Python script a user would write instead: cv2.imread,
+#      cv2.filter2D, cv2.imwrite (PNG level 1) in a 16-process pool, for
+#      edge and the 31x31 filter;
+#   4. one 12-megapixel JPEG to PNG, one process: -f edge on the GPU
+#      against -f none (decode + encode alone), median of 5 each.
+# Prints images/s, the ratios issue 6 sets targets for, and peak RSS
+# (/usr/bin/time -v, else getrusage). Logs go to $OUT (or ./gpu-out).
+# Takes about 3 minutes on 16 cores.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+final=${OUT:-gpu-out}
+mkdir -p "$final"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+bin=$work/bin
+mkdir -p "$bin"
+tar xzf .carry/binaries.tgz -C "$bin"
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+cudaconv=$bin/cudaconv
+images=${BATCH_IMAGES:-200}
+pool=${POOL:-16}
+log=$final/batch-bench.log
+: >"$log"
+say() { echo "$*" | tee -a "$log"; }
+
+say "== batch-bench $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | tee -a "$log" || true
+"$cudaconv" --version 2>&1 | tee -a "$log"
+
+# 1. Inputs, and the 31x31 filter.
+python3 - "$work" "$images" "$pool" .carry/rocket-4000x3000.jpg <<'PY'
+import os, sys
+from multiprocessing import Pool
+import cv2, numpy as np
+work, count, pool, source = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+os.makedirs(f"{work}/in", exist_ok=True)
+base = cv2.imread(source, cv2.IMREAD_COLOR)
+assert base is not None and base.shape[:2] == (3000, 4000), base.shape
+def make(i):
+    img = np.roll(base, (i * 7) % 3000, axis=0)            # shift
+    img = np.roll(img, (i * 13) % 4000, axis=1)
+    img = cv2.convertScaleAbs(img, alpha=1.0, beta=(i % 21) - 10)  # brightness
+    k = i % 5                                               # crop a margin, scale back
+    if k:
+        img = cv2.resize(img[k * 8:3000 - k * 8, k * 10:4000 - k * 10], (4000, 3000),
+                         interpolation=cv2.INTER_LINEAR)
+    cv2.imwrite(f"{work}/in/img{i:03d}.jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])
+with Pool(pool) as p:
+    p.map(make, range(count))
+rng = np.random.default_rng(31)
+taps = rng.random((31, 31))
+taps /= taps.sum()
+with open(f"{work}/dense31.txt", "w") as f:
+    f.write("# 31x31 dense, seeded, positive, sum 1 (batch-bench.sh)\n")
+    for row in taps:
+        f.write(" ".join(f"{v:.9g}" for v in row) + "\n")
+PY
+say "inputs: $(ls "$work/in" | wc -l) JPEGs of 4000x3000, $(du -sh "$work/in" | cut -f1)"
+
+# Runs a command, timing it and its peak RSS; appends "name wall_s rss_mb".
+timed() {  # timed NAME COMMAND...
+  local name=$1; shift
+  sync
+  if [[ -x /usr/bin/time ]]; then
+    local start=$EPOCHREALTIME
+    /usr/bin/time -v -o "$work/$name.time" "$@" >"$final/$name.out" 2>"$final/$name.err" || echo "$name: exit $?" | tee -a "$log"
+    local end=$EPOCHREALTIME
+    local rss=$(awk -F': ' '/Maximum resident/ {print $2}' "$work/$name.time")
+    echo "$name $(awk -v a="$start" -v b="$end" 'BEGIN {print b - a}') $((rss / 1024))" >>"$work/results"
+  else
+    python3 - "$work/results" "$name" "$final/$name.out" "$final/$name.err" "$@" <<'PY'
+import resource, subprocess, sys, time
+results, name, out, err, cmd = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+t = time.perf_counter()
+rc = subprocess.call(cmd, stdout=open(out, "w"), stderr=open(err, "w"))
+wall = time.perf_counter() - t
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
+if rc: print(f"{name}: exit {rc}")
+open(results, "a").write(f"{name} {wall} {rss}\n")
+PY
+  fi
+}
+
+# 2. cudaconv, one process each, every core (-j default).
+for run in none edge dense31; do
+  rm -rf "$work/out-$run"
+  spec=$run
+  [[ $run == dense31 ]] && spec=$work/dense31.txt
+  timed "cudaconv-$run" "$cudaconv" "$work/in" -f "$spec" -o "$work/out-$run/{stem}.png" --json "$final/cudaconv-$run.json"
+  say "cudaconv -f $run: $(tail -1 "$final/cudaconv-$run.err")"
+done
+
+# 3. The Python script a user would write instead.
+cat >"$work/pool.py" <<'PY'
+import os, sys
+from multiprocessing import Pool
+import cv2, numpy as np
+src, dst, which, taps_file, pool = sys.argv[1:6]
+os.makedirs(dst, exist_ok=True)
+if which == "edge":
+    taps = np.array([[-1, -1, -1], [-1, 8, -1], [-1, -1, -1]], np.float32)
+else:
+    taps = np.loadtxt(taps_file, dtype=np.float32)
+def one(name):
+    img = cv2.imread(os.path.join(src, name), cv2.IMREAD_UNCHANGED)
+    out = cv2.filter2D(img, -1, taps, borderType=cv2.BORDER_REFLECT_101)
+    cv2.imwrite(os.path.join(dst, os.path.splitext(name)[0] + ".png"), out,
+                [cv2.IMWRITE_PNG_COMPRESSION, 1])
+with Pool(int(pool)) as p:
+    p.map(one, sorted(os.listdir(src)), chunksize=1)
+PY
+for run in edge dense31; do
+  rm -rf "$work/py-$run"
+  timed "python-$run" python3 "$work/pool.py" "$work/in" "$work/py-$run" "$run" "$work/dense31.txt" "$pool"
+done
+
+# Same results? (ours against cv2.filter2D, SPEC.md's tolerance of 1 level)
+for run in edge dense31; do
+  say "compare $run, img000: $("$cudaconv" compare "$work/out-$run/img000.png" "$work/py-$run/img000.png" --max-abs 1 2>&1 | head -1)"
+done
+
+# 4. One image, one process: CUDA start-up overlapping the decode.
+one=$work/in/img000.jpg
+python3 - "$cudaconv" "$one" "$work" "$final" <<'PY' | tee -a "$log"
+import statistics, subprocess, sys, time
+cudaconv, one, work, final = sys.argv[1:5]
+def run(spec, i):
+    t = time.perf_counter()
+    subprocess.run([cudaconv, one, "-f", spec, "--overwrite", "-o", f"{work}/single-{spec}.png",
+                    "--timings"], check=True, stdout=open(f"{final}/single-{spec}-{i}.out", "w"),
+                   stderr=subprocess.STDOUT)
+    return time.perf_counter() - t
+walls = {spec: [] for spec in ("none", "edge")}
+for i in range(5):  # interleaved, so both see the same machine
+    for spec in walls:
+        walls[spec].append(run(spec, i))
+none, edge = (statistics.median(walls[s]) for s in ("none", "edge"))
+print(f"single 12 MP JPEG -> PNG, median of 5 process wall times: "
+      f"decode+encode alone (-f none) {none:.3f} s, -f edge on the GPU {edge:.3f} s, "
+      f"ratio {edge / none:.3f} (target <= 1.15)")
+print("  stages of the last edge run:")
+print("  " + open(f"{final}/single-edge-4.out").read().replace("\n", "\n  "))
+PY
+[[ ${PIPESTATUS[0]} == 0 ]] || say "single-image runs failed: see $final/single-*.out"
+
+# Results.
+python3 - "$work/results" "$images" <<'PY' | tee -a "$log"
+import sys
+rows = {}
+for line in open(sys.argv[1]):
+    name, wall, rss = line.split()
+    rows[name] = (float(wall), int(rss))
+n = int(sys.argv[2])
+ips = {k: n / v[0] for k, v in rows.items()}
+print(f"{'run':<18} {'wall s':>8} {'images/s':>9} {'peak RSS MB':>12}")
+for k, (wall, rss) in rows.items():
+    print(f"{k:<18} {wall:8.2f} {ips[k]:9.2f} {rss:12d}")
+def ratio(a, b, target, what):
+    if a in ips and b in ips:
+        r = ips[a] / ips[b]
+        print(f"{a} / {b} = {r:.2f}  ({what} {target}: {'MET' if r >= target else 'NOT MET'})")
+ratio("cudaconv-edge", "cudaconv-none", 0.9, "target >=")
+ratio("cudaconv-dense31", "cudaconv-none", 0.9, "target >=")
+ratio("cudaconv-dense31", "python-dense31", 2.0, "target >=")
+ratio("cudaconv-edge", "python-edge", 1.0, "target >=")
+PY
+say "logs in $final"

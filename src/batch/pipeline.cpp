@@ -1,0 +1,172 @@
+#include "batch/pipeline.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/errors.hpp"
+
+namespace cudaconv {
+namespace {
+
+// How often a waiting thread looks at the stop flag: a signal handler
+// cannot notify a condition variable, so waits time out instead.
+constexpr auto kStopPoll = std::chrono::milliseconds(50);
+
+class Pipeline {
+public:
+    Pipeline(const PipelineStages& stages, const PipelineOptions& options)
+        : stages_(stages), options_(options) {}
+
+    void run() {
+        std::vector<std::thread> threads;
+        threads.emplace_back([this] { gpu_loop(); });
+        for (int i = 0; i < options_.workers; ++i) threads.emplace_back([this] { worker_loop(); });
+        for (std::thread& t : threads) t.join();
+        if (fatal_) std::rethrow_exception(fatal_);
+    }
+
+private:
+    bool stopping() const { return fatal_stop_ || stages_.stop(); }
+
+    // Under mutex_.
+    bool can_decode() const {
+        return !stopping() && next_ < options_.count && in_flight_ < options_.max_in_flight;
+    }
+    bool all_done() const { return (stopping() || next_ >= options_.count) && in_flight_ == 0; }
+
+    void worker_loop() {
+        for (;;) {
+            std::unique_ptr<WorkItem> item;
+            std::size_t index = 0;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                while (encode_queue_.empty() && !can_decode() && !all_done()) {
+                    changed_.wait_for(lock, kStopPoll);
+                }
+                if (!encode_queue_.empty()) {
+                    item = std::move(encode_queue_.front());
+                    encode_queue_.pop_front();
+                } else if (can_decode()) {
+                    index = next_++;
+                    ++in_flight_;
+                } else {
+                    return;  // all_done()
+                }
+            }
+            if (item) {
+                finish(std::move(item));
+            } else {
+                start(index);
+            }
+        }
+    }
+
+    // Decode, then filter here (CPU) and encode, or hand over to the GPU.
+    void start(std::size_t index) {
+        std::unique_ptr<WorkItem> item;
+        if (!attempt(index, [&] { item = stages_.decode(index); })) return release();
+        if (item->on_gpu) {
+            {
+                const std::lock_guard<std::mutex> lock(mutex_);
+                gpu_queue_.push_back(std::move(item));
+            }
+            changed_.notify_all();
+            return;
+        }
+        if (stopping()) return drop(index);
+        if (!attempt(index, [&] { stages_.filter(*item); })) return release();
+        finish(std::move(item));
+    }
+
+    void finish(std::unique_ptr<WorkItem> item) {
+        const std::size_t index = item->index;
+        if (stopping()) return drop(index);
+        if (attempt(index, [&] { stages_.encode(*item); })) stages_.done(*item);
+        item.reset();  // free the images before another decode may start
+        release();
+    }
+
+    void gpu_loop() {
+        for (;;) {
+            std::unique_ptr<WorkItem> item;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                while (gpu_queue_.empty() && !all_done()) changed_.wait_for(lock, kStopPoll);
+                if (gpu_queue_.empty()) return;
+                item = std::move(gpu_queue_.front());
+                gpu_queue_.pop_front();
+            }
+            const std::size_t index = item->index;
+            if (stopping()) {
+                drop(index);
+                continue;
+            }
+            if (!attempt(index, [&] { stages_.filter(*item); })) {
+                release();
+                continue;
+            }
+            {
+                const std::lock_guard<std::mutex> lock(mutex_);
+                encode_queue_.push_back(std::move(item));
+            }
+            changed_.notify_all();
+        }
+    }
+
+    // Runs a stage; a failure is reported and the image given up.
+    template <typename Stage>
+    bool attempt(std::size_t index, Stage&& stage) {
+        try {
+            stage();
+            return true;
+        } catch (const UsageError&) {
+            {
+                const std::lock_guard<std::mutex> lock(mutex_);
+                if (!fatal_) fatal_ = std::current_exception();
+            }
+            fatal_stop_ = true;
+            stages_.dropped(index);
+        } catch (const std::exception& e) {
+            stages_.failed(index, e.what());
+        }
+        return false;
+    }
+
+    void drop(std::size_t index) {
+        stages_.dropped(index);
+        release();
+    }
+
+    void release() {
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            --in_flight_;
+        }
+        changed_.notify_all();
+    }
+
+    const PipelineStages& stages_;
+    const PipelineOptions& options_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::deque<std::unique_ptr<WorkItem>> gpu_queue_;
+    std::deque<std::unique_ptr<WorkItem>> encode_queue_;
+    std::size_t next_ = 0;
+    std::size_t in_flight_ = 0;
+    std::exception_ptr fatal_;
+    std::atomic<bool> fatal_stop_{false};
+};
+
+}  // namespace
+
+void run_pipeline(const PipelineStages& stages, const PipelineOptions& options) {
+    Pipeline(stages, options).run();
+}
+
+}  // namespace cudaconv

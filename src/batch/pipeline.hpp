@@ -1,0 +1,51 @@
+#pragma once
+// The batch executor. Worker threads decode, encode and write; a CPU
+// variant filters on the worker that decoded the image; CUDA variants
+// filter on one GPU thread, which owns the device work (one CUDA context,
+// and the buffers it keeps between images of one size). While the GPU
+// thread filters one image, the workers decode the next ones and encode
+// the previous ones. A worker with a filtered image waiting encodes it
+// before decoding another, and at most max_in_flight images are between
+// decode and written, so memory stays bounded however long the batch.
+//
+// Stops early when `stop` says so (Ctrl-C): no new image is decoded, an
+// image not yet encoding is dropped, encodes under way finish.
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace cudaconv {
+
+// One image on its way; the stages keep what they need in a subclass.
+struct WorkItem {
+    virtual ~WorkItem() = default;
+    std::size_t index = 0;
+    bool on_gpu = false;  // set by decode: filter on the GPU thread
+};
+
+struct PipelineStages {
+    // On a worker: read and decode, and say where to filter.
+    std::function<std::unique_ptr<WorkItem>(std::size_t index)> decode;
+    std::function<void(WorkItem&)> filter;  // on a worker, or the GPU thread
+    std::function<void(WorkItem&)> encode;  // on a worker: encode and write
+    // Exactly one of these per index taken (done, failed, dropped); they
+    // may be called from any thread, one at a time.
+    std::function<void(WorkItem&)> done;
+    std::function<void(std::size_t index, const std::string& error)> failed;
+    std::function<void(std::size_t index)> dropped;
+    std::function<bool()> stop;  // polled
+};
+
+struct PipelineOptions {
+    std::size_t count = 0;        // indices 0..count-1, decoded in order
+    int workers = 1;              // -j
+    std::size_t max_in_flight = 1;
+};
+
+// Failures of one image go to `failed` and the rest go on. A UsageError
+// from a stage (a variant named with -k cannot run an image) stops the
+// batch like an interrupt and is rethrown once the workers are done.
+void run_pipeline(const PipelineStages& stages, const PipelineOptions& options);
+
+}  // namespace cudaconv

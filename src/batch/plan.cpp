@@ -1,0 +1,133 @@
+#include "batch/plan.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "core/errors.hpp"
+#include "io/image_io.hpp"
+
+namespace cudaconv {
+namespace fs = std::filesystem;
+
+namespace {
+
+// How many existing outputs the refusal names: enough to recognise the
+// folder, short enough to stay one line.
+constexpr std::size_t kExistingNamed = 3;
+
+std::string canonical(const std::string& path) {
+    std::error_code ec;
+    const fs::path p = fs::weakly_canonical(path, ec);
+    return ec ? fs::absolute(path, ec).lexically_normal().string() : p.string();
+}
+
+bool writes_folders(const std::string& output) {
+    return output.find('{') != std::string::npos ||
+           (!output.empty() && output.back() == '/') || fs::is_directory(output);
+}
+
+std::string existing_refusal(const std::vector<std::string>& existing) {
+    std::string names;
+    for (std::size_t i = 0; i < std::min(existing.size(), kExistingNamed); ++i) {
+        names += (i ? ", " : "") + existing[i];
+    }
+    if (existing.size() > kExistingNamed) {
+        names += fmt::format(" and {} more", existing.size() - kExistingNamed);
+    }
+    const bool one = existing.size() == 1;
+    return fmt::format("{} output{} exist{} already: {}; nothing was done (--overwrite replaces "
+                       "{}, --skip-existing keeps {} and skips {} input{})",
+                       existing.size(), one ? "" : "s", one ? "s" : "", names,
+                       one ? "it" : "them", one ? "it" : "them", one ? "its" : "their",
+                       one ? "" : "s");
+}
+
+}  // namespace
+
+ExistingOutputs existing_outputs_policy(bool skip_existing, bool overwrite) {
+    if (skip_existing && overwrite) {
+        throw UsageError("--skip-existing and --overwrite exclude each other");
+    }
+    if (skip_existing) return ExistingOutputs::skip;
+    return overwrite ? ExistingOutputs::overwrite : ExistingOutputs::refuse;
+}
+
+std::vector<std::string> canonical_inputs(const std::vector<InputFile>& inputs) {
+    std::vector<std::string> paths;
+    for (const InputFile& input : inputs) {
+        if (input.path != kStdStream) paths.push_back(canonical(input.path));
+    }
+    std::sort(paths.begin(), paths.end());
+    return paths;
+}
+
+void refuse_overwriting_input(const std::string& output,
+                              const std::vector<std::string>& canonical_inputs) {
+    if (output == kStdStream) return;
+    if (std::binary_search(canonical_inputs.begin(), canonical_inputs.end(), canonical(output))) {
+        throw UsageError(fmt::format("{}: the output would overwrite its input", output));
+    }
+}
+
+std::vector<PlannedImage> plan_outputs(const std::vector<InputFile>& inputs,
+                                       const PlanRequest& request) {
+    if (std::count_if(inputs.begin(), inputs.end(),
+                      [](const InputFile& f) { return f.path == kStdStream; }) > 1) {
+        throw UsageError("- (stdin) can be given only once");
+    }
+    const std::string& output = request.output.output;
+    const bool makes_folders = writes_folders(output);
+    const std::vector<std::string> input_paths = canonical_inputs(inputs);
+
+    std::vector<PlannedImage> plan;
+    std::map<std::string, std::string> output_owner;
+    std::vector<std::string> existing;
+    std::set<std::string> folders;
+    for (const InputFile& input : inputs) {
+        OutputTarget target = resolve_output(request.output, {input.path, input.dir});
+        // The extension and an explicit depth can be checked now; the
+        // channel count and `--depth same` wait for the decoded image.
+        check_output_format(target.path, target.extension, request.out_depth, kChannelsUnknown);
+        PlannedImage image{input, target, false};
+        if (target.path != kStdStream) {
+            refuse_overwriting_input(target.path, input_paths);
+            const auto [owner, fresh] = output_owner.emplace(canonical(target.path), input.path);
+            if (!fresh) {
+                throw UsageError(fmt::format("{} and {} would both write {}", owner->second,
+                                             input.path, target.path));
+            }
+            std::error_code ec;
+            if (fs::exists(fs::symlink_status(target.path, ec))) {
+                if (request.existing == ExistingOutputs::refuse) existing.push_back(target.path);
+                image.skip = request.existing == ExistingOutputs::skip;
+            }
+            const fs::path folder = fs::path(target.path).parent_path();
+            if (!folder.empty() && !fs::is_directory(folder, ec)) {
+                // -o FILE in a missing folder is a typo more often than a wish.
+                if (!makes_folders) {
+                    throw WorkError(fmt::format("{}: cannot write: the folder {} does not exist",
+                                                target.path, folder.string()));
+                }
+                folders.insert(folder.string());
+            }
+        }
+        plan.push_back(std::move(image));
+    }
+    if (!existing.empty()) throw UsageError(existing_refusal(existing));
+
+    for (const std::string& folder : folders) {
+        std::error_code ec;
+        fs::create_directories(folder, ec);
+        if (ec) {
+            throw WorkError(fmt::format("{}: cannot create folder: {}", folder, ec.message()));
+        }
+    }
+    return plan;
+}
+
+}  // namespace cudaconv

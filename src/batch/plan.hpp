@@ -1,0 +1,52 @@
+#pragma once
+// Every input's output, decided and checked before any image is decoded:
+// a bad template, two inputs writing one file, an output that would replace
+// an input, or outputs that exist already (unless --skip-existing or
+// --overwrite) stop the command before it does any work.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "batch/inputs.hpp"
+#include "cli/output_path.hpp"
+#include "core/types.hpp"
+
+namespace cudaconv {
+
+// What to do with an output that exists already.
+enum class ExistingOutputs {
+    refuse,     // the default: a configuration error before any work
+    skip,       // --skip-existing: leave it, and its input unread
+    overwrite,  // --overwrite: replace it (atomically)
+};
+
+struct PlannedImage {
+    InputFile source;
+    OutputTarget target;
+    bool skip = false;  // its output exists and --skip-existing
+};
+
+struct PlanRequest {
+    OutputRequest output;  // -o and what its template fields need
+    ExistingOutputs existing = ExistingOutputs::refuse;
+    std::optional<Depth> out_depth;  // --depth, when not `same`
+};
+
+// Throws UsageError (exit 2) for what the user must change, WorkError
+// (exit 1) for a folder that cannot be created. Creates the output folders
+// only once everything else passed.
+std::vector<PlannedImage> plan_outputs(const std::vector<InputFile>& inputs,
+                                       const PlanRequest& request);
+
+// Throws UsageError when `output` is one of the inputs (same file, however
+// named). `inputs` holds weakly_canonical paths.
+void refuse_overwriting_input(const std::string& output,
+                              const std::vector<std::string>& canonical_inputs);
+
+// weakly_canonical paths of the inputs (stdin left out), sorted.
+std::vector<std::string> canonical_inputs(const std::vector<InputFile>& inputs);
+
+// The exclusive options as one choice; throws UsageError when both are set.
+ExistingOutputs existing_outputs_policy(bool skip_existing, bool overwrite);
+
+}  // namespace cudaconv

@@ -1,0 +1,201 @@
+#include "batch/progress.hpp"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <vector>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "io/image_io.hpp"
+
+namespace cudaconv {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Redraws at most this often: a terminal repainting faster is only flicker.
+constexpr auto kRedrawInterval = std::chrono::milliseconds(100);
+constexpr int kDefaultColumns = 80;
+// The bar's share of the line, and its bounds in cells.
+constexpr int kMinBarCells = 10;
+constexpr int kMaxBarCells = 40;
+
+int terminal_columns() {
+    winsize size{};
+    if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+    return kDefaultColumns;
+}
+
+std::string clock_text(double seconds) {
+    const auto s = static_cast<long long>(std::llround(std::max(0.0, seconds)));
+    if (s >= 3600) return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+    return fmt::format("{}:{:02}", s / 60, s % 60);
+}
+
+void write_stderr(const std::string& text) {
+    std::fputs(text.c_str(), stderr);
+    std::fflush(stderr);
+}
+
+}  // namespace
+
+bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
+
+std::string progress_line(const ProgressState& s, int columns) {
+    const std::size_t finished = s.done + s.failed;
+    const double rate = s.elapsed_s > 0.0 ? static_cast<double>(finished) / s.elapsed_s : 0.0;
+    const std::string count = fmt::format("{:>{}}/{}", finished, fmt::format("{}", s.total).size(),
+                                          s.total);
+    const int percent =
+        s.total ? static_cast<int>(100 * finished / s.total) : 100;
+    std::string tail = rate > 0.0 ? fmt::format("  {:.1f} images/s", rate) : "  -- images/s";
+    if (rate > 0.0 && finished < s.total) {
+        tail += "  ETA " + clock_text(static_cast<double>(s.total - finished) / rate);
+    }
+    if (s.failed) tail += fmt::format("  ({} failed)", s.failed);
+    const std::string head = fmt::format("{}  {:>3}%  ", count, percent);
+    const int room = columns - 1 - static_cast<int>(head.size() + tail.size()) - 2;
+    if (room < kMinBarCells) return (head + tail.substr(2)).substr(0, std::max(columns - 1, 0));
+    const int cells = std::min(room, kMaxBarCells);
+    const int filled = s.total ? static_cast<int>(static_cast<std::size_t>(cells) * finished /
+                                                  s.total)
+                               : cells;
+    return head + "[" + std::string(static_cast<std::size_t>(filled), '#') +
+           std::string(static_cast<std::size_t>(cells - filled), '.') + "]" + tail;
+}
+
+std::string summary_line(const BatchSummary& s, std::size_t total, int signal_number) {
+    std::string line = fmt::format("done {}, skipped {}, failed {}", s.done, s.skipped, s.failed);
+    if (signal_number != 0 || s.not_done) line += fmt::format(", not done {}", s.not_done);
+    line += fmt::format(" of {} image{} in {:.1f} s ({:.2f} images/s)", total,
+                        total == 1 ? "" : "s", s.wall_s, s.images_per_s());
+    if (signal_number != 0) {
+        line += fmt::format("; stopped by {}", signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+    }
+    return line;
+}
+
+nlohmann::json summary_json(const BatchSummary& s, std::size_t total, int signal_number) {
+    return {{"summary", true},           {"total", total},        {"done", s.done},
+            {"skipped", s.skipped},      {"failed", s.failed},    {"not_done", s.not_done},
+            {"wall_s", s.wall_s},        {"images_per_s", s.images_per_s()},
+            {"interrupted", signal_number != 0}};
+}
+
+BatchProgress::BatchProgress(const ProgressOptions& options)
+    : options_(options), start_(Clock::now()) {
+    counts_ = {};
+}
+
+BatchProgress::~BatchProgress() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    clear_bar();
+}
+
+void BatchProgress::skipped(const std::string& input, const std::string& output) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    ++counts_.skipped;
+    if (options_.log_each) spdlog::info("{}: skipped, {} exists", input, output);
+    emit_json({{"input", input}, {"output", output}, {"status", "skipped"}});
+}
+
+void BatchProgress::done(const ImageReport& report, std::size_t index) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    ++counts_.done;
+    if (options_.log_each) {
+        spdlog::info("{} -> {} ({}x{}, {}, {}, {:.1f} ms)", report.input, report.output,
+                     report.width, report.height, report.filter, report.variant, report.total_ms);
+    }
+    if (options_.timings) {
+        clear_bar();
+        print_timings(report.output == "<stdout>" ? stderr : stdout, report);
+        std::fflush(stdout);
+    }
+    nlohmann::json line = to_json(report);
+    line["status"] = "done";
+    line["index"] = index;
+    emit_json(line);
+    redraw(false);
+}
+
+void BatchProgress::failed(const std::string& input, const std::string& message) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    ++counts_.failed;
+    clear_bar();
+    spdlog::error("{}", message);
+    emit_json({{"input", input}, {"status", "failed"}, {"error", message}});
+    redraw(true);
+}
+
+void BatchProgress::not_done() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    ++counts_.not_done;
+}
+
+void BatchProgress::log_above(const std::string& message, bool error) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    clear_bar();
+    if (error) {
+        spdlog::error("{}", message);
+    } else {
+        spdlog::info("{}", message);
+    }
+    redraw(true);
+}
+
+BatchSummary BatchProgress::finish(int signal_number) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (bar_shown_) redraw(true);
+    clear_bar();
+    counts_.wall_s = std::chrono::duration<double>(Clock::now() - start_).count();
+    const std::size_t total = options_.total;
+    // One image with nothing unusual needs no summary: its own line said it all.
+    if (total > 1 || signal_number != 0) spdlog::info("{}", summary_line(counts_, total, signal_number));
+    emit_json(summary_json(counts_, total, signal_number));
+    if (!options_.json_path.empty() && options_.json_path != kStdStream) {
+        write_file_atomically(options_.json_path,
+                              std::vector<std::uint8_t>(json_lines_.begin(), json_lines_.end()));
+    }
+    return counts_;
+}
+
+void BatchProgress::emit_json(const nlohmann::json& line) {
+    if (options_.json_path.empty()) return;
+    if (options_.json_path == kStdStream) {
+        // Streamed, so a script can follow the batch as it goes.
+        std::fputs((line.dump() + "\n").c_str(), stdout);
+        std::fflush(stdout);
+    } else {
+        json_lines_ += line.dump() + "\n";
+    }
+}
+
+// Under mutex_.
+void BatchProgress::redraw(bool force) {
+    if (!options_.progress_bar) return;
+    const auto now = Clock::now();
+    if (!force && bar_shown_ && now - last_draw_ < kRedrawInterval) return;
+    last_draw_ = now;
+    ProgressState state;
+    state.total = options_.total - counts_.skipped;
+    state.done = counts_.done;
+    state.failed = counts_.failed;
+    state.elapsed_s = std::chrono::duration<double>(now - start_).count();
+    write_stderr("\r" + progress_line(state, terminal_columns()) + "\033[K");
+    bar_shown_ = true;
+}
+
+// Under mutex_.
+void BatchProgress::clear_bar() {
+    if (!bar_shown_) return;
+    write_stderr("\r\033[K");
+    bar_shown_ = false;
+}
+
+}  // namespace cudaconv

@@ -1,0 +1,85 @@
+#pragma once
+// What a batch tells the user as it goes, and at the end. On a terminal,
+// one progress line on stderr redrawn in place (count, images/s, ETA) with
+// failures printed above it; otherwise (a log file, a pipe, CI) one log
+// line per image. --json adds one JSON line per image (done, skipped or
+// failed) and a summary line. Thread-safe: workers report as they finish,
+// so lines come in the order images finish, not the order of the inputs.
+#include <chrono>
+#include <cstddef>
+#include <mutex>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/report.hpp"
+
+namespace cudaconv {
+
+struct ProgressState {
+    std::size_t total = 0;  // images to process (skipped ones not counted)
+    std::size_t done = 0;
+    std::size_t failed = 0;
+    double elapsed_s = 0.0;
+};
+
+// "  37/200  18%  [#####.....]  4.1 images/s  ETA 0:40  (1 failed)",
+// fitted to `columns`. A pure function, so it can be tested.
+std::string progress_line(const ProgressState& state, int columns);
+
+struct BatchSummary {
+    std::size_t done = 0;
+    std::size_t skipped = 0;
+    std::size_t failed = 0;
+    std::size_t not_done = 0;  // left when interrupted
+    double wall_s = 0.0;
+    double images_per_s() const { return wall_s > 0.0 ? static_cast<double>(done) / wall_s : 0.0; }
+};
+
+// "done 198, skipped 0, failed 2 of 200 images in 12.3 s (16.1 images/s)".
+std::string summary_line(const BatchSummary& summary, std::size_t total, int signal_number);
+nlohmann::json summary_json(const BatchSummary& summary, std::size_t total, int signal_number);
+
+struct ProgressOptions {
+    std::size_t total = 0;        // planned images, skipped included
+    bool progress_bar = false;    // stderr is a terminal and not -q
+    bool log_each = true;         // an info line per image (off under a bar)
+    bool timings = false;         // --timings: stage times on stdout
+    std::string json_path;        // --json FILE or - ("" = none)
+};
+
+class BatchProgress {
+public:
+    explicit BatchProgress(const ProgressOptions& options);
+    ~BatchProgress();
+    BatchProgress(const BatchProgress&) = delete;
+    BatchProgress& operator=(const BatchProgress&) = delete;
+
+    void skipped(const std::string& input, const std::string& output);
+    void done(const ImageReport& report, std::size_t index);
+    void failed(const std::string& input, const std::string& message);
+    void not_done();  // an image dropped by an interrupt
+    // Prints the summary (log and JSON) and writes the JSON file.
+    BatchSummary finish(int signal_number);
+    // For messages that would otherwise break the progress line.
+    void log_above(const std::string& message, bool error);
+
+private:
+    void emit_json(const nlohmann::json& line);
+    void redraw(bool force);
+    void clear_bar();
+
+    ProgressOptions options_;
+    std::mutex mutex_;
+    std::chrono::steady_clock::time_point start_;
+    std::chrono::steady_clock::time_point last_draw_{};
+    BatchSummary counts_;
+    std::string json_lines_;
+    bool bar_shown_ = false;
+};
+
+// Whether stderr is a terminal (checked on the descriptor: the C stderr
+// stream is replaced by configure_opencv_io).
+bool stderr_is_terminal();
+
+}  // namespace cudaconv

@@ -1,0 +1,324 @@
+// Batches as users run them from scripts: folders, trees, patterns, lists,
+// existing outputs, failures in the middle, and Ctrl-C.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include "support/run_command.hpp"
+
+namespace cudaconv::test {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string sample(const std::string& name) { return (source_dir() / "images" / name).string(); }
+
+std::string read_bytes(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void write_file(const fs::path& p, const std::string& bytes) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << bytes;
+}
+
+void copy_sample(const std::string& name, const fs::path& to) {
+    fs::create_directories(to.parent_path());
+    fs::copy_file(sample(name), to, fs::copy_options::overwrite_existing);
+}
+
+// Every file under root, relative, sorted: what a run left behind,
+// temporary files included.
+std::vector<std::string> tree(const fs::path& root) {
+    std::vector<std::string> files;
+    if (!fs::exists(root)) return files;
+    for (const auto& e : fs::recursive_directory_iterator(root)) {
+        if (e.is_regular_file()) files.push_back(e.path().lexically_relative(root).generic_string());
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+bool decodes(const fs::path& p) { return !cv::imread(p.string(), cv::IMREAD_UNCHANGED).empty(); }
+
+// in/a.png, in/b.png (corrupt), in/c.jpg: the failing one in the middle.
+void make_flat_folder(const fs::path& in) {
+    copy_sample("camera.png", in / "a.png");
+    std::string corrupt = read_bytes(sample("chelsea.png"));
+    corrupt.resize(corrupt.size() / 3);
+    write_file(in / "b.png", corrupt);
+    copy_sample("rocket.jpg", in / "c.jpg");
+}
+
+}  // namespace
+
+TEST_CASE("batch: a corrupt file in the middle is reported and the rest are written",
+          "[cli][batch]") {
+    TempDir dir;
+    make_flat_folder(dir / "in");
+    const auto r = run_cudaconv({"in", "-f", "edge", "-j", "2", "-o", "out/"}, dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("error: in/b.png:"));
+    CHECK_THAT(r.err, Catch::Contains("done 2, skipped 0, failed 1 of 3 images"));
+    CHECK(tree(dir / "out") == std::vector<std::string>{"a.png", "c.jpg"});
+    CHECK(decodes(dir / "out" / "a.png"));
+    CHECK(decodes(dir / "out" / "c.jpg"));
+}
+
+TEST_CASE("batch: an unwritable output fails that image only", "[cli][batch]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "in" / "a.png");
+    copy_sample("chelsea.png", dir / "in" / "b.png");
+    copy_sample("rocket.jpg", dir / "in" / "c.jpg");
+    // A folder where b's output goes: no rename can replace it, root or not.
+    fs::create_directories(dir / "out" / "b.png");
+    const auto r =
+        run_cudaconv({"in", "-f", "edge", "--overwrite", "-o", "out/"}, dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("out/b.png: is a directory"));
+    CHECK_THAT(r.err, Catch::Contains("done 2, skipped 0, failed 1"));
+    CHECK(decodes(dir / "out" / "a.png"));
+    CHECK(decodes(dir / "out" / "c.jpg"));
+    CHECK(tree(dir / "out") == std::vector<std::string>{"a.png", "c.jpg"});  // no temp file
+
+    if (geteuid() != 0) {  // permissions do not stop root
+        fs::create_directories(dir / "ro");
+        fs::permissions(dir / "ro", fs::perms::owner_read | fs::perms::owner_exec);
+        const auto ro = run_cudaconv({"in", "-f", "edge", "-o", "ro/"}, dir.path());
+        fs::permissions(dir / "ro", fs::perms::owner_all);
+        CHECK(ro.exit_code == 1);
+        CHECK_THAT(ro.err, Catch::Contains("ro/a.png: cannot write: Permission denied"));
+        CHECK_THAT(ro.err, Catch::Contains("failed 3"));
+        CHECK(tree(dir / "ro").empty());
+    }
+}
+
+TEST_CASE("batch: -r with {dir} or a folder output mirrors the tree", "[cli][batch]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "in" / "top.png");
+    copy_sample("chelsea.png", dir / "in" / "x" / "mid.png");
+    copy_sample("rocket.jpg", dir / "in" / "x" / "y" / "deep.jpg");
+    copy_sample("camera.png", dir / "in" / ".cache" / "hidden.png");  // hidden: left out
+    write_file(dir / "in" / "x" / "notes.txt", "not an image");       // not an image: left out
+
+    auto r = run_cudaconv({"in", "-r", "-f", "edge", "-o", "t/{dir}/{stem}-{filter}.png"},
+                          dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(tree(dir / "t") ==
+          std::vector<std::string>{"top-edge.png", "x/mid-edge.png", "x/y/deep-edge.png"});
+
+    r = run_cudaconv({"in", "-r", "-f", "edge", "-o", "f/"}, dir.path());
+    CHECK(r.exit_code == 0);
+    CHECK(tree(dir / "f") == std::vector<std::string>{"top.png", "x/mid.png", "x/y/deep.jpg"});
+
+    // Without -r only the folder's own images.
+    r = run_cudaconv({"in", "-f", "edge", "-o", "flat/"}, dir.path());
+    CHECK(r.exit_code == 0);
+    CHECK(tree(dir / "flat") == std::vector<std::string>{"top.png"});
+
+    // Two inputs for one flat output name: refused before any work.
+    copy_sample("camera.png", dir / "in" / "x" / "top.png");
+    r = run_cudaconv({"in", "-r", "-f", "edge", "-o", "same/{stem}.png"}, dir.path());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("would both write same/top.png"));
+    CHECK_FALSE(fs::exists(dir / "same"));
+}
+
+TEST_CASE("batch: existing outputs are refused before any work, skipped or overwritten",
+          "[cli][batch]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "in" / "a.png");
+    copy_sample("chelsea.png", dir / "in" / "b.png");
+    write_file(dir / "out" / "a.png", "old");
+
+    SECTION("default: exit 2, nothing written") {
+        const auto r = run_cudaconv({"in", "-f", "edge", "-o", "out/"}, dir.path());
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("1 output exists already: out/a.png"));
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        CHECK(tree(dir / "out") == std::vector<std::string>{"a.png"});
+        CHECK(read_bytes(dir / "out" / "a.png") == "old");
+    }
+    SECTION("--skip-existing keeps it and writes the rest") {
+        const auto r =
+            run_cudaconv({"in", "-f", "edge", "--skip-existing", "-o", "out/"}, dir.path());
+        CHECK(r.exit_code == 0);
+        CHECK_THAT(r.err, Catch::Contains("in/a.png: skipped"));
+        CHECK_THAT(r.err, Catch::Contains("done 1, skipped 1, failed 0 of 2"));
+        CHECK(read_bytes(dir / "out" / "a.png") == "old");
+        CHECK(decodes(dir / "out" / "b.png"));
+    }
+    SECTION("--overwrite replaces it") {
+        const auto r = run_cudaconv({"in", "-f", "edge", "--overwrite", "-o", "out/"}, dir.path());
+        CHECK(r.exit_code == 0);
+        CHECK(decodes(dir / "out" / "a.png"));
+        CHECK(decodes(dir / "out" / "b.png"));
+    }
+    SECTION("both: a usage error") {
+        const auto r = run_cudaconv(
+            {"in", "-f", "edge", "--overwrite", "--skip-existing", "-o", "out/"}, dir.path());
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("exclude each other"));
+        CHECK(read_bytes(dir / "out" / "a.png") == "old");
+    }
+    SECTION("an output that is an input is refused") {
+        const auto r = run_cudaconv({"in", "-f", "edge", "--overwrite", "-o", "in/{stem}.{ext}"},
+                                    dir.path());
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("would overwrite its input"));
+        CHECK(read_bytes(dir / "in" / "a.png") == read_bytes(sample("camera.png")));
+    }
+}
+
+TEST_CASE("batch: --from FILE and --from - read one path a line", "[cli][batch]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "in" / "a.png");
+    copy_sample("chelsea.png", dir / "in" / "b b.png");  // a space: lines are paths, not words
+    copy_sample("rocket.jpg", dir / "in" / "c.jpg");
+    write_file(dir / "list.txt", "in/a.png\nin/b b.png\n\n");
+
+    auto r = run_cudaconv({"--from", "list.txt", "-f", "edge", "-o", "o1/"}, dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(tree(dir / "o1") == std::vector<std::string>{"a.png", "b b.png"});
+
+    r = run_cudaconv({"in/c.jpg", "--from", "-", "-f", "edge", "-o", "o2/"}, dir.path(),
+                     "in/a.png\n");
+    CHECK(r.exit_code == 0);
+    CHECK(tree(dir / "o2") == std::vector<std::string>{"a.png", "c.jpg"});
+
+    r = run_cudaconv({"--from", "missing.txt", "-f", "edge", "-o", "o3/"}, dir.path());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("missing.txt"));
+}
+
+TEST_CASE("batch: quoted patterns are matched by cudaconv", "[cli][batch]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "in" / "a.png");
+    copy_sample("chelsea.png", dir / "in" / "b.png");
+    copy_sample("rocket.jpg", dir / "in" / "c.jpg");
+    copy_sample("camera.png", dir / "in" / "d1" / "e.png");
+
+    auto r = run_cudaconv({"in/*.png", "-f", "edge", "-o", "p/"}, dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(tree(dir / "p") == std::vector<std::string>{"a.png", "b.png"});
+
+    // {dir} is relative to the pattern's fixed part.
+    r = run_cudaconv({"in/d?/*.png", "-f", "edge", "-o", "q/{dir}/{stem}.png"}, dir.path());
+    CHECK(r.exit_code == 0);
+    CHECK(tree(dir / "q") == std::vector<std::string>{"d1/e.png"});
+
+    r = run_cudaconv({"in/*.webp", "-f", "edge", "-o", "r/"}, dir.path());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("in/*.webp"));
+    CHECK_FALSE(fs::exists(dir / "r"));
+}
+
+TEST_CASE("batch: --json - streams a line per image and a summary", "[cli][batch]") {
+    TempDir dir;
+    make_flat_folder(dir / "in");
+    copy_sample("camera.png", dir / "in" / "z.png");
+    write_file(dir / "out" / "z.png", "old");
+    const auto r = run_cudaconv(
+        {"in", "-f", "edge", "--skip-existing", "--json", "-", "-q", "-o", "out/"}, dir.path());
+    CHECK(r.exit_code == 1);
+    std::istringstream lines(r.out);
+    std::string line;
+    std::map<std::string, std::string> status;
+    nlohmann::json summary;
+    while (std::getline(lines, line)) {
+        const auto j = nlohmann::json::parse(line);
+        if (j.contains("summary")) {
+            summary = j;
+        } else {
+            status[j["input"]] = j["status"];
+        }
+    }
+    CHECK(status == std::map<std::string, std::string>{{"in/a.png", "done"},
+                                                       {"in/b.png", "failed"},
+                                                       {"in/c.jpg", "done"},
+                                                       {"in/z.png", "skipped"}});
+    CHECK(summary["done"] == 2);
+    CHECK(summary["failed"] == 1);
+    CHECK(summary["skipped"] == 1);
+    CHECK(summary["total"] == 4);
+    CHECK(summary["images_per_s"].get<double>() > 0.0);
+}
+
+TEST_CASE("batch: -f none decodes and encodes only", "[cli][batch]") {
+    TempDir dir;
+    const auto r = run_cudaconv({sample("camera.png"), "-f", "none", "-o", "o.png"}, dir.path());
+    CHECK(r.exit_code == 0);
+    const cv::Mat in = cv::imread(sample("camera.png"), cv::IMREAD_UNCHANGED);
+    const cv::Mat out = cv::imread((dir / "o.png").string(), cv::IMREAD_UNCHANGED);
+    REQUIRE(out.size() == in.size());
+    CHECK(cv::norm(in, out, cv::NORM_INF) == 0.0);
+}
+
+TEST_CASE("batch: SIGINT stops cleanly, leaves no partial file and prints the summary",
+          "[cli][batch][signal]") {
+    TempDir dir;
+    // Slow images (cpu-ref, 9x9) so that the signal lands mid-batch.
+    constexpr int kImages = 24;
+    for (int i = 0; i < kImages; ++i) {
+        copy_sample("rocket.jpg", dir / "in" / ("img" + std::to_string(100 + i) + ".jpg"));
+    }
+    const fs::path err_path = dir / "stderr.txt";
+    const std::string binary = cudaconv_binary();
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        if (chdir(dir.path().c_str()) != 0) _exit(127);
+        if (!freopen(err_path.c_str(), "w", stderr)) _exit(127);
+        if (!freopen("/dev/null", "w", stdout)) _exit(127);
+        execl(binary.c_str(), binary.c_str(), "in", "-f", "box:9", "-k", "cpu-ref", "-j", "2",
+              "-o", "out/{stem}.png", static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    // Signal once the first output is complete: the batch is surely under way.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    bool started = false;
+    while (!started && std::chrono::steady_clock::now() < deadline) {
+        for (const std::string& f : tree(dir / "out")) started |= f[0] != '.';
+        if (!started) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    REQUIRE(started);
+    REQUIRE(kill(pid, SIGINT) == 0);
+    int status = 0;
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+        REQUIRE(std::chrono::steady_clock::now() < deadline);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    const std::string err = read_bytes(err_path);
+    INFO(err);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 130);
+    CHECK_THAT(err, Catch::Contains("stopped by SIGINT"));
+    CHECK_THAT(err, Catch::Contains("not done"));
+    const auto left = tree(dir / "out");
+    CHECK(left.size() < static_cast<std::size_t>(kImages));  // it did stop early
+    for (const std::string& f : left) {
+        INFO(f);
+        CHECK(f[0] != '.');                  // no temporary file left
+        CHECK(decodes(dir / "out" / f));     // every output whole
+    }
+}
+
+}  // namespace cudaconv::test

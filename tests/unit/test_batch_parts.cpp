@@ -1,0 +1,65 @@
+// The batch's pure parts: the progress line, the summary, {dir} in output
+// templates, and input expansion on a small tree.
+#include <catch2/catch.hpp>
+
+#include <csignal>
+
+#include "batch/inputs.hpp"
+#include "batch/plan.hpp"
+#include "batch/progress.hpp"
+#include "cli/output_path.hpp"
+#include "core/errors.hpp"
+
+namespace cudaconv {
+namespace fs = std::filesystem;
+
+TEST_CASE("progress line: count, percent, bar, rate, ETA, failures", "[batch]") {
+    ProgressState s;
+    s.total = 200;
+    s.done = 49;
+    s.failed = 1;
+    s.elapsed_s = 10.0;  // 5 images/s, 150 left: 30 s
+    const std::string line = progress_line(s, 100);
+    CHECK(line == " 50/200   25%  [##########..............................]  5.0 images/s  "
+                  "ETA 0:30  (1 failed)");
+    CHECK(line.size() < 100);
+    // Narrow terminals lose the bar, never the numbers.
+    const std::string narrow = progress_line(s, 50);
+    CHECK(narrow.find('[') == std::string::npos);
+    CHECK(narrow.find("5.0 images/s") != std::string::npos);
+    s.done = 199;
+    CHECK(progress_line(s, 100).find("ETA") == std::string::npos);  // finished: no ETA
+}
+
+TEST_CASE("summary line and JSON", "[batch]") {
+    BatchSummary s;
+    s.done = 198;
+    s.failed = 2;
+    s.wall_s = 12.5;
+    CHECK(summary_line(s, 200, 0) ==
+          "done 198, skipped 0, failed 2 of 200 images in 12.5 s (15.84 images/s)");
+    s.not_done = 10;
+    CHECK(summary_line(s, 210, SIGINT).find("not done 10") != std::string::npos);
+    CHECK(summary_line(s, 210, SIGINT).find("stopped by SIGINT") != std::string::npos);
+    const auto j = summary_json(s, 210, SIGINT);
+    CHECK(j["interrupted"] == true);
+    CHECK(j["done"] == 198);
+}
+
+TEST_CASE("{dir} mirrors the input's folder; a folder output mirrors too", "[batch]") {
+    OutputRequest r{"out/{dir}/{stem}-{filter}.png", "", "edge", "cpu", true};
+    CHECK(resolve_output(r, {"in/x/y/a.jpg", "x/y"}).path == "out/x/y/a-edge.png");
+    CHECK(resolve_output(r, {"in/a.jpg", ""}).path == "out/a-edge.png");
+    r.output = "out/";
+    CHECK(resolve_output(r, {"in/x/a.jpg", "x"}).path == "out/x/a.jpg");
+    CHECK(resolve_output(r, {"in/a.jpg", ""}).path == "out/a.jpg");
+}
+
+TEST_CASE("the existing-output options exclude each other", "[batch]") {
+    CHECK(existing_outputs_policy(false, false) == ExistingOutputs::refuse);
+    CHECK(existing_outputs_policy(true, false) == ExistingOutputs::skip);
+    CHECK(existing_outputs_policy(false, true) == ExistingOutputs::overwrite);
+    CHECK_THROWS_AS(existing_outputs_policy(true, true), UsageError);
+}
+
+}  // namespace cudaconv
