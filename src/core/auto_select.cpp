@@ -2,12 +2,36 @@
 
 #include <algorithm>
 
+#include "filters/rank1.hpp"
+
 namespace cudaconv {
+namespace {
+
+// Moves `name` to just before `before` in list (both present).
+void move_before(std::vector<std::string_view>& list, std::string_view name,
+                 std::string_view before) {
+    const auto from = std::find(list.begin(), list.end(), name);
+    if (from == list.end()) return;
+    list.erase(from);
+    list.insert(std::find(list.begin(), list.end(), before), name);
+}
+
+}  // namespace
+
+std::vector<std::string_view> auto_preference(const Job& job) {
+    std::vector<std::string_view> list(kAutoPreference.begin(), kAutoPreference.end());
+    const Filter& f = job.params.filter;
+    if (f.taps.empty()) return list;
+    const bool rank1 = separate(f).has_value();
+    if (rank1 && job.src.depth == Depth::f32) move_before(list, "fast-separable", "fast");
+    if (!rank1 && std::max(f.width, f.height) > 15) move_before(list, "fft", "separable");
+    return list;
+}
 
 AutoChoice choose_variant(const Job& job, const std::vector<Backend*>& candidates,
                           const DeviceContext& device) {
     std::string refusals;  // every variant passed over, for the log and errors
-    for (std::string_view wanted : kAutoPreference) {
+    for (std::string_view wanted : auto_preference(job)) {
         const auto it = std::find_if(candidates.begin(), candidates.end(),
                                      [&](Backend* b) { return b->name() == wanted; });
         if (it == candidates.end()) continue;

@@ -11,13 +11,25 @@
 
 namespace cudaconv {
 
-// Fastest first. A CUDA variant is considered only when a device is
-// present; cpu-ref, the slowest, is the last resort and can run anything.
-// Names not (yet) registered are skipped, so the order can list variants
-// ahead of their arrival.
+// Fastest first, as measured on an H100 (docs/PERFORMANCE.md, 2026-11-23,
+// 4000x3000 images): fast for odd square filters up to 15x15, the
+// rank-1 variants next, then the tutorial ladder in its measured order
+// (smem ahead of smem-cached: 961 against 7190 us on 15x15 f32). A CUDA
+// variant is considered only when a device is present; cpu-ref, the
+// slowest, is the last resort and can run anything. Names not (yet)
+// registered are skipped. auto_preference() reorders this for a job.
 constexpr std::array<std::string_view, 12> kAutoPreference{
-    "fast", "fast-separable", "separable", "unrolled", "smem-cached", "smem", "cmem", "naive", "fft", "cudnn",
-    "cpu", "cpu-ref"};
+    "fast", "fast-separable", "separable", "unrolled", "smem", "smem-cached", "cmem", "naive",
+    "fft", "cudnn", "cpu", "cpu-ref"};
+
+// kAutoPreference, reordered where the measurements say so for this job:
+//  - a rank-1 filter on f32 input: fast-separable first (4000x3000 gray:
+//    68, 73 and 86 us for 3x3, 7x7 and 15x15 Gaussians against fast's 76,
+//    140 and 455); on u8 input fast stays ahead (76 against 144 us, 3x3);
+//  - a filter that is not rank 1 and larger than 15 on a side (beyond fast
+//    and unrolled): fft right after them (31x31: 557 us against smem's
+//    3215, cudnn's 5372 and smem-cached's 30274).
+std::vector<std::string_view> auto_preference(const Job& job);
 
 struct DeviceContext {
     bool has_cuda_device = false;

@@ -69,6 +69,54 @@ TEST_CASE("auto reports when nothing can run", "[auto]") {
     CHECK_THAT(choice.reason, Catch::Contains("naive refused: too big"));
 }
 
+// A job with no pixels, only what auto_preference() reads: the filter and
+// the input depth.
+Job job_with(Filter filter, Depth depth) {
+    Job job;
+    job.params.filter = std::move(filter);
+    job.src.depth = depth;
+    return job;
+}
+
+Filter filter_of(int width, int height, std::vector<double> taps) {
+    Filter f;
+    f.width = width;
+    f.height = height;
+    f.taps = std::move(taps);
+    return f;
+}
+
+TEST_CASE("auto's measured order: rank 1 on f32 goes to fast-separable first", "[auto]") {
+    FakeBackend fast("fast", true, Support::yes());
+    FakeBackend fast_separable("fast-separable", true, Support::yes());
+    const Filter box = filter_of(3, 3, std::vector<double>(9, 1.0 / 9));
+    const Filter edge = filter_of(3, 3, {-1, -1, -1, -1, 8, -1, -1, -1, -1});
+    const std::vector<Backend*> both{&fast, &fast_separable};
+    CHECK(choose_variant(job_with(box, Depth::f32), both, kDevice).backend == &fast_separable);
+    CHECK(choose_variant(job_with(box, Depth::u8), both, kDevice).backend == &fast);
+    CHECK(choose_variant(job_with(edge, Depth::f32), both, kDevice).backend == &fast);
+}
+
+TEST_CASE("auto's measured order: dense filters past 15x15 go to fft before the ladder",
+          "[auto]") {
+    FakeBackend fft("fft", true, Support::yes());
+    FakeBackend smem("smem", true, Support::yes());
+    FakeBackend separable("separable", true, Support::yes());
+    const std::vector<Backend*> all{&smem, &separable, &fft};
+    std::vector<double> dense(17 * 17);
+    for (std::size_t i = 0; i < dense.size(); ++i) dense[i] = static_cast<double>(i % 7) - 3.0;
+    CHECK(choose_variant(job_with(filter_of(17, 17, dense), Depth::u8), all, kDevice).backend ==
+          &fft);
+    // Rank 1 of the same size: the separable path, not fft.
+    const Filter box = filter_of(17, 17, std::vector<double>(17 * 17, 1.0));
+    CHECK(choose_variant(job_with(box, Depth::u8), all, kDevice).backend == &separable);
+    // Dense but small: the ladder (smem) keeps its place ahead of fft.
+    std::vector<double> small(25);
+    for (std::size_t i = 0; i < small.size(); ++i) small[i] = static_cast<double>(i % 7) - 3.0;
+    CHECK(choose_variant(job_with(filter_of(5, 5, small), Depth::u8), {&fft, &smem}, kDevice)
+              .backend == &smem);
+}
+
 TEST_CASE("every registered variant is in auto's preference list", "[auto][registry]") {
     for (const auto& backend : all_backends()) {
         CAPTURE(backend->name());
