@@ -4,8 +4,9 @@
 // converted to float and padded by the border policy, so that each tap
 // becomes one contiguous multiply-add over the whole row, channels still
 // interleaved: a loop without branches that the compiler vectorises.
-// Accumulates in float32, as SPEC.md allows; finishes with the same
-// finish_value / saturate_to as every other variant.
+// Accumulates in float32, as SPEC.md allows; finishes each row as
+// finish_value / saturate_to do for every other variant (finish_row: the
+// same results, without a branch a sample).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -18,6 +19,8 @@
 #include "core/convert.hpp"
 #include "core/registry_parts.hpp"
 #include "cpu/cpu_common.hpp"
+#include "cpu/finish_row.hpp"
+#include "cpu/wide_lanes.hpp"
 
 namespace cudaconv {
 namespace {
@@ -46,16 +49,6 @@ template <typename T>
 void store(std::byte* p, T v) {
     std::memcpy(p, &v, sizeof(T));
 }
-
-// Wider lanes where the CPU has them. Builds target plain x86-64 (SSE2, 4
-// floats a vector), so GCC also compiles the two tap loops for x86-64-v3
-// (AVX2 and FMA, 8 floats) and the loader picks one (an ifunc): measured 1.5x
-// on a 19x19 filter. Elsewhere the loops are built for the target as it is.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
-#define CUDACONV_WIDE_LANES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define CUDACONV_WIDE_LANES
-#endif
 
 // acc[k] += w0*r0[k] + w1*r1[k] + w2*r2[k] + w3*r3[k] over one chunk. Four
 // taps a pass: the accumulator is loaded and stored once per four
@@ -186,6 +179,7 @@ void correlate_rows(const Job& job, const Plan& plan, std::int64_t y_begin, std:
     std::vector<float> acc(static_cast<std::size_t>(plan.chunks * kChunk));
     std::vector<const float*> filter_rows(static_cast<std::size_t>(p.filter.height));
     std::vector<const float*> sources(plan.taps.size());  // where each tap reads, at chunk 0
+    std::vector<Out> finished(static_cast<std::size_t>(plan.out_width * f));
     const std::size_t n_taps = plan.taps.size();
     const std::size_t n_grouped = n_taps - n_taps % 4;
 
@@ -211,15 +205,17 @@ void correlate_rows(const Job& job, const Plan& plan, std::int64_t y_begin, std:
         }
 
         // Finish in double, as cpu-ref does, so only the sum is float32.
+        finish_row(acc.data(), plan.out_width * f, p.scale, p.delta, p.take_abs,
+                        finished.data());
         std::byte* out = job.dst.row(y);
+        if (f == plan.channels) {  // no kept alpha: the row as it is
+            std::memcpy(out, finished.data(), finished.size() * sizeof(Out));
+            continue;
+        }
         const std::byte* alpha_src = job.src.row(y + cy);
         for (std::int64_t x = 0; x < plan.out_width; ++x) {
             std::byte* pixel = out + x * plan.channels * std::int64_t{sizeof(Out)};
-            for (int c = 0; c < f; ++c) {
-                const double sum = acc[static_cast<std::size_t>(x * f + c)];
-                store<Out>(pixel + c * sizeof(Out),
-                           saturate_to<Out>(finish_value(sum, p.scale, p.delta, p.take_abs)));
-            }
+            std::memcpy(pixel, finished.data() + x * f, f * sizeof(Out));
             for (int c = f; c < plan.channels; ++c) {  // alpha kept: the centre pixel's
                 const std::byte* a =
                     alpha_src + ((x + cx) * plan.channels + c) * std::int64_t{sizeof(In)};

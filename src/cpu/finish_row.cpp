@@ -1,0 +1,52 @@
+#include "cpu/finish_row.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "cpu/wide_lanes.hpp"
+
+namespace cudaconv {
+namespace {
+
+// For integer outputs the value is clamped to [0, max] first, then rounded
+// half to even by adding and subtracting 1.5 * 2^52 (exact for |v| < 2^51,
+// and the clamp keeps it there; the default rounding mode is to nearest
+// even, as saturate_to's rint assumes). Clamping before rounding gives what
+// rounding before clamping gives, since the bounds are integers and
+// rounding is monotonic. A NaN fails v > 0 and becomes 0, as in saturate_to.
+// In double, as cpu-ref finishes.
+template <typename Out>
+inline void finish_integers(const float* __restrict sums, std::int64_t n, double scale,
+                            double delta, bool take_abs, Out* __restrict out) {
+    constexpr double kMax = static_cast<double>(std::numeric_limits<Out>::max());
+    constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
+    for (std::int64_t k = 0; k < n; ++k) {
+        double v = scale * static_cast<double>(sums[k]) + delta;
+        v = take_abs ? std::fabs(v) : v;
+        v = v > 0.0 ? v : 0.0;
+        v = v < kMax ? v : kMax;
+        out[k] = static_cast<Out>(static_cast<std::int32_t>((v + kRound) - kRound));
+    }
+}
+
+}  // namespace
+
+CUDACONV_WIDE_LANES void finish_row(const float* sums, std::int64_t n, double scale,
+                                    double delta, bool take_abs, std::uint8_t* out) {
+    finish_integers(sums, n, scale, delta, take_abs, out);
+}
+
+CUDACONV_WIDE_LANES void finish_row(const float* sums, std::int64_t n, double scale,
+                                    double delta, bool take_abs, std::uint16_t* out) {
+    finish_integers(sums, n, scale, delta, take_abs, out);
+}
+
+CUDACONV_WIDE_LANES void finish_row(const float* sums, std::int64_t n, double scale,
+                                    double delta, bool take_abs, float* out) {
+    for (std::int64_t k = 0; k < n; ++k) {
+        const double v = scale * static_cast<double>(sums[k]) + delta;
+        out[k] = static_cast<float>(take_abs ? std::fabs(v) : v);
+    }
+}
+
+}  // namespace cudaconv
