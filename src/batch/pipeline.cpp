@@ -71,6 +71,7 @@ private:
     void start(std::size_t index) {
         std::unique_ptr<WorkItem> item;
         if (!attempt(index, [&] { item = stages_.decode(index); })) return release();
+        item->index = index;  // failed() and dropped() are called with this number
         if (item->on_gpu) {
             {
                 const std::lock_guard<std::mutex> lock(mutex_);
@@ -132,6 +133,8 @@ private:
             }
             fatal_stop_ = true;
             stages_.dropped(index);
+        } catch (const SkipImage& e) {
+            stages_.skipped(index, e.what());
         } catch (const std::exception& e) {
             stages_.failed(index, e.what());
         }

@@ -12,6 +12,7 @@
 // image not yet encoding is dropped, encodes under way finish.
 #include <cstddef>
 #include <functional>
+#include <stdexcept>
 #include <memory>
 #include <string>
 
@@ -20,8 +21,17 @@ namespace cudaconv {
 // One image on its way; the stages keep what they need in a subclass.
 struct WorkItem {
     virtual ~WorkItem() = default;
+    // The pipeline's number for the image, 0 .. count - 1, as passed to
+    // decode; the pipeline sets it after decode, so a stage cannot change it.
     std::size_t index = 0;
     bool on_gpu = false;  // set by decode: filter on the GPU thread
+};
+
+// Thrown by a stage when an image turns out to need no work after all
+// (--skip-existing, and an output that is named only once the image is
+// decoded): reported through `skipped` with the message, not as a failure.
+struct SkipImage : std::runtime_error {
+    using std::runtime_error::runtime_error;
 };
 
 struct PipelineStages {
@@ -29,10 +39,11 @@ struct PipelineStages {
     std::function<std::unique_ptr<WorkItem>(std::size_t index)> decode;
     std::function<void(WorkItem&)> filter;  // on a worker, or the GPU thread
     std::function<void(WorkItem&)> encode;  // on a worker: encode and write
-    // Exactly one of these per index taken (done, failed, dropped); they
-    // may be called from any thread, one at a time.
+    // Exactly one of these per index taken (done, failed, skipped,
+    // dropped); they may be called from any thread, at the same time.
     std::function<void(WorkItem&)> done;
     std::function<void(std::size_t index, const std::string& error)> failed;
+    std::function<void(std::size_t index, const std::string& why)> skipped;
     std::function<void(std::size_t index)> dropped;
     std::function<bool()> stop;  // polled
 };

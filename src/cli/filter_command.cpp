@@ -74,6 +74,7 @@ int worker_count(int jobs) {
 
 // One image on its way through the pipeline.
 struct ImageWork : WorkItem {
+    std::size_t input_index = 0;  // in plan_: the input's place on the command line
     Clock::time_point start;
     cv::Mat src;
     cv::Mat dst;
@@ -137,10 +138,14 @@ public:
         stages.filter = [&](WorkItem& item) { filter(static_cast<ImageWork&>(item)); };
         stages.encode = [&](WorkItem& item) { encode(static_cast<ImageWork&>(item)); };
         stages.done = [&](WorkItem& item) {
-            progress.done(static_cast<ImageWork&>(item).report, item.index);
+            progress.done(static_cast<ImageWork&>(item).report,
+                          static_cast<ImageWork&>(item).input_index);
         };
         stages.failed = [&](std::size_t k, const std::string& error) {
             progress.failed(display(plan_[work[k]].source.path), error);
+        };
+        stages.skipped = [&](std::size_t k, const std::string& output) {
+            progress.skipped(display(plan_[work[k]].source.path), output);
         };
         stages.dropped = [&](std::size_t) { progress.not_done(); };
         stages.stop = [&] { return stop.requested(); };
@@ -199,7 +204,7 @@ private:
     std::unique_ptr<WorkItem> decode(std::size_t index) {
         const PlannedImage& image = plan_[index];
         auto work = std::make_unique<ImageWork>();
-        work->index = index;
+        work->input_index = index;
         work->start = Clock::now();
         work->target = image.target;
         ImageReport& report = work->report;
@@ -253,18 +258,38 @@ private:
         return work;
     }
 
-    // With -k auto the plan named outputs by "auto"; now the variant is known.
+    // With -k auto the plan named outputs by "auto"; now the variant is known,
+    // so the checks the plan made for every output before any work are made
+    // here for this one: not an input, not another image's output, and an
+    // existing file skipped, replaced or refused as the options say.
     void retarget(ImageWork& work, const PlannedImage& image) {
         work.target = resolve_output(
             output_request(plan_.size() > 1, std::string(work.backend->name())),
             {image.source.path, image.source.dir});
-        refuse_overwriting_input(work.target.path, input_paths_);
         work.report.output = work.target.path;
+        try {
+            refuse_overwriting_input(work.target.path, input_paths_);
+        } catch (const UsageError& e) {
+            throw WorkError(e.what());  // this image's problem: the batch goes on
+        }
+        {
+            const std::lock_guard<std::mutex> lock(choice_mutex_);
+            if (!retargeted_.insert(work.target.path).second) {
+                throw WorkError(fmt::format(
+                    "{}: another input of this batch writes it too ({{kernel}} named it only "
+                    "once the variant was known)",
+                    work.target.path));
+            }
+        }
         std::error_code ec;
-        if (existing_ != ExistingOutputs::overwrite && fs::exists(work.target.path, ec)) {
-            throw WorkError(fmt::format("{}: exists already ({{kernel}} named it only once the "
-                                        "variant was known); --overwrite replaces it",
-                                        work.target.path));
+        if (fs::exists(work.target.path, ec)) {
+            if (existing_ == ExistingOutputs::skip) throw SkipImage(work.target.path);
+            if (existing_ == ExistingOutputs::refuse) {
+                throw WorkError(fmt::format("{}: exists already ({{kernel}} named it only once "
+                                            "the variant was known); --overwrite replaces it, "
+                                            "--skip-existing keeps it",
+                                            work.target.path));
+            }
         }
         const fs::path folder = fs::path(work.target.path).parent_path();
         if (!folder.empty()) fs::create_directories(folder, ec);
@@ -308,6 +333,7 @@ private:
     std::mutex choice_mutex_;
     std::optional<DeviceContext> device_;
     std::set<Backend*> announced_;
+    std::set<std::string> retargeted_;  // outputs named once the variant was known
     BatchProgress* progress_ = nullptr;
     CudaWarmup warmup_;
 };

@@ -79,6 +79,69 @@ TEST_CASE("batch: a corrupt file in the middle is reported and the rest are writ
     CHECK(decodes(dir / "out" / "c.jpg"));
 }
 
+// The pipeline numbers only the images it runs; an image that fails late
+// (while writing) must still be reported under its own name when an
+// earlier input was skipped.
+TEST_CASE("batch: a write failure after a skipped input names the right input",
+          "[cli][batch]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "in" / "a.png");
+    copy_sample("chelsea.png", dir / "in" / "b.png");
+    // c: a PNG wider than JPEG allows (65500), so only its encoder fails.
+    fs::create_directories(dir / "in");
+    REQUIRE(cv::imwrite((dir / "in" / "c.png").string(), cv::Mat(1, 70000, CV_8UC1, cv::Scalar(9))));
+    write_file(dir / "out" / "a.jpg", "kept");  // a: skipped
+    const auto r = run_cudaconv(
+        {"in", "-f", "edge", "--skip-existing", "-o", "out/{stem}.jpg", "--json", "-"},
+        dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("error: out/c.jpg: cannot encode JPEG"));
+    // The JSON line of the failure names c, the input that failed.
+    bool failure_line = false;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+        const auto j = nlohmann::json::parse(line);
+        if (j.value("status", "") == "failed") {
+            failure_line = true;
+            CHECK(j.value("input", "") == "in/c.png");
+        }
+    }
+    CHECK(failure_line);
+    CHECK_THAT(r.err, Catch::Contains("done 1, skipped 1, failed 1 of 3 images"));
+    CHECK(read_bytes(dir / "out" / "a.jpg") == "kept");
+    CHECK(decodes(dir / "out" / "b.jpg"));
+    CHECK(tree(dir / "out") == std::vector<std::string>{"a.jpg", "b.jpg"});  // no temp file
+}
+
+// With -k auto, {kernel} names an output only once the image is decoded and
+// the variant chosen: --skip-existing and the default refusal still hold.
+TEST_CASE("batch: {kernel} outputs of -k auto honour --skip-existing", "[cli][batch]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "in" / "a.png");
+    copy_sample("chelsea.png", dir / "in" / "b.png");
+    const std::vector<std::string> args{"in", "-f", "edge", "-k", "auto", "-o",
+                                        "out/{stem}-{kernel}.png"};
+    const auto first = run_cudaconv(args, dir.path());
+    INFO(first.err);
+    REQUIRE(first.exit_code == 0);
+    const std::vector<std::string> written = tree(dir / "out");
+    REQUIRE(written.size() == 2);
+
+    auto skip_args = args;
+    skip_args.push_back("--skip-existing");
+    const auto again = run_cudaconv(skip_args, dir.path());
+    INFO(again.err);
+    CHECK(again.exit_code == 0);
+    CHECK_THAT(again.err, Catch::Contains("done 0, skipped 2, failed 0 of 2 images"));
+
+    const auto refused = run_cudaconv(args, dir.path());
+    INFO(refused.err);
+    CHECK(refused.exit_code == 1);
+    CHECK_THAT(refused.err, Catch::Contains("exists already"));
+    CHECK(tree(dir / "out") == written);  // nothing new, no temp file
+}
+
 TEST_CASE("batch: an unwritable output fails that image only", "[cli][batch]") {
     TempDir dir;
     copy_sample("camera.png", dir / "in" / "a.png");
