@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <vector>
 
@@ -83,8 +84,10 @@ struct RunBuffers {
     PinnedBuffer h_dst{nullptr};
 };
 
+thread_local RunBuffers t_buffers;
+
 RunBuffers& run_buffers(std::size_t src_bytes, std::size_t dst_bytes) {
-    thread_local RunBuffers buffers;
+    RunBuffers& buffers = t_buffers;
     if (buffers.src_bytes != src_bytes || buffers.dst_bytes != dst_bytes || !buffers.d_src) {
         buffers = RunBuffers{};  // free the old ones first: the device may be nearly full
         buffers.d_src = device_array<std::byte>(src_bytes);
@@ -96,6 +99,27 @@ RunBuffers& run_buffers(std::size_t src_bytes, std::size_t dst_bytes) {
     }
     return buffers;
 }
+// A run that throws may leave copies or kernels queued on its stream that
+// still read or write the kept buffers, and the next run of the same sizes
+// would reuse them at once: so on the way out of a failed run, wait for the
+// stream and let the buffers go (freed, so a run of other sizes starts clean).
+class KeptBuffersGuard {
+public:
+    explicit KeptBuffersGuard(cudaStream_t stream)
+        : stream_(stream), uncaught_(std::uncaught_exceptions()) {}
+    KeptBuffersGuard(const KeptBuffersGuard&) = delete;
+    KeptBuffersGuard& operator=(const KeptBuffersGuard&) = delete;
+    ~KeptBuffersGuard() {
+        if (std::uncaught_exceptions() > uncaught_) {
+            cudaStreamSynchronize(stream_);  // errors ignored: already failing
+            t_buffers = RunBuffers{};
+        }
+    }
+
+private:
+    cudaStream_t stream_;
+    int uncaught_;
+};
 // ---------------------------------------------------------------------------
 
 }  // namespace
@@ -133,6 +157,7 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     const DeviceInfo& device = current_device();
     CUDA_CHECK(cudaSetDevice(device.index));
     const Stream stream;
+    const KeptBuffersGuard kept_buffers_guard(stream.get());  // destroyed before the stream
     RunTimings timings;
 
     // Host staging has the device's pitch, so each transfer is one copy.

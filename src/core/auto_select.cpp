@@ -23,8 +23,15 @@ std::vector<std::string_view> auto_preference(const Job& job) {
     const Filter& f = job.params.filter;
     if (f.taps.empty()) return list;
     const bool rank1 = separate(f).has_value();
-    if (rank1 && job.src.depth == Depth::f32) move_before(list, "fast-separable", "fast");
-    if (!rank1 && std::max(f.width, f.height) > 15) move_before(list, "fft", "separable");
+    const bool gray = job.src.channels == 1;
+    const int side = std::max(f.width, f.height);
+    if (rank1 && gray && (job.src.depth == Depth::f32 || side >= 7)) {
+        move_before(list, "fast-separable", "fast");
+    }
+    const bool integer_output = job.dst.depth != Depth::f32;
+    if (!rank1 && integer_output && f.taps.size() > kFastLargestTaps) {
+        move_before(list, "fft", "separable");
+    }
     return list;
 }
 

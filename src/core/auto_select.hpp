@@ -23,12 +23,18 @@ constexpr std::array<std::string_view, 12> kAutoPreference{
     "fft", "cudnn", "cpu", "cpu-ref"};
 
 // kAutoPreference, reordered where the measurements say so for this job:
-//  - a rank-1 filter on f32 input: fast-separable first (4000x3000 gray:
-//    68, 73 and 86 us for 3x3, 7x7 and 15x15 Gaussians against fast's 76,
-//    140 and 455); on u8 input fast stays ahead (76 against 144 us, 3x3);
-//  - a filter that is not rank 1 and larger than 15 on a side (beyond fast
-//    and unrolled): fft right after them (31x31: 557 us against smem's
-//    3215, cudnn's 5372 and smem-cached's 30274).
+//  - a rank-1 filter on a gray image: fast-separable first on f32 (3x3,
+//    7x7, 15x15 Gaussians: 68, 74, 84 us against fast's 78, 140, 454) and
+//    on u8 from 7x7 up (149 and 161 us against 168 and 499; at 3x3 fast
+//    keeps it, 76 against 145). On RGB u8 fast stays first (3x3: 137
+//    against 527 us); RGB f32 is not measured yet, so neither moves;
+//  - a dense filter (not rank 1) with more taps than fast's largest
+//    (15x15): fft right after the fast variants (31x31: 557 us against
+//    smem's 3215, cudnn's 5372 and smem-cached's 30274), for 8/16-bit
+//    outputs only, where fft's documented error bound (kernels/fft_sizes.hpp)
+//    keeps results within SPEC's 1 level for images and filters of ordinary
+//    range; a float output keeps the direct variants and SPEC's 1e-5.
+constexpr std::size_t kFastLargestTaps = 15 * 15;
 std::vector<std::string_view> auto_preference(const Job& job);
 
 struct DeviceContext {

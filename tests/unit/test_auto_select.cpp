@@ -69,12 +69,14 @@ TEST_CASE("auto reports when nothing can run", "[auto]") {
     CHECK_THAT(choice.reason, Catch::Contains("naive refused: too big"));
 }
 
-// A job with no pixels, only what auto_preference() reads: the filter and
-// the input depth.
-Job job_with(Filter filter, Depth depth) {
+// A job with no pixels, only what auto_preference() reads: the filter, the
+// input's depth and channels and the output's depth.
+Job job_with(Filter filter, Depth depth, int channels = 1, Depth out_depth = Depth::u8) {
     Job job;
     job.params.filter = std::move(filter);
     job.src.depth = depth;
+    job.src.channels = channels;
+    job.dst.depth = out_depth;
     return job;
 }
 
@@ -91,10 +93,15 @@ TEST_CASE("auto's measured order: rank 1 on f32 goes to fast-separable first", "
     FakeBackend fast_separable("fast-separable", true, Support::yes());
     const Filter box = filter_of(3, 3, std::vector<double>(9, 1.0 / 9));
     const Filter edge = filter_of(3, 3, {-1, -1, -1, -1, 8, -1, -1, -1, -1});
+    const Filter gauss15 = filter_of(15, 15, std::vector<double>(225, 1.0 / 225));
     const std::vector<Backend*> both{&fast, &fast_separable};
     CHECK(choose_variant(job_with(box, Depth::f32), both, kDevice).backend == &fast_separable);
     CHECK(choose_variant(job_with(box, Depth::u8), both, kDevice).backend == &fast);
+    CHECK(choose_variant(job_with(gauss15, Depth::u8), both, kDevice).backend == &fast_separable);
     CHECK(choose_variant(job_with(edge, Depth::f32), both, kDevice).backend == &fast);
+    // RGB: fast stays first (measured on u8; f32 not yet).
+    CHECK(choose_variant(job_with(gauss15, Depth::u8, 3), both, kDevice).backend == &fast);
+    CHECK(choose_variant(job_with(box, Depth::f32, 3), both, kDevice).backend == &fast);
 }
 
 TEST_CASE("auto's measured order: dense filters past 15x15 go to fft before the ladder",
@@ -107,6 +114,15 @@ TEST_CASE("auto's measured order: dense filters past 15x15 go to fft before the 
     for (std::size_t i = 0; i < dense.size(); ++i) dense[i] = static_cast<double>(i % 7) - 3.0;
     CHECK(choose_variant(job_with(filter_of(17, 17, dense), Depth::u8), all, kDevice).backend ==
           &fft);
+    // A float output keeps SPEC's 1e-5: the direct variants, not fft.
+    CHECK(choose_variant(job_with(filter_of(17, 17, dense), Depth::f32, 1, Depth::f32), all,
+                         kDevice)
+              .backend == &separable);
+    // Past 15 on one side only (17x3, 51 taps): not promoted.
+    std::vector<double> wide(17 * 3);
+    for (std::size_t i = 0; i < wide.size(); ++i) wide[i] = static_cast<double>(i % 5) - 2.0;
+    CHECK(choose_variant(job_with(filter_of(17, 3, wide), Depth::u8), {&fft, &smem}, kDevice)
+              .backend == &smem);
     // Rank 1 of the same size: the separable path, not fft.
     const Filter box = filter_of(17, 17, std::vector<double>(17 * 17, 1.0));
     CHECK(choose_variant(job_with(box, Depth::u8), all, kDevice).backend == &separable);
