@@ -335,53 +335,126 @@ TEST_CASE("batch: -f none decodes and encodes only", "[cli][batch]") {
     CHECK(cv::norm(in, out, cv::NORM_INF) == 0.0);
 }
 
+// A slow batch (cpu-ref, 9x9) in its own process, so that a signal lands
+// mid-batch; killed and reaped at the end of the test whatever happens, so
+// a failed REQUIRE never leaves it writing into a folder being removed.
+class SlowBatch {
+public:
+    static constexpr int kImages = 24;
+
+    explicit SlowBatch(const fs::path& dir) : dir_(dir) {
+        for (int i = 0; i < kImages; ++i) {
+            copy_sample("rocket.jpg", dir / "in" / ("img" + std::to_string(100 + i) + ".jpg"));
+        }
+        const std::string err_path = (dir / "stderr.txt").string();
+        const std::string binary = cudaconv_binary();
+        pid_ = fork();
+        REQUIRE(pid_ >= 0);
+        if (pid_ == 0) {
+            if (chdir(dir.c_str()) != 0) _exit(127);
+            if (!freopen(err_path.c_str(), "w", stderr)) _exit(127);
+            if (!freopen("/dev/null", "w", stdout)) _exit(127);
+            execl(binary.c_str(), binary.c_str(), "in", "-f", "box:9", "-k", "cpu-ref", "-j", "2",
+                  "-o", "out/{stem}.png", static_cast<char*>(nullptr));
+            _exit(127);
+        }
+    }
+    SlowBatch(const SlowBatch&) = delete;
+    SlowBatch& operator=(const SlowBatch&) = delete;
+    ~SlowBatch() {
+        if (pid_ > 0 && !reaped_) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+        }
+    }
+
+    // Once the first output is complete the batch is surely under way.
+    void wait_for_first_output() {
+        bool started = false;
+        while (!started && std::chrono::steady_clock::now() < deadline_) {
+            for (const std::string& f : tree(dir_ / "out")) started |= f[0] != '.';
+            if (!started) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        REQUIRE(started);
+    }
+
+    void signal(int number) { REQUIRE(kill(pid_, number) == 0); }
+
+    int wait() {  // the wait status
+        int status = 0;
+        while (waitpid(pid_, &status, WNOHANG) == 0) {
+            REQUIRE(std::chrono::steady_clock::now() < deadline_);
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        reaped_ = true;
+        return status;
+    }
+
+    std::string err() const { return read_bytes(dir_ / "stderr.txt"); }
+
+    // Every output whole, no temporary file left, fewer than all written.
+    void check_outputs() const {
+        const auto left = tree(dir_ / "out");
+        CHECK(left.size() < static_cast<std::size_t>(kImages));  // it did stop early
+        for (const std::string& f : left) {
+            INFO(f);
+            CHECK(f[0] != '.');
+            CHECK(decodes(dir_ / "out" / f));
+        }
+    }
+
+private:
+    fs::path dir_;
+    pid_t pid_ = -1;
+    bool reaped_ = false;
+    std::chrono::steady_clock::time_point deadline_ =
+        std::chrono::steady_clock::now() + std::chrono::seconds(120);
+};
+
 TEST_CASE("batch: SIGINT stops cleanly, leaves no partial file and prints the summary",
           "[cli][batch][signal]") {
     TempDir dir;
-    // Slow images (cpu-ref, 9x9) so that the signal lands mid-batch.
-    constexpr int kImages = 24;
-    for (int i = 0; i < kImages; ++i) {
-        copy_sample("rocket.jpg", dir / "in" / ("img" + std::to_string(100 + i) + ".jpg"));
-    }
-    const fs::path err_path = dir / "stderr.txt";
-    const std::string binary = cudaconv_binary();
-    const pid_t pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-        if (chdir(dir.path().c_str()) != 0) _exit(127);
-        if (!freopen(err_path.c_str(), "w", stderr)) _exit(127);
-        if (!freopen("/dev/null", "w", stdout)) _exit(127);
-        execl(binary.c_str(), binary.c_str(), "in", "-f", "box:9", "-k", "cpu-ref", "-j", "2",
-              "-o", "out/{stem}.png", static_cast<char*>(nullptr));
-        _exit(127);
-    }
-    // Signal once the first output is complete: the batch is surely under way.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-    bool started = false;
-    while (!started && std::chrono::steady_clock::now() < deadline) {
-        for (const std::string& f : tree(dir / "out")) started |= f[0] != '.';
-        if (!started) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    REQUIRE(started);
-    REQUIRE(kill(pid, SIGINT) == 0);
-    int status = 0;
-    while (waitpid(pid, &status, WNOHANG) == 0) {
-        REQUIRE(std::chrono::steady_clock::now() < deadline);
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    const std::string err = read_bytes(err_path);
+    SlowBatch batch(dir.path());
+    batch.wait_for_first_output();
+    batch.signal(SIGINT);
+    const int status = batch.wait();
+    const std::string err = batch.err();
     INFO(err);
     REQUIRE(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 130);
     CHECK_THAT(err, Catch::Contains("stopped by SIGINT"));
     CHECK_THAT(err, Catch::Contains("not done"));
-    const auto left = tree(dir / "out");
-    CHECK(left.size() < static_cast<std::size_t>(kImages));  // it did stop early
-    for (const std::string& f : left) {
-        INFO(f);
-        CHECK(f[0] != '.');                  // no temporary file left
-        CHECK(decodes(dir / "out" / f));     // every output whole
-    }
+    batch.check_outputs();
+}
+
+TEST_CASE("batch: SIGTERM stops the same way, with exit 143", "[cli][batch][signal]") {
+    TempDir dir;
+    SlowBatch batch(dir.path());
+    batch.wait_for_first_output();
+    batch.signal(SIGTERM);
+    const int status = batch.wait();
+    INFO(batch.err());
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 143);
+    batch.check_outputs();
+}
+
+// A second Ctrl-C does not wait for the writes under way: it ends the
+// process at once, and still no temporary file is left behind.
+TEST_CASE("batch: a second SIGINT ends at once and leaves no partial file",
+          "[cli][batch][signal]") {
+    TempDir dir;
+    SlowBatch batch(dir.path());
+    batch.wait_for_first_output();
+    batch.signal(SIGINT);
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    batch.signal(SIGINT);
+    const int status = batch.wait();
+    INFO(batch.err());
+    // Killed by the second signal, or already finishing from the first.
+    CHECK(((WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) ||
+           (WIFEXITED(status) && WEXITSTATUS(status) == 130)));
+    batch.check_outputs();
 }
 
 }  // namespace cudaconv::test
