@@ -154,7 +154,11 @@ public:
             run_pipeline(stages, {work.size(), workers,
                                   static_cast<std::size_t>(workers) + kGpuQueueDepth});
         } catch (const UsageError& e) {
-            progress.finish(0);
+            try {
+                progress.finish(0);  // the summary of what was done, then the error
+            } catch (const std::exception& finish_error) {
+                spdlog::error("{}", finish_error.what());  // the UsageError still wins
+            }
             throw;
         }
         const int signal_number = stop.signal_number();
