@@ -15,6 +15,7 @@
 
 #include "core/errors.hpp"
 #include "io/codec_messages.hpp"
+#include "io/png_encoder.hpp"
 #include "io/image_io.hpp"
 
 namespace cudaconv {
@@ -125,9 +126,6 @@ std::vector<int> encoder_settings(const OutputFormat& format, const EncodeOption
     if (format.name == "JPEG") {
         return {cv::IMWRITE_JPEG_QUALITY, std::clamp(options.jpeg_quality, 0, 100)};
     }
-    if (format.name == "PNG") {
-        return {cv::IMWRITE_PNG_COMPRESSION, std::clamp(options.png_level, 0, 9)};
-    }
     if (format.name == "TIFF") return {cv::IMWRITE_TIFF_COMPRESSION, kTiffLzw};
     if (format.name == "OpenEXR") return {cv::IMWRITE_EXR_TYPE, cv::IMWRITE_EXR_TYPE_FLOAT};
     return {};  // WebP without a quality is lossless
@@ -192,6 +190,15 @@ std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::string& 
     check_output_format(path, extension, depth_of(image), image.channels());
     const OutputFormat& format = *find_format(extension);
 
+    if (format.name == "PNG") {  // our own writer: see png_encoder.hpp
+        try {
+            return encode_png(image, std::clamp(options.png_level, 0, 9));
+        } catch (const std::bad_alloc&) {
+            throw WorkError(name + ": out of memory encoding PNG");
+        } catch (const std::exception& e) {
+            throw WorkError(name + ": cannot encode PNG: " + e.what());
+        }
+    }
     detail::CodecMessages messages;  // an encoder's complaints become our error
     std::vector<std::uint8_t> bytes;
     try {
