@@ -157,6 +157,10 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     const DeviceInfo& device = current_device();
     CUDA_CHECK(cudaSetDevice(device.index));
     const Stream stream;
+    // Device memory of this run alone, declared before the guard so that the
+    // guard's wait comes before it is freed.
+    DeviceArray<float> d_taps{nullptr};
+    std::vector<DeviceArray<std::byte>> rotated;
     const KeptBuffersGuard kept_buffers_guard(stream.get());  // destroyed before the stream
     RunTimings timings;
 
@@ -170,7 +174,7 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     RunBuffers& buffers = run_buffers(src_bytes, dst_bytes);
     DeviceArray<std::byte>& d_src = buffers.d_src;
     DeviceArray<std::byte>& d_dst = buffers.d_dst;
-    auto d_taps = device_array<float>(taps.size());
+    d_taps = device_array<float>(taps.size());
     PinnedBuffer& h_src = buffers.h_src;
     PinnedBuffer& h_dst = buffers.h_dst;
 
@@ -222,7 +226,6 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     const std::size_t copies = rotation_copies(
         options.rotate_bytes, src_bytes + dst_bytes,
         rotation_spare_bytes(base_device_bytes(job) + extra_device_bytes(job), device));
-    std::vector<DeviceArray<std::byte>> rotated;
     std::vector<DeviceJob> launches(1, dj);
     for (std::size_t k = 1; k < copies; ++k) {
         rotated.push_back(device_array<std::byte>(src_bytes));

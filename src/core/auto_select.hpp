@@ -27,7 +27,8 @@ constexpr std::array<std::string_view, 12> kAutoPreference{
 //    7x7, 15x15 Gaussians: 68, 74, 84 us against fast's 78, 140, 454) and
 //    on u8 from 7x7 up (149 and 161 us against 168 and 499; at 3x3 fast
 //    keeps it, 76 against 145). On RGB u8 fast stays first (3x3: 137
-//    against 527 us); RGB f32 is not measured yet, so neither moves;
+//    against 527 us); RGB f32 and u16 are not measured yet, so they keep
+//    the list's order;
 //  - a dense filter (not rank 1) with more taps than fast's largest
 //    (15x15): fft right after the fast variants (31x31: 557 us against
 //    smem's 3215, cudnn's 5372 and smem-cached's 30274), for 8/16-bit

@@ -71,7 +71,8 @@ CUDACONV_WIDE_LANES void finish_row(const float* sums, std::int64_t n, double sc
                                     double delta, bool take_abs, float* out) {
     for (std::int64_t k = 0; k < n; ++k) {
         const double v = scale * static_cast<double>(sums[k]) + delta;
-        out[k] = static_cast<float>(take_abs ? std::fabs(v) : v);
+        // finish_value's |.| exactly: -0 and a NaN with its sign bit keep it.
+        out[k] = static_cast<float>(take_abs && v < 0.0 ? -v : v);
     }
 }
 

@@ -81,7 +81,10 @@ struct CompressorDeleter {
 
 }  // namespace
 
-std::vector<std::uint8_t> encode_png(const cv::Mat& image, int level) {
+std::vector<std::uint8_t> encode_png(const cv::Mat& image, int level,
+                                     std::size_t max_idat_bytes) {
+    if (image.empty()) throw std::invalid_argument("PNG cannot hold an empty image");
+    if (max_idat_bytes == 0 || max_idat_bytes > kMaxIdatBytes) max_idat_bytes = kMaxIdatBytes;
     const int depth = image.depth();
     if (depth != CV_8U && depth != CV_16U) {
         throw std::invalid_argument("PNG holds 8- or 16-bit samples");
@@ -135,8 +138,7 @@ std::vector<std::uint8_t> encode_png(const cv::Mat& image, int level) {
     if (stream_size == 0) throw std::runtime_error("libdeflate could not compress the rows");
     rows = {};
 
-    constexpr std::size_t kMaxChunk = std::size_t{1} << 30;  // a chunk's length is 31 bits
-    if (stream_size <= kMaxChunk) {
+    if (stream_size <= max_idat_bytes) {
         // One IDAT around the stream where it lies.
         std::uint8_t* frame = png.data() + stream_at - 8;
         for (int i = 0; i < 4; ++i) {
@@ -147,13 +149,14 @@ std::vector<std::uint8_t> encode_png(const cv::Mat& image, int level) {
         png.resize(stream_at + stream_size);
         put_u32(png, crc);
     } else {
-        // Past 1 GiB: consecutive IDATs, which readers join.
+        // Past max_idat_bytes: consecutive IDATs, which readers join.
         const std::vector<std::uint8_t> stream(
             png.begin() + static_cast<std::ptrdiff_t>(stream_at),
             png.begin() + static_cast<std::ptrdiff_t>(stream_at + stream_size));
         png.resize(stream_at - 8);
-        for (std::size_t at = 0; at < stream_size; at += kMaxChunk) {
-            put_chunk(png, "IDAT", stream.data() + at, std::min(kMaxChunk, stream_size - at));
+        for (std::size_t at = 0; at < stream_size; at += max_idat_bytes) {
+            put_chunk(png, "IDAT", stream.data() + at,
+                      std::min(max_idat_bytes, stream_size - at));
         }
     }
     put_chunk(png, "IEND", nullptr, 0);

@@ -2,6 +2,7 @@
 // existing outputs, failures in the middle, and Ctrl-C.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -350,10 +351,11 @@ public:
         const std::string binary = cudaconv_binary();
         pid_ = fork();
         REQUIRE(pid_ >= 0);
-        if (pid_ == 0) {
+        if (pid_ == 0) {  // only async-signal-safe calls until exec
             if (chdir(dir.c_str()) != 0) _exit(127);
-            if (!freopen(err_path.c_str(), "w", stderr)) _exit(127);
-            if (!freopen("/dev/null", "w", stdout)) _exit(127);
+            const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            const int null = open("/dev/null", O_WRONLY);
+            if (err < 0 || null < 0 || dup2(err, 2) < 0 || dup2(null, 1) < 0) _exit(127);
             execl(binary.c_str(), binary.c_str(), "in", "-f", "box:9", "-k", "cpu-ref", "-j", "2",
                   "-o", "out/{stem}.png", static_cast<char*>(nullptr));
             _exit(127);

@@ -88,7 +88,8 @@ Filter filter_of(int width, int height, std::vector<double> taps) {
     return f;
 }
 
-TEST_CASE("auto's measured order: rank 1 on f32 goes to fast-separable first", "[auto]") {
+TEST_CASE("auto's measured order: rank 1 on gray f32, and gray u8 from 7x7, to fast-separable",
+          "[auto]") {
     FakeBackend fast("fast", true, Support::yes());
     FakeBackend fast_separable("fast-separable", true, Support::yes());
     const Filter box = filter_of(3, 3, std::vector<double>(9, 1.0 / 9));
@@ -98,6 +99,7 @@ TEST_CASE("auto's measured order: rank 1 on f32 goes to fast-separable first", "
     CHECK(choose_variant(job_with(box, Depth::f32), both, kDevice).backend == &fast_separable);
     CHECK(choose_variant(job_with(box, Depth::u8), both, kDevice).backend == &fast);
     CHECK(choose_variant(job_with(gauss15, Depth::u8), both, kDevice).backend == &fast_separable);
+    CHECK(choose_variant(job_with(gauss15, Depth::u16), both, kDevice).backend == &fast);
     CHECK(choose_variant(job_with(edge, Depth::f32), both, kDevice).backend == &fast);
     // RGB: fast stays first (measured on u8; f32 not yet).
     CHECK(choose_variant(job_with(gauss15, Depth::u8, 3), both, kDevice).backend == &fast);

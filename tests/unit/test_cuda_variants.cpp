@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -229,16 +230,27 @@ TEST_CASE("fast over its own jobs: every size, border, channel count, depth pair
     CHECK(tally["fast"].passed > 0);
 }
 
-// Sets an environment variable for one scope, whatever leaves it.
+// Sets an environment variable for one scope and puts back what was there,
+// whatever leaves the scope.
 class ScopedEnv {
 public:
-    ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+    ScopedEnv(const char* name, const char* value) : name_(name) {
+        if (const char* before = std::getenv(name)) before_ = before;
+        setenv(name, value, 1);
+    }
     ScopedEnv(const ScopedEnv&) = delete;
     ScopedEnv& operator=(const ScopedEnv&) = delete;
-    ~ScopedEnv() { unsetenv(name_); }
+    ~ScopedEnv() {
+        if (before_) {
+            setenv(name_, before_->c_str(), 1);
+        } else {
+            unsetenv(name_);
+        }
+    }
 
 private:
     const char* name_;
+    std::optional<std::string> before_;
 };
 
 // fast-separable takes odd square rank-1 filters 3..31 with a centred

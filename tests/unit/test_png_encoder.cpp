@@ -51,7 +51,25 @@ TEST_CASE("encode_png compresses: a flat image is a small file", "[io][png]") {
     CHECK(cv::norm(decode(png), flat, cv::NORM_INF) == 0.0);
 }
 
+TEST_CASE("encode_png splits a long stream into consecutive IDAT chunks", "[io][png]") {
+    const cv::Mat image = test::random_image(300, 200, CV_8UC3, 99);
+    const std::vector<std::uint8_t> png = encode_png(image, 1, 1000);
+    int idats = 0;
+    for (std::size_t at = 8; at + 8 <= png.size();) {
+        const std::size_t length = (std::size_t{png[at]} << 24) | (std::size_t{png[at + 1]} << 16) |
+                                   (std::size_t{png[at + 2]} << 8) | png[at + 3];
+        if (std::memcmp(&png[at + 4], "IDAT", 4) == 0) {
+            ++idats;
+            CHECK(length <= 1000);
+        }
+        at += 12 + length;
+    }
+    CHECK(idats > 100);  // 180 KB of random samples do not compress
+    CHECK(cv::norm(decode(png), image, cv::NORM_INF) == 0.0);
+}
+
 TEST_CASE("encode_png refuses what PNG cannot hold", "[io][png]") {
+    CHECK_THROWS_AS(encode_png(cv::Mat(), 1), std::invalid_argument);
     CHECK_THROWS_AS(encode_png(cv::Mat(2, 2, CV_32FC1, cv::Scalar(0)), 1), std::invalid_argument);
     CHECK_THROWS_AS(encode_png(cv::Mat(2, 2, CV_8UC2, cv::Scalar(0)), 1), std::invalid_argument);
     CHECK_THROWS_AS(encode_png(cv::Mat(2, 2, CV_8UC(5), cv::Scalar(0)), 1), std::invalid_argument);
