@@ -336,6 +336,26 @@ TEST_CASE("batch: -f none decodes and encodes only", "[cli][batch]") {
     CHECK(cv::norm(in, out, cv::NORM_INF) == 0.0);
 }
 
+// On a terminal the batch draws one progress line, redrawn in place (count,
+// share, bar, images/s, ETA), instead of a log line per image. `script`
+// (util-linux) gives the process a pseudo-terminal.
+TEST_CASE("batch: on a terminal a progress line replaces the per-image lines",
+          "[cli][batch]") {
+    TempDir dir;
+    for (int i = 0; i < 6; ++i) copy_sample("camera.png", dir / "in" / ("c" + std::to_string(i) + ".png"));
+    const std::string command = cudaconv_binary() + " in -f box:9 -k cpu-ref -j 1 -o out/";
+    const auto r = run_program({"script", "-qfec", command, "/dev/null"}, dir.path());
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::string& tty = r.out;  // script copies the terminal's output to stdout
+    CHECK_THAT(tty, Catch::Contains("\r6/6  100%  ["));
+    CHECK_THAT(tty, Catch::Contains("images/s"));
+    CHECK_THAT(tty, Catch::Contains("\033[K"));
+    CHECK_THAT(tty, Catch::Contains("done 6, skipped 0, failed 0 of 6 images"));
+    CHECK_THAT(tty, !Catch::Contains("-> out/"));  // no per-image log lines under the bar
+    CHECK(tree(dir / "out").size() == 6);
+}
+
 // A slow batch (cpu-ref, 9x9) in its own process, so that a signal lands
 // mid-batch; killed and reaped at the end of the test whatever happens, so
 // a failed REQUIRE never leaves it writing into a folder being removed.
