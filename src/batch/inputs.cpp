@@ -3,6 +3,8 @@
 #include <glob.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -184,7 +186,11 @@ std::vector<std::string> read_list(const std::string& from) {
         read(std::cin);
     } else {
         std::ifstream in(from);
-        if (!in) throw UsageError(fmt::format("--from {}: cannot read the list", from));
+        if (!in) {
+            const int error = errno;  // what ifstream's open left, as std::strerror says it
+            throw UsageError(
+                fmt::format("--from {}: cannot read the list: {}", from, std::strerror(error)));
+        }
         read(in);
     }
     return lines;

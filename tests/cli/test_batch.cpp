@@ -250,6 +250,15 @@ TEST_CASE("batch: existing outputs are refused before any work, skipped or overw
     }
 }
 
+TEST_CASE("batch: --from a list that cannot be read is a configuration error", "[cli][batch]") {
+    TempDir dir;
+    const auto r = run_cudaconv({"--from", "missing.txt", "-f", "edge", "-o", "out/"}, dir.path());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err,
+               Catch::Contains("--from missing.txt: cannot read the list: No such file or directory"));
+    CHECK_FALSE(fs::exists(dir / "out"));
+}
+
 TEST_CASE("batch: --from FILE and --from - read one path a line", "[cli][batch]") {
     TempDir dir;
     copy_sample("camera.png", dir / "in" / "a.png");
