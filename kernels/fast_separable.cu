@@ -39,6 +39,7 @@
 #include "kernels/cuda_check.hpp"
 #include "kernels/cuda_registry.hpp"
 #include "kernels/device_common.cuh"
+#include "kernels/rank1_constants.cuh"
 
 namespace cudaconv {
 namespace {
@@ -376,17 +377,7 @@ protected:
     }
 
     void prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) override {
-        const auto factors = separate(job.params.filter);
-        if (!factors) throw CudaError("fast-separable: the filter is not rank 1");
-        h_row_.assign(factors->row.begin(), factors->row.end());
-        h_column_.assign(factors->column.begin(), factors->column.end());
-        // h_row_/h_column_ live until finish(), so the async copies can read
-        // them whenever the stream gets there.
-        CUDA_CHECK(cudaMemcpyToSymbolAsync(c_row, h_row_.data(), h_row_.size() * sizeof(float), 0,
-                                           cudaMemcpyHostToDevice, stream));
-        CUDA_CHECK(cudaMemcpyToSymbolAsync(c_column, h_column_.data(),
-                                           h_column_.size() * sizeof(float), 0,
-                                           cudaMemcpyHostToDevice, stream));
+        taps_.upload(job.params.filter, "fast-separable", c_row, c_column, stream);
 
         strip_ = strip_pixels(dj.channels);
         const Layout layout(dj.filter_width, dj.channels, strip_);
@@ -427,13 +418,11 @@ protected:
     }
 
     void finish() override {
-        h_row_.clear();
-        h_column_.clear();
+        taps_.clear();
     }
 
 private:
-    std::vector<float> h_row_;
-    std::vector<float> h_column_;
+    Rank1Constants taps_;
     int strip_ = 0;
     int strip_rows_ = kStep;
     std::size_t shared_bytes_ = 0;

@@ -28,6 +28,7 @@
 #include "kernels/cuda_check.hpp"
 #include "kernels/cuda_registry.hpp"
 #include "kernels/device_common.cuh"
+#include "kernels/rank1_constants.cuh"
 
 namespace cudaconv {
 namespace {
@@ -220,14 +221,11 @@ protected:
     }
 
     void prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) override {
-        const auto factors = separate(job.params.filter);
-        if (!factors) throw CudaError("separable: the filter is not rank 1");
-        h_row_.assign(factors->row.begin(), factors->row.end());
-        h_column_.assign(factors->column.begin(), factors->column.end());
+        taps_.upload(job.params.filter, "separable", c_row, c_column, stream);
         // An out-of-image row of the constant border: every sample is the
         // border value, so the row pass gives it times the row's sum.
         double row_sum = 0.0;
-        for (const float t : h_row_) row_sum += t;
+        for (const float t : taps_.row()) row_sum += t;
         border_row_ = static_cast<float>(static_cast<double>(dj.border_value) * row_sum);
 
         // Past 48 KB a kernel must opt in to its dynamic shared memory.
@@ -240,13 +238,6 @@ protected:
                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(column_bytes_)));
         });
-        // h_row_/h_column_ live until finish(), so the async copies can
-        // read them whenever the stream gets there.
-        CUDA_CHECK(cudaMemcpyToSymbolAsync(c_row, h_row_.data(), h_row_.size() * sizeof(float), 0,
-                                           cudaMemcpyHostToDevice, stream));
-        CUDA_CHECK(cudaMemcpyToSymbolAsync(c_column, h_column_.data(),
-                                           h_column_.size() * sizeof(float), 0,
-                                           cudaMemcpyHostToDevice, stream));
         // Last, so that nothing above can throw and leak it (run() calls
         // finish() only once prepare() has returned).
         const std::size_t bytes =
@@ -281,13 +272,11 @@ protected:
         float* d_tmp = d_tmp_;
         d_tmp_ = nullptr;  // freed at most once, even if cudaFree throws
         if (d_tmp != nullptr) CUDA_CHECK(cudaFree(d_tmp));
-        h_row_.clear();
-        h_column_.clear();
+        taps_.clear();
     }
 
 private:
-    std::vector<float> h_row_;
-    std::vector<float> h_column_;
+    Rank1Constants taps_;
     float border_row_ = 0.0f;
     std::size_t row_bytes_ = 0;
     std::size_t column_bytes_ = 0;

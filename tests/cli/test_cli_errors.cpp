@@ -6,25 +6,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/files.hpp"
 #include "support/run_command.hpp"
 
 namespace cudaconv::test {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string sample(const std::string& name) { return (source_dir() / "images" / name).string(); }
-
-void write_file(const fs::path& p, const std::string& bytes) {
-    std::ofstream(p, std::ios::binary) << bytes;
-}
-
-std::string read_bytes(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 struct BadCase {
     const char* what;

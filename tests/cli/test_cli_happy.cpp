@@ -8,23 +8,11 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "support/compare.hpp"
+#include "support/files.hpp"
 #include "support/run_command.hpp"
 
 namespace cudaconv::test {
 namespace fs = std::filesystem;
-
-namespace {
-
-std::string sample(const std::string& name) { return (source_dir() / "images" / name).string(); }
-
-std::string read_bytes(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-}  // namespace
 
 TEST_CASE("one image, auto, says which variant ran and why", "[cli]") {
     TempDir dir;

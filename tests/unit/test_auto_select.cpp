@@ -80,21 +80,13 @@ Job job_with(Filter filter, Depth depth, int channels = 1, Depth out_depth = Dep
     return job;
 }
 
-Filter filter_of(int width, int height, std::vector<double> taps) {
-    Filter f;
-    f.width = width;
-    f.height = height;
-    f.taps = std::move(taps);
-    return f;
-}
-
 TEST_CASE("auto's measured order: rank 1 on gray f32, and gray u8 from 7x7, to fast-separable",
           "[auto]") {
     FakeBackend fast("fast", true, Support::yes());
     FakeBackend fast_separable("fast-separable", true, Support::yes());
-    const Filter box = filter_of(3, 3, std::vector<double>(9, 1.0 / 9));
-    const Filter edge = filter_of(3, 3, {-1, -1, -1, -1, 8, -1, -1, -1, -1});
-    const Filter gauss15 = filter_of(15, 15, std::vector<double>(225, 1.0 / 225));
+    const Filter box = Filter{3, 3, std::vector<double>(9, 1.0 / 9)};
+    const Filter edge = Filter{3, 3, {-1, -1, -1, -1, 8, -1, -1, -1, -1}};
+    const Filter gauss15 = Filter{15, 15, std::vector<double>(225, 1.0 / 225)};
     const std::vector<Backend*> both{&fast, &fast_separable};
     CHECK(choose_variant(job_with(box, Depth::f32), both, kDevice).backend == &fast_separable);
     CHECK(choose_variant(job_with(box, Depth::u8), both, kDevice).backend == &fast);
@@ -114,24 +106,24 @@ TEST_CASE("auto's measured order: dense filters past 15x15 go to fft before the 
     const std::vector<Backend*> all{&smem, &separable, &fft};
     std::vector<double> dense(17 * 17);
     for (std::size_t i = 0; i < dense.size(); ++i) dense[i] = static_cast<double>(i % 7) - 3.0;
-    CHECK(choose_variant(job_with(filter_of(17, 17, dense), Depth::u8), all, kDevice).backend ==
+    CHECK(choose_variant(job_with(Filter{17, 17, dense}, Depth::u8), all, kDevice).backend ==
           &fft);
     // A float output keeps SPEC's 1e-5: the direct variants, not fft.
-    CHECK(choose_variant(job_with(filter_of(17, 17, dense), Depth::f32, 1, Depth::f32), all,
+    CHECK(choose_variant(job_with(Filter{17, 17, dense}, Depth::f32, 1, Depth::f32), all,
                          kDevice)
               .backend == &separable);
     // Past 15 on one side only (17x3, 51 taps): not promoted.
     std::vector<double> wide(17 * 3);
     for (std::size_t i = 0; i < wide.size(); ++i) wide[i] = static_cast<double>(i % 5) - 2.0;
-    CHECK(choose_variant(job_with(filter_of(17, 3, wide), Depth::u8), {&fft, &smem}, kDevice)
+    CHECK(choose_variant(job_with(Filter{17, 3, wide}, Depth::u8), {&fft, &smem}, kDevice)
               .backend == &smem);
     // Rank 1 of the same size: the separable path, not fft.
-    const Filter box = filter_of(17, 17, std::vector<double>(17 * 17, 1.0));
+    const Filter box = Filter{17, 17, std::vector<double>(17 * 17, 1.0)};
     CHECK(choose_variant(job_with(box, Depth::u8), all, kDevice).backend == &separable);
     // Dense but small: the ladder (smem) keeps its place ahead of fft.
     std::vector<double> small(25);
     for (std::size_t i = 0; i < small.size(); ++i) small[i] = static_cast<double>(i % 7) - 3.0;
-    CHECK(choose_variant(job_with(filter_of(5, 5, small), Depth::u8), {&fft, &smem}, kDevice)
+    CHECK(choose_variant(job_with(Filter{5, 5, small}, Depth::u8), {&fft, &smem}, kDevice)
               .backend == &smem);
 }
 

@@ -1,0 +1,14 @@
+#pragma once
+// Files the CLI tests read, write and compare.
+#include <filesystem>
+#include <string>
+
+namespace cudaconv::test {
+
+// images/NAME in the repository.
+std::string sample(const std::string& name);
+std::string read_bytes(const std::filesystem::path& p);
+// Writes bytes to p, creating its folders.
+void write_file(const std::filesystem::path& p, const std::string& bytes);
+
+}  // namespace cudaconv::test
