@@ -2,30 +2,45 @@
 // on Hopper. What it does differently from the tutorial ladder:
 //  - it reads and writes the image's own depth and interleaved layout (u8
 //    RGB stays u8: 2 bytes of traffic per sample, not 8 as in a float copy);
+//  - the input comes into shared memory through the bulk-copy engine
+//    (kernels/bulk_copy.cuh): a persistent grid of blocks walks the image's
+//    tiles, and while a block filters one tile the rows of its next tile
+//    are already on the way, one cp.async.bulk a row, so the bytes in
+//    flight that cover DRAM latency cost neither registers nor
+//    instructions. (The kernel it replaces loaded 16-byte vectors into
+//    registers, tiles' halos included, and reached 41% of DRAM bandwidth:
+//    too few bytes in flight; docs/PERFORMANCE.md.)
 //  - every thread owns one 16-byte vector of output samples in each of R
-//    rows: it loads 16-byte vectors of input straight from global memory
-//    (the halo of its neighbours comes through L1), keeps a sliding window
-//    of R accumulator rows in registers, and stores 16-byte vectors;
+//    rows: it reads its window of 16-byte vectors from shared memory,
+//    keeps R accumulator rows in registers, and stores 16-byte vectors;
 //  - interleaved channels are one row of samples whose taps sit C samples
 //    apart, so the channel count, filter size and sample type are template
 //    parameters and every tap is an immediate offset into registers, its
 //    weight an immediate operand from __constant__ memory.
-// Threads whose window leaves the image take a slow path through the border
-// policy (load_bordered), so every border mode is exact. Jobs outside its
-// instantiations (even or non-square sizes, an anchor off centre, `valid`,
-// u16 input) are refused with the reason, and
+// Tiles whose window leaves the image are copied as far as the image goes,
+// and the samples outside are then written through the border policy, so
+// every border mode is exact. One case cannot be held in a tile of the
+// input's type: a constant border value that is not a u8 (0.5, 300); those
+// jobs' edge tiles read through the border policy from global memory
+// instead. Jobs outside its instantiations (even or non-square sizes, an
+// anchor off centre, `valid`, u16 input) are refused with the reason, and
 // `auto` then takes the next variant.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "kernels/bulk_copy.cuh"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/cuda_registry.hpp"
@@ -37,28 +52,58 @@ namespace {
 // Odd square sizes up to 15x15: the named 3x3 filters, box/gaussian up to
 // 15 (a Gaussian of sigma <= 2.3) and dense 15x15. Each size costs build
 // time for 3 channel counts x 2 sample types.
+#ifndef CUDACONV_FAST_FEW_SIDES  // tuning builds (scripts/gpu/sweep-fast.sh) compile fewer
 constexpr std::array<int, 7> kSides{3, 5, 7, 9, 11, 13, 15};
+#else
+constexpr std::array<int, 4> kSides{3, 5, 7, 15};
+#endif
 constexpr int kLargestSide = 15;
 constexpr int kMaxTaps = kLargestSide * kLargestSide;
 // One vector per load and store: Hopper's widest per-thread access.
 constexpr int kVectorBytes = 16;
-// 32 threads across: a warp covers 512 contiguous bytes of a row; 8 warps
-// down share their rows' halos through L1.
-constexpr int kBlockX = 32;
-#ifndef CUDACONV_FAST_BLOCK_Y  // overridable for tuning sweeps (docs/PERFORMANCE.md)
-#define CUDACONV_FAST_BLOCK_Y 8
+// A block is 2 warps across (64 vectors: 1 KB of a row) and kWarpsY down;
+// each thread makes R rows, so a tile is 1 KB wide and kWarpsY * R rows.
+constexpr int kWarpsX = 2;
+constexpr int kTileVectors = 32 * kWarpsX;
+// Tiles a block holds in shared memory: the one it filters and the one
+// arriving. (Three, and cp.async instead of the bulk copies, measured no
+// faster: docs/PERFORMANCE.md.)
+constexpr int kStages = 2;
+
+// Per sample type: warps down a block, output rows a thread, and blocks an
+// SM at least (which caps registers). A block waits for its tile and at a
+// barrier after it, so the more blocks an SM holds, the better those waits
+// overlap: the sweep of 2026-11-23 (docs/PERFORMANCE.md) took f32 3x3 from
+// 71.7 us at 2 blocks of 256 threads to 57.6 at 3, and u8 RGB edge from
+// 173.9 to 131.2 us with 8 blocks of 128 threads making 2 rows each.
+// Overridable for tuning sweeps (scripts/gpu/sweep-fast.sh).
+#ifndef CUDACONV_FAST_U8_WARPS_Y
+#define CUDACONV_FAST_U8_WARPS_Y 2
 #endif
-constexpr int kBlockY = CUDACONV_FAST_BLOCK_Y;
-constexpr int kThreads = kBlockX * kBlockY;
-// Two blocks an SM (16 warps) at least: caps registers at 128 a thread;
-// left alone the compiler took up to 254 to hoist loads, leaving 8 warps
-// to hide memory latency.
+#ifndef CUDACONV_FAST_U8_ROWS
+#define CUDACONV_FAST_U8_ROWS 2
+#endif
 #ifndef CUDACONV_FAST_U8_MIN_BLOCKS
-#define CUDACONV_FAST_U8_MIN_BLOCKS 2
+#define CUDACONV_FAST_U8_MIN_BLOCKS 8
+#endif
+#ifndef CUDACONV_FAST_F32_WARPS_Y
+#define CUDACONV_FAST_F32_WARPS_Y 4
+#endif
+#ifndef CUDACONV_FAST_F32_ROWS
+#define CUDACONV_FAST_F32_ROWS 8
 #endif
 #ifndef CUDACONV_FAST_F32_MIN_BLOCKS
-#define CUDACONV_FAST_F32_MIN_BLOCKS 2
+#define CUDACONV_FAST_F32_MIN_BLOCKS 3
 #endif
+template <typename In>
+struct Shape {
+    static constexpr bool kBytes = sizeof(In) == 1;
+    static constexpr int kWarpsY = kBytes ? CUDACONV_FAST_U8_WARPS_Y : CUDACONV_FAST_F32_WARPS_Y;
+    static constexpr int R = kBytes ? CUDACONV_FAST_U8_ROWS : CUDACONV_FAST_F32_ROWS;
+    static constexpr int kMinBlocks =
+        kBytes ? CUDACONV_FAST_U8_MIN_BLOCKS : CUDACONV_FAST_F32_MIN_BLOCKS;
+    static constexpr int kThreads = 32 * kWarpsX * kWarpsY;
+};
 
 __constant__ float c_taps[kMaxTaps];
 
@@ -67,21 +112,30 @@ CC_HD constexpr int samples_per_vector() {
     return kVectorBytes / static_cast<int>(sizeof(In));
 }
 
-// Output rows per thread: each input row loaded serves up to R of them,
-// and R x S accumulators live in registers. 4 rows keep u8 threads (16
-// samples) under 128 registers, so two 256-thread blocks fit an SM; f32
-// threads (4 samples) take 8, as many loads per output with a quarter of
-// the registers.
-#ifndef CUDACONV_FAST_U8_ROWS
-#define CUDACONV_FAST_U8_ROWS 4
-#endif
-#ifndef CUDACONV_FAST_F32_ROWS
-#define CUDACONV_FAST_F32_ROWS 8
-#endif
-template <int Side, typename In>
-CC_HD constexpr int rows_per_thread() {
-    return sizeof(In) == 1 ? CUDACONV_FAST_U8_ROWS : CUDACONV_FAST_F32_ROWS;
-}
+// The shape of a tile of one instantiation, in samples, rows and bytes.
+template <int Side, int C, typename In>
+struct Tile {
+    static constexpr int S = samples_per_vector<In>();
+    static constexpr int R = Shape<In>::R;
+    static constexpr int kThreads = Shape<In>::kThreads;
+    static constexpr int kHalo = (Side / 2) * C;  // samples each side of an output
+    static constexpr int kHaloVectors = (kHalo + S - 1) / S;
+    static constexpr int kOutputSamples = kTileVectors * S;  // across
+    static constexpr int kOutputRows = Shape<In>::kWarpsY * R;
+    static constexpr int kRowSamples = kOutputSamples + 2 * kHaloVectors * S;  // staged, across
+    static constexpr int kRowBytes = kRowSamples * static_cast<int>(sizeof(In));
+    static constexpr int kRows = kOutputRows + Side - 1;  // staged, down
+    static constexpr int kBufferBytes = kRowBytes * kRows;
+    static constexpr int kSharedBytes = kStages * kBufferBytes;
+};
+
+// The tiles of the image, row-major. 32-bit: a tile index is divided
+// twice a tile by every thread, and 64-bit division is a slow call
+// (check_job refuses images of more tiles).
+struct TileGrid {
+    int across = 0;
+    int count = 0;
+};
 
 // The S samples of a 16-byte vector as floats.
 template <typename In>
@@ -104,22 +158,6 @@ __device__ __forceinline__ void unpack(const uint4& v, float* out) {
         out[1] = __uint_as_float(v.y);
         out[2] = __uint_as_float(v.z);
         out[3] = __uint_as_float(v.w);
-    }
-}
-
-// Samples k_first ... k_first + count - 1 of input row y (any of them may lie
-// outside the image) through the border policy, into out. Only threads at
-// the image's edges call it, once a row; kept out of line so that the
-// unrolled fast path stays small and its registers its own (inlined per
-// sample, it multiplied build time and spilled the accumulators).
-template <typename In>
-__device__ __noinline__ void load_row_bordered(const DeviceJob& job, std::int64_t k_first,
-                                               int count, std::int64_t y, float* out) {
-    const std::int64_t c = job.channels;
-    for (int w = 0; w < count; ++w) {
-        const std::int64_t k = k_first + w;
-        const std::int64_t pixel = k >= 0 ? k / c : -((-k + c - 1) / c);
-        out[w] = load_bordered<In>(job, pixel, y, static_cast<int>(k - pixel * c));
     }
 }
 
@@ -157,122 +195,307 @@ __device__ __forceinline__ void store_samples(std::byte* dst, const float* value
     store_vector<S * static_cast<int>(sizeof(Out))>(dst, packed);
 }
 
-// Adds rows y0 - Side/2 ... y0 + R - 1 + Side/2 of the input, times the
-// taps, into the R x S accumulators of output rows y0 ... y0 + R - 1 and
-// samples k0 ... k0 + S - 1. Bordered: the window leaves the image, so
-// every sample goes through the border policy.
-template <int Side, int C, typename In, int R, bool Bordered>
-__device__ __forceinline__ void accumulate_rows(const DeviceJob& job, std::int64_t k0,
-                                                std::int64_t y0,
-                                                float (&acc)[R][samples_per_vector<In>()]) {
-    constexpr int S = samples_per_vector<In>();
-    constexpr int kHalo = (Side / 2) * C;           // samples each side of a row
-    constexpr int kHaloVectors = (kHalo + S - 1) / S;
-    constexpr int kWindow = (2 * kHaloVectors + 1) * S;
-    constexpr int kFirst = kHaloVectors * S - kHalo;  // window index of tap 0 of sample 0
+// Input row r of a window feeds output row o through filter row j = r - o:
+// adds the taps of row j times the window into the R x S accumulators.
+template <int Side, int C, int R, int S, int kFirst>
+__device__ __forceinline__ void add_row(int r, const float* window, float (&acc)[R][S]) {
 #pragma unroll
-    for (int r = 0; r < R + Side - 1; ++r) {
-        const std::int64_t y = y0 - Side / 2 + r;
-        float window[kWindow];
-        if constexpr (!Bordered) {
-            const In* row = reinterpret_cast<const In*>(job.src + y * job.src_pitch);
-            const uint4* vectors = reinterpret_cast<const uint4*>(row + k0) - kHaloVectors;
+    for (int o = 0; o < R; ++o) {
+        const int j = r - o;
+        if (j < 0 || j >= Side) continue;  // resolved at compile time
 #pragma unroll
-            for (int v = 0; v < 2 * kHaloVectors + 1; ++v) {
-                unpack<In>(__ldg(vectors + v), window + v * S);
-            }
-        } else {
-            load_row_bordered<In>(job, k0 - kHalo, S + 2 * kHalo, y, window + kFirst);
+        for (int i = 0; i < Side; ++i) {
+            const float tap = c_taps[j * Side + i];
+#pragma unroll
+            for (int s = 0; s < S; ++s) acc[o][s] += tap * window[kFirst + s + i * C];
         }
-        // Input row r feeds output row o through filter row j = r - o.
+    }
+}
+
+// The R x S accumulators of one thread from the staged tile: its window of
+// 2 * kHaloVectors + 1 vectors in each of R + Side - 1 staged rows,
+// starting at the tile's vector v and row row0.
+template <int Side, int C, typename In>
+__device__ __forceinline__ void accumulate_staged(
+    const std::byte* tile, int v, int row0,
+    float (&acc)[Tile<Side, C, In>::R][Tile<Side, C, In>::S]) {
+    using T = Tile<Side, C, In>;
+    constexpr int S = T::S;
+    constexpr int kWindow = (2 * T::kHaloVectors + 1) * S;
+    constexpr int kFirst = T::kHaloVectors * S - T::kHalo;  // window index of tap 0 of sample 0
 #pragma unroll
-        for (int o = 0; o < R; ++o) {
-            const int j = r - o;
-            if (j < 0 || j >= Side) continue;  // resolved at compile time
+    for (int r = 0; r < T::R + Side - 1; ++r) {
+        const uint4* vectors = reinterpret_cast<const uint4*>(tile + (row0 + r) * T::kRowBytes) + v;
+        float window[kWindow];
 #pragma unroll
-            for (int i = 0; i < Side; ++i) {
-                const float tap = c_taps[j * Side + i];
+        for (int w = 0; w < 2 * T::kHaloVectors + 1; ++w) unpack<In>(vectors[w], window + w * S);
+        add_row<Side, C, T::R, S, kFirst>(r, window, acc);
+    }
+}
+
+// Samples k_first ... k_first + count - 1 of input row y (any of them may
+// lie outside the image) through the border policy, into out. Kept out of
+// line so that the unrolled paths stay small and their registers their own.
+template <typename In>
+__device__ __noinline__ void load_row_bordered(const DeviceJob& job, std::int64_t k_first,
+                                               int count, std::int64_t y, float* out) {
+    const std::int64_t c = job.channels;
+    for (int w = 0; w < count; ++w) {
+        const std::int64_t k = k_first + w;
+        const std::int64_t pixel = k >= 0 ? k / c : -((-k + c - 1) / c);
+        out[w] = load_bordered<In>(job, pixel, y, static_cast<int>(k - pixel * c));
+    }
+}
+
+// The same sums read from global memory through the border policy, sample
+// by sample: edge tiles of jobs whose constant border value a tile of the
+// input's type cannot hold.
+template <int Side, int C, typename In>
+__device__ __forceinline__ void accumulate_bordered(
+    const DeviceJob& job, std::int64_t k0, std::int64_t y0,
+    float (&acc)[Tile<Side, C, In>::R][Tile<Side, C, In>::S]) {
+    using T = Tile<Side, C, In>;
+    constexpr int S = T::S;
+    constexpr int kWindow = (2 * T::kHaloVectors + 1) * S;
+    constexpr int kFirst = T::kHaloVectors * S - T::kHalo;
 #pragma unroll
-                for (int s = 0; s < S; ++s) acc[o][s] += tap * window[kFirst + s + i * C];
-            }
+    for (int r = 0; r < T::R + Side - 1; ++r) {
+        float window[kWindow];
+        load_row_bordered<In>(job, k0 - T::kHalo, S + 2 * T::kHalo, y0 - Side / 2 + r,
+                              window + kFirst);
+        add_row<Side, C, T::R, S, kFirst>(r, window, acc);
+    }
+}
+
+// Warp 0 asks for the rows of the tile whose staged area starts at sample
+// k_base of input row y_base: each row's part inside the image (rounded out
+// to whole vectors: rows are 16-byte aligned and padded to 16 bytes), rows
+// outside it from the row the border policy names. Rows of a constant
+// border are not copied (fill_outside writes them).
+template <int Side, int C, typename In>
+__device__ void request_tile(const DeviceJob& job, std::int64_t k_base, std::int64_t y_base,
+                             std::byte* buffer, std::uint64_t* barrier) {
+    using T = Tile<Side, C, In>;
+    const int lane = static_cast<int>(threadIdx.x);
+    const std::int64_t row_samples = job.src_width * C;
+    const std::int64_t padded_samples = (row_samples + T::S - 1) / T::S * T::S;
+    const std::int64_t first = max(k_base, std::int64_t{0});
+    const std::int64_t end = min(k_base + T::kRowSamples, padded_samples);
+    const auto bytes = static_cast<std::uint32_t>((end - first) * sizeof(In));
+    const std::byte* src_column = job.src + first * static_cast<std::int64_t>(sizeof(In));
+    std::byte* dst_column = buffer + (first - k_base) * static_cast<std::int64_t>(sizeof(In));
+
+    // Reads of this buffer (the tile before last) and the fill's writes
+    // come before the copies that overwrite it.
+    fence_before_bulk_copy();
+    unsigned int copies = 0;
+    for (int r = lane; r < T::kRows; r += 32) {
+        copies += border_index(job.border, y_base + r, job.src_height) != kBorderConstant;
+    }
+    copies = __reduce_add_sync(0xffffffffu, copies);
+    if (lane == 0) barrier_arrive_expect(barrier, copies * bytes);
+    for (int r = lane; r < T::kRows; r += 32) {
+        const std::int64_t y = border_index(job.border, y_base + r, job.src_height);
+        if (y == kBorderConstant) continue;
+        bulk_copy_to_shared(dst_column + r * T::kRowBytes, src_column + y * job.src_pitch, bytes,
+                            barrier);
+    }
+}
+
+// The staged samples the copies did not bring: those left of the image or
+// right of its last sample (the row's padding included), through the
+// border policy, and whole rows of a constant border above or below it.
+template <int Side, int C, typename In>
+__device__ void fill_outside(const DeviceJob& job, std::int64_t k_base, std::int64_t y_base,
+                             std::byte* buffer) {
+    using T = Tile<Side, C, In>;
+    In* staged = reinterpret_cast<In*>(buffer);
+    constexpr int kStride = T::kRowBytes / static_cast<int>(sizeof(In));
+    const std::int64_t row_samples = job.src_width * C;
+    // Staged samples [0, left) and [right, kRowSamples) lie outside the row.
+    const int left = static_cast<int>(min(max(-k_base, std::int64_t{0}),
+                                          std::int64_t{T::kRowSamples}));
+    const int right = static_cast<int>(min(max(row_samples - k_base, std::int64_t{0}),
+                                           std::int64_t{T::kRowSamples}));
+    const int outside = left + (T::kRowSamples - right);
+    const In constant = static_cast<In>(job.border_value);
+    for (int i = static_cast<int>(threadIdx.x); i < T::kRows * outside; i += T::kThreads) {
+        const int r = i / outside;
+        const int j = i - r * outside;
+        const int q = j < left ? j : right + (j - left);
+        const std::int64_t y = border_index(job.border, y_base + r, job.src_height);
+        const std::int64_t k = k_base + q;
+        const std::int64_t pixel = k >= 0 ? k / C : -((-k + C - 1) / C);
+        const std::int64_t x = border_index(job.border, pixel, job.src_width);
+        In value = constant;
+        if (x != kBorderConstant && y != kBorderConstant) {
+            const In* row = reinterpret_cast<const In*>(job.src + y * job.src_pitch);
+            value = row[x * C + (k - pixel * C)];
+        }
+        staged[r * kStride + q] = value;
+    }
+    if (job.border != BorderMode::constant) return;
+    const int inside = right - left;
+    for (int r = 0; r < T::kRows; ++r) {
+        if (border_index(job.border, y_base + r, job.src_height) != kBorderConstant) continue;
+        for (int q = left + static_cast<int>(threadIdx.x); q < left + inside; q += T::kThreads) {
+            staged[r * kStride + q] = constant;
         }
     }
 }
 
 template <int Side, int C, typename In>
-__global__ void __launch_bounds__(kThreads, sizeof(In) == 1 ? CUDACONV_FAST_U8_MIN_BLOCKS
-                                                              : CUDACONV_FAST_F32_MIN_BLOCKS)
-    fast_kernel(DeviceJob job) {
-    constexpr int S = samples_per_vector<In>();
-    constexpr int R = rows_per_thread<Side, In>();
-    constexpr int kHaloVectors = ((Side / 2) * C + S - 1) / S;
-    constexpr int kAnchor = Side / 2;
+__global__ void __launch_bounds__(Shape<In>::kThreads, Shape<In>::kMinBlocks)
+    fast_kernel(const __grid_constant__ DeviceJob job, TileGrid tiles, bool constant_fits) {
+    using T = Tile<Side, C, In>;
+    constexpr int S = T::S;
+    constexpr int R = T::R;
+    extern __shared__ __align__(128) std::byte shared[];
+    __shared__ std::uint64_t arrived[kStages];  // one barrier per buffer
 
-    // Device rows start 16-byte aligned (cuda_backend.cu), so vector v of a
-    // row holds samples [v*S, v*S + S); the pitch padding past the last
-    // sample is never read as input nor written.
     const std::int64_t row_samples = job.src_width * C;
-    const std::int64_t k0 = (static_cast<std::int64_t>(blockIdx.x) * kBlockX + threadIdx.x) * S;
-    const std::int64_t y0 = (static_cast<std::int64_t>(blockIdx.y) * kBlockY + threadIdx.y) * R;
-    if (k0 >= row_samples || y0 >= job.src_height) return;
+    const int warp = static_cast<int>(threadIdx.x) / 32;
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    // This thread's vector column and first row within every tile.
+    const int v = (warp % kWarpsX) * 32 + lane;
+    const int row0 = (warp / kWarpsX) * R;
 
-    // Whole vectors inside the row and rows inside the image: the fast path.
-    const bool inside = k0 - kHaloVectors * S >= 0 && k0 + S + kHaloVectors * S <= row_samples &&
-                        y0 - kAnchor >= 0 && y0 + R - 1 + kAnchor < job.src_height;
+    auto k_base_of = [&](int t) {
+        return static_cast<std::int64_t>(t % tiles.across) * T::kOutputSamples -
+               T::kHaloVectors * S;
+    };
+    auto y_base_of = [&](int t) {
+        return static_cast<std::int64_t>(t / tiles.across) * T::kOutputRows - Side / 2;
+    };
 
-    float acc[R][S];
-#pragma unroll
-    for (int o = 0; o < R; ++o) {
-#pragma unroll
-        for (int s = 0; s < S; ++s) acc[o][s] = 0.0f;
+    auto request = [&](int tile, int stage) {
+        if (tile < tiles.count && warp == 0) {
+            request_tile<Side, C, In>(job, k_base_of(tile), y_base_of(tile),
+                                      shared + stage * T::kBufferBytes, &arrived[stage]);
+        }
+    };
+    if (threadIdx.x == 0) {
+        for (int b = 0; b < kStages; ++b) barrier_init(&arrived[b], 1);
     }
-    // One path or the other for the whole thread, so the fast one is
-    // straight-line code whose loads the compiler can issue early.
-    if (inside) accumulate_rows<Side, C, In, R, false>(job, k0, y0, acc);
-    else accumulate_rows<Side, C, In, R, true>(job, k0, y0, acc);
+    __syncthreads();
+    // Tile indices are at most INT_MAX / 2 (check_job) and the grid a few
+    // thousand blocks, so a tile index plus a few grid strides still fits.
+    const int grid = static_cast<int>(gridDim.x);
+    int t = static_cast<int>(blockIdx.x);
+    for (int b = 0; b + 1 < kStages; ++b) request(t + b * grid, b);
+    for (int i = 0; t < tiles.count; ++i, t += grid) {
+        std::byte* buffer = shared + (i % kStages) * T::kBufferBytes;
+        // The next tiles' rows are on the way while this one is filtered.
+        request(t + (kStages - 1) * grid, (i + kStages - 1) % kStages);
+        const std::int64_t k_base = k_base_of(t);
+        const std::int64_t y_base = y_base_of(t);
+        const bool edge = k_base < 0 || k_base + T::kRowSamples > row_samples || y_base < 0 ||
+                          y_base + T::kRows > job.src_height;
+        barrier_wait(&arrived[i % kStages], (i / kStages) % 2);
+        if (edge && constant_fits) {
+            fill_outside<Side, C, In>(job, k_base, y_base, buffer);
+            __syncthreads();
+        }
 
-    const bool keep_alpha = C == 4 && job.filtered_channels == 3;
-    const bool whole_vector = k0 + S <= row_samples;
+        const std::int64_t k0 = k_base + T::kHaloVectors * S + static_cast<std::int64_t>(v) * S;
+        const std::int64_t y0 = y_base + Side / 2 + row0;
+        if (k0 < row_samples && y0 < job.src_height) {
+            float acc[R][S];
 #pragma unroll
-    for (int o = 0; o < R; ++o) {
-        const std::int64_t y = y0 + o;
-        if (y >= job.src_height) break;
-        float values[S];
+            for (int o = 0; o < R; ++o) {
 #pragma unroll
-        for (int s = 0; s < S; ++s) {
-            values[s] = finish_value(acc[o][s], job.scale, job.delta, job.take_abs);
-            // A kept alpha: channel 3 of every pixel (k0 is a multiple of 4),
-            // the input's own value.
-            if (keep_alpha && s % 4 == 3 && k0 + s < row_samples) {
-                values[s] = static_cast<float>(
-                    reinterpret_cast<const In*>(job.src + y * job.src_pitch)[k0 + s]);
+                for (int s = 0; s < S; ++s) acc[o][s] = 0.0f;
+            }
+            if (edge && !constant_fits) accumulate_bordered<Side, C, In>(job, k0, y0, acc);
+            else accumulate_staged<Side, C, In>(buffer, v, row0, acc);
+
+            const bool keep_alpha = C == 4 && job.filtered_channels == 3;
+            const bool whole_vector = k0 + S <= row_samples;
+#pragma unroll
+            for (int o = 0; o < R; ++o) {
+                const std::int64_t y = y0 + o;
+                if (y >= job.src_height) break;
+                float values[S];
+#pragma unroll
+                for (int s = 0; s < S; ++s) {
+                    values[s] = finish_value(acc[o][s], job.scale, job.delta, job.take_abs);
+                    // A kept alpha: channel 3 of every pixel (k0 is a multiple
+                    // of 4), the input's own value.
+                    if (keep_alpha && s % 4 == 3 && k0 + s < row_samples) {
+                        values[s] = static_cast<float>(
+                            reinterpret_cast<const In*>(job.src + y * job.src_pitch)[k0 + s]);
+                    }
+                }
+                std::byte* out_row = job.dst + y * job.dst_pitch;
+                if (whole_vector) {
+                    switch (job.out_depth) {
+                        case Depth::u8: store_samples<std::uint8_t, S>(out_row + k0, values); break;
+                        case Depth::u16:
+                            store_samples<std::uint16_t, S>(out_row + 2 * k0, values);
+                            break;
+                        case Depth::f32: store_samples<float, S>(out_row + 4 * k0, values); break;
+                    }
+                } else {
+                    // The row's last, partial vector: sample by sample.
+                    for (int s = 0; s < S && k0 + s < row_samples; ++s) {
+                        const std::int64_t k = k0 + s;
+                        store_output(job, k / C, y, static_cast<int>(k % C), values[s]);
+                    }
+                }
             }
         }
-        std::byte* out_row = job.dst + y * job.dst_pitch;
-        if (whole_vector) {
-            switch (job.out_depth) {
-                case Depth::u8: store_samples<std::uint8_t, S>(out_row + k0, values); break;
-                case Depth::u16: store_samples<std::uint16_t, S>(out_row + 2 * k0, values); break;
-                case Depth::f32: store_samples<float, S>(out_row + 4 * k0, values); break;
-            }
-        } else {
-            // The row's last, partial vector: sample by sample.
-            for (int s = 0; s < S && k0 + s < row_samples; ++s) {
-                const std::int64_t k = k0 + s;
-                store_output(job, k / C, y, static_cast<int>(k % C), values[s]);
-            }
-        }
+        // Everyone is done with this buffer before it is asked for again.
+        __syncthreads();
     }
+}
+
+// A constant border value that a tile of the input's samples can hold.
+bool constant_fits_input(const DeviceJob& job) {
+    if (job.in_depth == Depth::f32) return true;
+    const float v = job.border_value;
+    return v >= 0.0f && v <= 255.0f && std::nearbyint(v) == v;
+}
+
+std::int64_t tiles_across(std::int64_t row_samples, int samples_per_vector) {
+    const std::int64_t vectors = (row_samples + samples_per_vector - 1) / samples_per_vector;
+    return (vectors + kTileVectors - 1) / kTileVectors;
+}
+std::int64_t tiles_down(std::int64_t height, int tile_rows) {
+    return (height + tile_rows - 1) / tile_rows;
+}
+
+// CUDACONV_FAST_BLOCKS caps the grid, so that tests of small images see
+// blocks walk several tiles, as they do on large ones.
+std::int64_t block_cap() {
+    const char* text = std::getenv("CUDACONV_FAST_BLOCKS");
+    const long long cap = text != nullptr ? std::atoll(text) : 0;
+    return cap > 0 ? cap : std::numeric_limits<std::int64_t>::max();
 }
 
 template <int Side, int C, typename In>
 void launch_one(const DeviceJob& job, cudaStream_t stream) {
-    constexpr int S = samples_per_vector<In>();
-    constexpr int R = rows_per_thread<Side, In>();
-    const std::int64_t vectors = (job.src_width * C + S - 1) / S;
-    const dim3 block(kBlockX, kBlockY);
-    const dim3 grid(blocks_for(vectors, kBlockX), blocks_for((job.src_height + R - 1) / R, kBlockY));
-    fast_kernel<Side, C, In><<<grid, block, 0, stream>>>(job);
+    using T = Tile<Side, C, In>;
+    auto* kernel = &fast_kernel<Side, C, In>;
+    // Once an instantiation: its shared-memory limit, and how many of its
+    // blocks an SM holds, which sizes the persistent grid (any size covers
+    // every tile; this one fills the device once).
+    static const int resident = [&] {
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        T::kSharedBytes));
+        int device = 0, sms = 0, per_sm = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T::kThreads,
+                                                                 T::kSharedBytes));
+        return std::max(1, sms * per_sm);
+    }();
+    const std::int64_t across = tiles_across(job.src_width * C, T::S);
+    TileGrid tiles;
+    tiles.across = static_cast<int>(across);
+    tiles.count = static_cast<int>(across * tiles_down(job.src_height, T::kOutputRows));
+    const auto blocks = static_cast<unsigned int>(
+        std::min({std::int64_t{tiles.count}, std::int64_t{resident}, block_cap()}));
+    kernel<<<blocks, T::kThreads, T::kSharedBytes, stream>>>(job, tiles, constant_fits_input(job));
 }
 
 template <int C, typename In, std::size_t... I>
@@ -299,14 +522,11 @@ bool is_instantiated_side(int side) {
     return false;
 }
 
-// The largest grid dimension y, in blocks.
-constexpr std::int64_t kMaxGridY = 65535;
-
 class FastBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "fast"; }
     std::string_view summary() const override {
-        return "native depth, 16-byte vectors, sliding window in registers (odd square 3..15)";
+        return "native depth, bulk copies to shared memory, persistent grid (odd square 3..15)";
     }
 
 protected:
@@ -323,10 +543,16 @@ protected:
         }
         if (p.border == BorderMode::valid) return Support::no("fast does not do the valid border");
         if (job.src.depth == Depth::u16) return Support::no("fast reads u8 and f32 images, not u16");
+        if (job.src.channels == 2) return Support::no("fast is built for 1, 3 and 4 channels");
+        // Tile indices are 32-bit, with room for the grid's stride past the
+        // last (a tile is at least 1 KB by 16 rows: 32 TB of u8 image).
         const int s = job.src.depth == Depth::u8 ? 16 : 4;
-        const int r = s == 16 ? CUDACONV_FAST_U8_ROWS : CUDACONV_FAST_F32_ROWS;
-        if ((job.src.height + r - 1) / r > kMaxGridY * kBlockY) {
-            return Support::no("the image is taller than fast's grid can cover");
+        const int rows = s == 16 ? Shape<std::uint8_t>::kWarpsY * Shape<std::uint8_t>::R
+                                 : Shape<float>::kWarpsY * Shape<float>::R;
+        const std::int64_t tiles =
+            tiles_across(job.src.width * job.src.channels, s) * tiles_down(job.src.height, rows);
+        if (tiles > std::numeric_limits<int>::max() / 2) {
+            return Support::no("the image has more tiles than fast can number");
         }
         return Support::yes();
     }
