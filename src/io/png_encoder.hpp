@@ -3,10 +3,12 @@
 // A 4000x3000 RGB photo at level 1: about 2.2x faster than cv::imencode
 // (zlib level 1, libpng's adaptive filters) on one core, and smaller;
 // measured in docs/PERFORMANCE.md. The encoder is small because PNG is: an
-// IHDR, one IDAT holding the zlib stream of the rows, each row after an
-// "Up" filter byte (the difference from the row above: cheap, vectorised,
-// and as good as adaptive filtering on photos), and an IEND; every chunk
-// with its CRC-32. Readers see an ordinary 8- or 16-bit gray, RGB or RGBA
+// IHDR, one IDAT holding the zlib stream of the rows, each row after a
+// filter byte, and an IEND; every chunk with its CRC-32. The filter is one
+// for the whole image: "Up" (the difference from the row above: cheap,
+// vectorised, and as good as adaptive filtering on photos) or "None" (best
+// on filtered images such as edge maps), whichever compresses a sample of
+// the rows smaller. Readers see an ordinary 8- or 16-bit gray, RGB or RGBA
 // PNG.
 #include <cstddef>
 #include <cstdint>
