@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -28,6 +29,7 @@
 #include "core/errors.hpp"
 #include "core/registry.hpp"
 #include "filters/spec.hpp"
+#include "io/format_probe.hpp"
 #include "io/image_io.hpp"
 #include "kernels/device_info.hpp"
 
@@ -70,6 +72,23 @@ DeviceContext device_context(const std::vector<Backend*>& candidates) {
 int worker_count(int jobs) {
     if (jobs > 0) return jobs;
     return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+unsigned core_count() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+// The pixels an image file's header claims (PNG's IHDR, JPEG's frame
+// header, ...), read from its first bytes before it is decoded; 0 when
+// they cannot be told (stdin, an unreadable file, a header further in).
+std::int64_t claimed_pixels(const std::string& path) {
+    constexpr std::size_t kHeadBytes = 256 * 1024;  // past a large EXIF block
+    if (path == "-") return 0;
+    std::ifstream file(path, std::ios::binary);
+    std::vector<char> head(kHeadBytes);
+    file.read(head.data(), static_cast<std::streamsize>(head.size()));
+    const auto got = static_cast<std::size_t>(std::max<std::streamsize>(file.gcount(), 0));
+    const detail::FormatProbe probe =
+        detail::probe_image(reinterpret_cast<const std::uint8_t*>(head.data()), got);
+    return probe.width * probe.height;
 }
 
 // One image on its way through the pipeline.
@@ -121,7 +140,17 @@ public:
         for (std::size_t i = 0; i < plan_.size(); ++i) {
             if (!plan_[i].skip) work.push_back(i);
         }
-        if (may_use_cuda() && !work.empty()) warmup_.start();
+        // One image under -k auto: where the CPU would finish it before CUDA
+        // could start, CUDA is never started (auto_select.hpp). Before
+        // decoding, the header's size tells; the channels are taken as 3.
+        one_image_ = !requested_ && params_ && work.size() == 1;
+        bool cpu_expected = false;
+        if (one_image_) {
+            const std::int64_t pixels = claimed_pixels(plan_[work.front()].source.path);
+            cpu_expected = pixels > 0 && estimated_cpu_ms(pixels * 3, params_->filter.taps.size(),
+                                                          core_count()) < kCudaStartupMs;
+        }
+        if (may_use_cuda() && !work.empty() && !cpu_expected) warmup_.start();
 
         const bool bar = stderr_is_terminal() && spdlog::get_level() <= spdlog::level::info &&
                          work.size() > 1;
@@ -194,8 +223,12 @@ private:
             return requested_;
         }
         std::lock_guard<std::mutex> lock(choice_mutex_);
-        if (!device_) device_ = device_context(candidates_);
-        const AutoChoice choice = choose_variant(job, candidates_, *device_);
+        AutoChoice choice;
+        if (one_image_) choice = cpu_for_one_image(job, candidates_, core_count());
+        if (!choice.backend) {
+            if (!device_) device_ = device_context(candidates_);
+            choice = choose_variant(job, candidates_, *device_);
+        }
         if (!choice.backend) throw WorkError(fmt::format("{}: {}", input, choice.reason));
         // Once per variant, not once per image of a batch.
         if (announced_.insert(choice.backend).second) {
@@ -335,6 +368,7 @@ private:
     std::vector<std::string> input_paths_;
 
     std::mutex choice_mutex_;
+    bool one_image_ = false;  // -k auto on a single image: CUDA's start-up is its own
     std::optional<DeviceContext> device_;
     std::set<Backend*> announced_;
     std::set<std::string> retargeted_;  // outputs named once the variant was known

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "filters/rank1.hpp"
 
 namespace cudaconv {
@@ -61,6 +63,24 @@ AutoChoice choose_variant(const Job& job, const std::vector<Backend*>& candidate
         return {backend, reason + refusals};
     }
     return {nullptr, "no variant can run this job" + refusals};
+}
+
+double estimated_cpu_ms(std::int64_t samples, std::size_t taps, unsigned cores) {
+    const double work = static_cast<double>(samples) * (static_cast<double>(taps) + kCpuSampleOverhead);
+    return 1000.0 * work / (kCpuTapsPerSecondPerCore * std::max(1u, cores));
+}
+
+AutoChoice cpu_for_one_image(const Job& job, const std::vector<Backend*>& candidates,
+                             unsigned cores) {
+    const auto it = std::find_if(candidates.begin(), candidates.end(),
+                                 [](Backend* b) { return b->name() == "cpu"; });
+    if (it == candidates.end() || !(*it)->can_run(job).ok) return {};
+    const std::int64_t samples = job.src.width * job.src.height * job.filtered_channels();
+    const double ms = estimated_cpu_ms(samples, job.params.filter.taps.size(), cores);
+    if (ms >= kCudaStartupMs) return {};
+    return {*it, fmt::format("one image: the CPU should take about {:.0f} ms on {} cores, less "
+                             "than CUDA's start-up (about {:.0f} ms)",
+                             ms, std::max(1u, cores), kCudaStartupMs)};
 }
 
 }  // namespace cudaconv

@@ -3,6 +3,7 @@
 // candidates and whether a CUDA device is present, so it can be tested
 // without a GPU; its preferences are named constants side by side.
 #include <array>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,5 +51,26 @@ struct AutoChoice {
 
 AutoChoice choose_variant(const Job& job, const std::vector<Backend*>& candidates,
                           const DeviceContext& device);
+
+// A run of one image pays CUDA's start-up alone: on the H100 machine about
+// 290 ms from the process's start to a usable context, which decoding a
+// 12-megapixel JPEG (about 90 ms) hides only in part, and about 110 ms
+// more to tear the context down at exit (docs/PERFORMANCE.md, issue 6's
+// single image). A job the `cpu` variant finishes in less than that runs
+// there instead, and CUDA is never started. The CPU's time is estimated
+// from the job's multiply-adds (plus kCpuSampleOverhead a sample for the
+// conversions) at kCpuTapsPerSecondPerCore on every core: measured 2.2e9
+// (edge on a 4000x3000 RGB u8 image, 73 ms on 2 cores), taken lower so
+// that the estimate errs towards the GPU.
+constexpr double kCudaStartupMs = 300.0;
+constexpr double kCpuTapsPerSecondPerCore = 1.5e9;
+constexpr double kCpuSampleOverhead = 4.0;
+double estimated_cpu_ms(std::int64_t samples, std::size_t taps, unsigned cores);
+
+// For a run of one image under -k auto: the `cpu` candidate when it can run
+// the job and its estimate is under kCudaStartupMs, with the reason;
+// otherwise backend is nullptr and choose_variant decides.
+AutoChoice cpu_for_one_image(const Job& job, const std::vector<Backend*>& candidates,
+                             unsigned cores);
 
 }  // namespace cudaconv

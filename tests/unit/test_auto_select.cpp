@@ -127,6 +127,38 @@ TEST_CASE("auto's measured order: dense filters past 15x15 go to fft before the 
               .backend == &smem);
 }
 
+// estimated_cpu_ms: multiply-adds plus the per-sample overhead, at the
+// assumed rate on every core.
+TEST_CASE("one image: the CPU when it beats CUDA's start-up, the GPU otherwise", "[auto]") {
+    CHECK(estimated_cpu_ms(1000000, 9, 1) ==
+          Approx(1000.0 * 1e6 * (9 + kCpuSampleOverhead) / kCpuTapsPerSecondPerCore));
+    CHECK(estimated_cpu_ms(1000000, 9, 4) == Approx(estimated_cpu_ms(1000000, 9, 1) / 4));
+
+    FakeBackend cpu("cpu", false, Support::yes());
+    FakeBackend fast("fast", true, Support::yes());
+    const std::vector<Backend*> both{&fast, &cpu};
+    const Filter edge = Filter{3, 3, {-1, -1, -1, -1, 8, -1, -1, -1, -1}};
+    std::vector<double> dense(31 * 31);
+    for (std::size_t i = 0; i < dense.size(); ++i) dense[i] = static_cast<double>(i % 7) - 3.0;
+    Job photo = job_with(edge, Depth::u8, 3);
+    photo.src.width = 4000;
+    photo.src.height = 3000;
+    // Edge on 12 megapixels of RGB with 16 cores: 13.5 ms by the estimate.
+    const AutoChoice cheap = cpu_for_one_image(photo, both, 16);
+    CHECK(cheap.backend == &cpu);
+    CHECK_THAT(cheap.reason, Catch::Contains("less than CUDA's start-up"));
+    // On one core it would take 312 ms: over the start-up, so no choice.
+    CHECK(cpu_for_one_image(photo, both, 1).backend == nullptr);
+    // 31x31 taps: seconds on the CPU.
+    photo.params.filter = Filter{31, 31, dense};
+    CHECK(cpu_for_one_image(photo, both, 16).backend == nullptr);
+    // A cpu that refuses the job, or none at all: no choice.
+    photo.params.filter = edge;
+    FakeBackend refusing("cpu", false, Support::no("not this one"));
+    CHECK(cpu_for_one_image(photo, {&fast, &refusing}, 16).backend == nullptr);
+    CHECK(cpu_for_one_image(photo, {&fast}, 16).backend == nullptr);
+}
+
 TEST_CASE("every registered variant is in auto's preference list", "[auto][registry]") {
     for (const auto& backend : all_backends()) {
         CAPTURE(backend->name());
