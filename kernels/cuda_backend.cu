@@ -10,6 +10,7 @@
 
 #include "kernels/cuda_check.hpp"
 #include "kernels/cuda_resources.hpp"
+#include "kernels/host_copy.hpp"
 
 namespace cudaconv {
 namespace {
@@ -180,10 +181,8 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
 
     // Stage the input in pinned memory (rows of a cv::Mat may be padded),
     // so the upload runs at full PCIe speed.
-    for (std::int64_t y = 0; y < job.src.height; ++y) {
-        std::memcpy(h_src.get() + static_cast<std::size_t>(y) * src_row, job.src.row(y),
-                    job.src.packed_row_bytes());
-    }
+    copy_rows(h_src.get(), src_row, job.src.data, static_cast<std::size_t>(job.src.row_bytes),
+              job.src.packed_row_bytes(), job.src.height);
     const Event up_start, up_stop;
     CUDA_CHECK(cudaEventRecord(up_start.get(), stream.get()));
     CUDA_CHECK(cudaMemcpyAsync(d_src.get(), h_src.get(), src_bytes, cudaMemcpyHostToDevice,
@@ -267,10 +266,8 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     timings.upload_ms = elapsed_ms(up_start, up_stop);
     timings.download_ms = elapsed_ms(down_start, down_stop);
-    for (std::int64_t y = 0; y < job.dst.height; ++y) {
-        std::memcpy(job.dst.row(y), h_dst.get() + static_cast<std::size_t>(y) * dst_row,
-                    job.dst.packed_row_bytes());
-    }
+    copy_rows(job.dst.data, static_cast<std::size_t>(job.dst.row_bytes), h_dst.get(), dst_row,
+              job.dst.packed_row_bytes(), job.dst.height);
     return timings;
 }
 
