@@ -11,7 +11,9 @@
 // of the planes P with the zero-padded taps T never wraps for x < dst_width,
 // y < dst_height, because x + i < used_width <= Wp; so R is the exact
 // correlation there. In the frequency domain R = F^-1(F(P) . conj(F(T))) / N,
-// N = Hp * Wp. prepare() computes conj(F(T)) / N once (untimed); each launch
+// N = Hp * Wp. prepare() computes conj(F(T)) / N once (untimed) and keeps
+// it, with the plans and buffers, for the next run of the same shape and
+// taps on the thread (a batch's images, one filter); each launch
 // is pad, one batched R2C over the planes, a pointwise product, one batched
 // C2R, and a finish kernel that crops, applies scale/delta/abs and the output
 // depth, interleaves the channels and copies alpha.
@@ -49,7 +51,9 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -246,6 +250,54 @@ double transform_samples(const FftShape& shape, int channels) {
            channels;
 }
 
+// What prepare() builds, kept for the next run with the same transform
+// shape, channel count and taps: a batch filters image after image with one
+// filter, and building it (three plans, 300 MB of buffers for 12 megapixels
+// of RGB, the filter's transform) took longer than filtering. One a thread,
+// like the run buffers of cuda_backend.cu: the batch's GPU thread keeps its
+// own, and a thread's state is freed when the thread ends, before the CUDA
+// runtime's own teardown at exit. A run of another shape frees it first.
+struct FftKey {
+    int device = 0;
+    FftShape shape;
+    int channels = 0;
+    int filter_width = 0, filter_height = 0;
+    std::vector<double> taps;
+
+    bool operator==(const FftKey& o) const {
+        return device == o.device && shape.used_width == o.shape.used_width &&
+               shape.used_height == o.shape.used_height &&
+               shape.padded_width == o.shape.padded_width &&
+               shape.padded_height == o.shape.padded_height && channels == o.channels &&
+               filter_width == o.filter_width && filter_height == o.filter_height &&
+               taps == o.taps;
+    }
+};
+
+struct FftState {
+    // Buffers before plans: members go in reverse order, and the plans
+    // point into the work area.
+    DeviceArray<std::byte> d_work;
+    DeviceArray<float> d_planes;                  // filtered_channels planes of Hp x Wp
+    DeviceArray<cufftComplex> d_spectra;          // filtered_channels of Hp x (Wp/2 + 1)
+    DeviceArray<cufftComplex> d_filter_spectrum;  // conj(F(T)) / N
+    FftPlan forward, inverse;
+    std::optional<FftKey> key;  // empty: nothing built
+
+    // Plans first: they point into the work area.
+    void clear() {
+        forward.reset();
+        inverse.reset();
+        key.reset();
+        d_work = {};
+        d_planes = {};
+        d_spectra = {};
+        d_filter_spectrum = {};
+    }
+};
+
+thread_local FftState t_fft;
+
 class FftBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "fft"; }
@@ -292,90 +344,91 @@ protected:
     }
 
     void prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) override {
+        FftKey key{0, fft_shape(job), job.filtered_channels(), job.params.filter.width,
+                   job.params.filter.height, job.params.filter.taps};
+        CUDA_CHECK(cudaGetDevice(&key.device));
+        FftState& state = t_fft;
         try {
-            build_plans(job, stream);
-            build_filter_spectrum(dj, stream);
+            if (!(state.key && *state.key == key)) {
+                state.clear();  // the old one's device memory first
+                build(state, key.shape, key.channels, dj, stream);
+                state.key = std::move(key);
+            }
+            // Each run has its own stream.
+            CUFFT_CHECK(cufftSetStream(state.forward.get(), stream));
+            CUFFT_CHECK(cufftSetStream(state.inverse.get(), stream));
         } catch (...) {
-            finish();
+            state.clear();
             throw;
         }
     }
 
     void launch(const DeviceJob& job, cudaStream_t stream) override {
-        const PlaneLayout layout = layout_of(shape_);
+        FftState& state = t_fft;
+        const FftShape& shape = state.key->shape;
+        const PlaneLayout layout = layout_of(shape);
         const dim3 block(kBlockX, kBlockY);
-        dispatch_input_depth(job.in_depth, [&](auto sample) {
-            pad_image_kernel<decltype(sample)>
-                <<<grid_2d(layout.width, layout.height), block, 0, stream>>>(job, layout,
-                                                                            d_planes_.get());
-        });
-        CUDA_CHECK_LAUNCH();
-        CUFFT_CHECK(cufftExecR2C(forward_.get(), d_planes_.get(), d_spectra_.get()));
-        multiply_spectra_kernel<<<grid_1d(shape_.spectrum_plane()), kBlock1D, 0, stream>>>(
-            d_spectra_.get(), d_filter_spectrum_.get(), shape_.spectrum_plane(),
-            job.filtered_channels);
-        CUDA_CHECK_LAUNCH();
-        CUFFT_CHECK(cufftExecC2R(inverse_.get(), d_spectra_.get(), d_planes_.get()));
-        dispatch_input_depth(job.in_depth, [&](auto sample) {
-            finish_kernel<decltype(sample)>
-                <<<grid_2d(job.dst_width, job.dst_height), block, 0, stream>>>(job, layout,
-                                                                              d_planes_.get());
-        });
-    }
-
-    void finish() override {
-        // Plans first: they point into the work area.
-        forward_.reset();
-        inverse_.reset();
-        filter_plan_.reset();
-        d_work_.reset();
-        d_planes_.reset();
-        d_spectra_.reset();
-        d_filter_spectrum_.reset();
+        try {
+            dispatch_input_depth(job.in_depth, [&](auto sample) {
+                pad_image_kernel<decltype(sample)>
+                    <<<grid_2d(layout.width, layout.height), block, 0, stream>>>(
+                        job, layout, state.d_planes.get());
+            });
+            CUDA_CHECK_LAUNCH();
+            CUFFT_CHECK(cufftExecR2C(state.forward.get(), state.d_planes.get(),
+                                     state.d_spectra.get()));
+            multiply_spectra_kernel<<<grid_1d(shape.spectrum_plane()), kBlock1D, 0, stream>>>(
+                state.d_spectra.get(), state.d_filter_spectrum.get(), shape.spectrum_plane(),
+                job.filtered_channels);
+            CUDA_CHECK_LAUNCH();
+            CUFFT_CHECK(cufftExecC2R(state.inverse.get(), state.d_spectra.get(),
+                                     state.d_planes.get()));
+            dispatch_input_depth(job.in_depth, [&](auto sample) {
+                finish_kernel<decltype(sample)>
+                    <<<grid_2d(job.dst_width, job.dst_height), block, 0, stream>>>(
+                        job, layout, state.d_planes.get());
+            });
+        } catch (...) {
+            // Whatever failed, the next run builds afresh; the caller waits
+            // for the stream before anything of this run is freed.
+            static_cast<void>(cudaStreamSynchronize(stream));
+            state.clear();
+            throw;
+        }
     }
 
 private:
-    void build_plans(const Job& job, cudaStream_t stream) {
-        shape_ = fft_shape(job);
-        const int channels = job.filtered_channels();
-        d_planes_ = device_array<float>(shape_.plane() * channels);
-        d_spectra_ = device_array<cufftComplex>(shape_.spectrum_plane() * channels);
-        d_filter_spectrum_ = device_array<cufftComplex>(shape_.spectrum_plane());
+    // Buffers, plans, and conj(F(T)) / N from the taps on the device,
+    // through plane 0 of the image buffer, which no launch has used yet.
+    static void build(FftState& state, const FftShape& shape, int channels, const DeviceJob& dj,
+                      cudaStream_t stream) {
+        state.d_planes = device_array<float>(shape.plane() * channels);
+        state.d_spectra = device_array<cufftComplex>(shape.spectrum_plane() * channels);
+        state.d_filter_spectrum = device_array<cufftComplex>(shape.spectrum_plane());
         std::size_t work_bytes = 0;
-        forward_ = make_plan(shape_, CUFFT_R2C, channels, stream, &work_bytes);
-        inverse_ = make_plan(shape_, CUFFT_C2R, channels, stream, &work_bytes);
-        filter_plan_ = make_plan(shape_, CUFFT_R2C, 1, stream, &work_bytes);
+        state.forward = make_plan(shape, CUFFT_R2C, channels, stream, &work_bytes);
+        state.inverse = make_plan(shape, CUFFT_C2R, channels, stream, &work_bytes);
+        const FftPlan filter_plan = make_plan(shape, CUFFT_R2C, 1, stream, &work_bytes);
         // One work area for all three: they run one after another on one stream.
-        d_work_ = device_array<std::byte>(static_cast<std::int64_t>(work_bytes));
-        CUFFT_CHECK(cufftSetWorkArea(forward_.get(), d_work_.get()));
-        CUFFT_CHECK(cufftSetWorkArea(inverse_.get(), d_work_.get()));
-        CUFFT_CHECK(cufftSetWorkArea(filter_plan_.get(), d_work_.get()));
-    }
+        state.d_work = device_array<std::byte>(static_cast<std::int64_t>(work_bytes));
+        CUFFT_CHECK(cufftSetWorkArea(state.forward.get(), state.d_work.get()));
+        CUFFT_CHECK(cufftSetWorkArea(state.inverse.get(), state.d_work.get()));
+        CUFFT_CHECK(cufftSetWorkArea(filter_plan.get(), state.d_work.get()));
 
-    // conj(F(T)) / N from the taps on the device, through plane 0 of the
-    // image buffer, which no launch has used yet.
-    void build_filter_spectrum(const DeviceJob& dj, cudaStream_t stream) {
-        const PlaneLayout layout = layout_of(shape_);
+        const PlaneLayout layout = layout_of(shape);
         pad_taps_kernel<<<grid_2d(layout.width, layout.height), dim3(kBlockX, kBlockY), 0,
                           stream>>>(dj.taps, dj.filter_width, dj.filter_height, layout,
-                                    d_planes_.get());
+                                    state.d_planes.get());
         CUDA_CHECK_LAUNCH();
-        CUFFT_CHECK(cufftExecR2C(filter_plan_.get(), d_planes_.get(), d_filter_spectrum_.get()));
-        const float inverse_n = static_cast<float>(1.0 / static_cast<double>(shape_.plane()));
-        conjugate_scale_kernel<<<grid_1d(shape_.spectrum_plane()), kBlock1D, 0, stream>>>(
-            d_filter_spectrum_.get(), shape_.spectrum_plane(), inverse_n);
+        CUFFT_CHECK(cufftExecR2C(filter_plan.get(), state.d_planes.get(),
+                                 state.d_filter_spectrum.get()));
+        const float inverse_n = static_cast<float>(1.0 / static_cast<double>(shape.plane()));
+        conjugate_scale_kernel<<<grid_1d(shape.spectrum_plane()), kBlock1D, 0, stream>>>(
+            state.d_filter_spectrum.get(), shape.spectrum_plane(), inverse_n);
         CUDA_CHECK_LAUNCH();
-        // Its transform must be done before the plan goes.
+        // Its transform must be done before its plan goes.
         CUDA_CHECK(cudaStreamSynchronize(stream));
-        filter_plan_.reset();
     }
-
-    FftShape shape_;
-    FftPlan forward_, inverse_, filter_plan_;
-    DeviceArray<std::byte> d_work_;
-    DeviceArray<float> d_planes_;                  // filtered_channels planes of Hp x Wp
-    DeviceArray<cufftComplex> d_spectra_;          // filtered_channels of Hp x (Wp/2 + 1)
-    DeviceArray<cufftComplex> d_filter_spectrum_;  // conj(F(T)) / N
 };
 
 }  // namespace
