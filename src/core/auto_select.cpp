@@ -27,8 +27,8 @@ std::vector<std::string_view> auto_preference(const Job& job) {
     const bool rank1 = separate(f).has_value();
     const bool gray = job.src.channels == 1;
     const int side = std::max(f.width, f.height);
-    if (rank1 && gray &&
-        (job.src.depth == Depth::f32 || (job.src.depth == Depth::u8 && side >= 7))) {
+    if (rank1 && gray && ((job.src.depth == Depth::f32 && side >= kSeparableFirstSideF32) ||
+                          (job.src.depth == Depth::u8 && side >= kSeparableFirstSideU8))) {
         move_before(list, "fast-separable", "fast");
     }
     const bool integer_output = job.dst.depth != Depth::f32;
