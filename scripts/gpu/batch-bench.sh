@@ -180,6 +180,8 @@ ratio("cudaconv-dense31", "python-dense31", 2.0, "target >=")
 ratio("cudaconv-edge", "python-edge", 1.0, "target >=")
 PY
 # The device tool brings back only a few files: the log, and the rest packed.
-(cd "$final" && tar czf batch-logs.tgz --exclude batch-bench.log --exclude batch-logs.tgz . &&
-  find . -type f ! -name batch-bench.log ! -name batch-logs.tgz -delete)
+packed=$(mktemp)
+(cd "$final" && tar czf "$packed" --exclude batch-bench.log . &&
+  find . -type f ! -name batch-bench.log -delete)
+mv "$packed" "$final/batch-logs.tgz"
 say "logs in $final (batch-bench.log, batch-logs.tgz)"
