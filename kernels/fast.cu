@@ -530,7 +530,13 @@ public:
     }
 
 protected:
-    Support check_job(const Job& job, const DeviceInfo&) const override {
+    Support check_job(const Job& job, const DeviceInfo& device) const override {
+        if (device.cc_major < 9) {
+            return Support::no(fmt::format(
+                "fast stages its tiles with Hopper's bulk copies (compute capability 9.0); {} "
+                "is {}.{}",
+                device.name, device.cc_major, device.cc_minor));
+        }
         const ConvParams& p = job.params;
         const Filter& f = p.filter;
         if (f.width != f.height || !is_instantiated_side(f.width)) {
