@@ -157,6 +157,7 @@ Support CudaBackend::can_run(const Job& job) const {
 RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     const DeviceInfo& device = current_device();
     CUDA_CHECK(cudaSetDevice(device.index));
+    if (name() != "fft") release_fft_state();
     const Stream stream;
     // Device memory of this run alone, declared before the guard so that the
     // guard's wait comes before it is freed.

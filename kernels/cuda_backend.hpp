@@ -34,6 +34,11 @@ protected:
     virtual void finish() {}
 };
 
+// Frees what the fft variant keeps on this thread between runs of one shape
+// and filter (kernels/fft.cu), so that another variant's run has the device
+// memory its check counted on. A no-op when fft kept nothing.
+void release_fft_state();
+
 // Copies of the input and output that the launches of one run rotate over
 // (RunOptions::rotate_bytes): enough that the copies together span
 // rotate_bytes, but at most kMaxRotationCopies, and the extra copies (all

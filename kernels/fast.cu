@@ -292,7 +292,13 @@ __device__ void request_tile(const DeviceJob& job, std::int64_t k_base, std::int
     for (int r = lane; r < T::kRows; r += 32) {
         copies += border_index(job.border, y_base + r, job.src_height) != kBorderConstant;
     }
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
     copies = __reduce_add_sync(0xffffffffu, copies);
+#else  // before sm_80 (where the bulk copies below trap anyway)
+    for (int offset = 16; offset > 0; offset /= 2) {
+        copies += __shfl_xor_sync(0xffffffffu, copies, offset);
+    }
+#endif
     if (lane == 0) barrier_arrive_expect(barrier, copies * bytes);
     for (int r = lane; r < T::kRows; r += 32) {
         const std::int64_t y = border_index(job.border, y_base + r, job.src_height);
@@ -449,9 +455,10 @@ __global__ void __launch_bounds__(Shape<In>::kThreads, Shape<In>::kMinBlocks)
     }
 }
 
-// A constant border value that a tile of the input's samples can hold.
+// A constant border value that a tile of the input's samples can hold (or
+// no constant border: then every staged sample is an input sample).
 bool constant_fits_input(const DeviceJob& job) {
-    if (job.in_depth == Depth::f32) return true;
+    if (job.border != BorderMode::constant || job.in_depth == Depth::f32) return true;
     const float v = job.border_value;
     return v >= 0.0f && v <= 255.0f && std::nearbyint(v) == v;
 }
@@ -551,7 +558,7 @@ protected:
         if (job.src.depth == Depth::u16) return Support::no("fast reads u8 and f32 images, not u16");
         if (job.src.channels == 2) return Support::no("fast is built for 1, 3 and 4 channels");
         // Tile indices are 32-bit, with room for the grid's stride past the
-        // last (a tile is at least 1 KB by 16 rows: 32 TB of u8 image).
+        // last (a tile is at least 1 KB by 4 rows: about 4 TB of u8 image).
         const int s = job.src.depth == Depth::u8 ? 16 : 4;
         const int rows = s == 16 ? Shape<std::uint8_t>::kWarpsY * Shape<std::uint8_t>::R
                                  : Shape<float>::kWarpsY * Shape<float>::R;

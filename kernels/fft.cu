@@ -433,6 +433,8 @@ private:
 
 }  // namespace
 
+void release_fft_state() { t_fft.clear(); }
+
 std::unique_ptr<Backend> make_fft_backend() { return std::make_unique<FftBackend>(); }
 
 }  // namespace cudaconv

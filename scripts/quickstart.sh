@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds the release binary and filters a sample
-# image with -k auto (a CUDA variant when there is a GPU, else the CPU).
+# image with -k auto (the CPU for this small image, which it finishes before
+# CUDA could start; larger jobs go to a CUDA variant when there is a GPU).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh

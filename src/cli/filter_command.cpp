@@ -13,6 +13,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <opencv2/core/utility.hpp>
 #include <spdlog/spdlog.h>
 
 #include "batch/cuda_warmup.hpp"
@@ -74,7 +75,9 @@ int worker_count(int jobs) {
     return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-unsigned core_count() { return std::max(1u, std::thread::hardware_concurrency()); }
+// The threads the cpu variant runs on: OpenCV's pool, which follows the
+// process's CPU affinity and quota where the hardware count does not.
+unsigned cpu_threads() { return static_cast<unsigned>(std::max(1, cv::getNumThreads())); }
 
 // The pixels an image file's header claims (PNG's IHDR, JPEG's frame
 // header, ...), read from its first bytes before it is decoded; 0 when
@@ -88,6 +91,12 @@ std::int64_t claimed_pixels(const std::string& path) {
     const auto got = static_cast<std::size_t>(std::max<std::streamsize>(file.gcount(), 0));
     const detail::FormatProbe probe =
         detail::probe_image(reinterpret_cast<const std::uint8_t*>(head.data()), got);
+    // A corrupt header may claim anything; decoding will say what is wrong.
+    constexpr std::int64_t kPlausibleSide = std::int64_t{1} << 20;
+    if (probe.width <= 0 || probe.height <= 0 || probe.width > kPlausibleSide ||
+        probe.height > kPlausibleSide) {
+        return 0;
+    }
     return probe.width * probe.height;
 }
 
@@ -143,14 +152,16 @@ public:
         // One image under -k auto: where the CPU would finish it before CUDA
         // could start, CUDA is never started (auto_select.hpp). Before
         // decoding, the header's size tells; the channels are taken as 3.
-        one_image_ = !requested_ && params_ && work.size() == 1;
-        bool cpu_expected = false;
-        if (one_image_) {
+        // Once the warm-up has started, CUDA is paid for: the rule then stays
+        // out, whatever the decoded image turns out to be.
+        if (!requested_ && params_ && work.size() == 1) {
             const std::int64_t pixels = claimed_pixels(plan_[work.front()].source.path);
-            cpu_expected = pixels > 0 && estimated_cpu_ms(pixels * 3, params_->filter.taps.size(),
-                                                          core_count()) < kCudaStartupMs;
+            one_image_cpu_ = pixels > 0 && filter_runs() * estimated_cpu_ms(
+                                                               pixels * 3,
+                                                               params_->filter.taps.size(),
+                                                               cpu_threads()) < kCudaStartupMs;
         }
-        if (may_use_cuda() && !work.empty() && !cpu_expected) warmup_.start();
+        if (may_use_cuda() && !work.empty() && !one_image_cpu_) warmup_.start();
 
         const bool bar = stderr_is_terminal() && spdlog::get_level() <= spdlog::level::info &&
                          work.size() > 1;
@@ -206,6 +217,9 @@ private:
         return input == kStdStream ? "<stdin>" : input;
     }
 
+    // Filterings a run makes: --warmup plus --repeat.
+    int filter_runs() const { return std::max(1, options_.warmup + options_.repeat); }
+
     bool may_use_cuda() const {
         if (!params_) return false;
         if (requested_) return requested_->uses_cuda();
@@ -224,7 +238,9 @@ private:
         }
         std::lock_guard<std::mutex> lock(choice_mutex_);
         AutoChoice choice;
-        if (one_image_) choice = cpu_for_one_image(job, candidates_, core_count());
+        if (one_image_cpu_) {
+            choice = cpu_for_one_image(job, candidates_, cpu_threads(), filter_runs());
+        }
         if (!choice.backend) {
             if (!device_) device_ = device_context(candidates_);
             choice = choose_variant(job, candidates_, *device_);
@@ -373,7 +389,10 @@ private:
     std::vector<std::string> input_paths_;
 
     std::mutex choice_mutex_;
-    bool one_image_ = false;  // -k auto on a single image: CUDA's start-up is its own
+    // -k auto on a single image that the CPU should finish before CUDA could
+    // start (its header's size): CUDA is not warmed up, and cpu_for_one_image
+    // decides once the image is decoded.
+    bool one_image_cpu_ = false;
     std::optional<DeviceContext> device_;
     std::set<Backend*> announced_;
     std::set<std::string> retargeted_;  // outputs named once the variant was known

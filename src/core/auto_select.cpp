@@ -71,12 +71,13 @@ double estimated_cpu_ms(std::int64_t samples, std::size_t taps, unsigned cores) 
 }
 
 AutoChoice cpu_for_one_image(const Job& job, const std::vector<Backend*>& candidates,
-                             unsigned cores) {
+                             unsigned cores, int runs) {
     const auto it = std::find_if(candidates.begin(), candidates.end(),
                                  [](Backend* b) { return b->name() == "cpu"; });
     if (it == candidates.end() || !(*it)->can_run(job).ok) return {};
     const std::int64_t samples = job.src.width * job.src.height * job.filtered_channels();
-    const double ms = estimated_cpu_ms(samples, job.params.filter.taps.size(), cores);
+    const double ms = std::max(1, runs) * estimated_cpu_ms(samples, job.params.filter.taps.size(),
+                                                           cores);
     if (ms >= kCudaStartupMs) return {};
     return {*it, fmt::format("one image: the CPU should take about {:.0f} ms on {} cores, less "
                              "than CUDA's start-up (about {:.0f} ms)",

@@ -72,9 +72,10 @@ constexpr double kCpuSampleOverhead = 4.0;
 double estimated_cpu_ms(std::int64_t samples, std::size_t taps, unsigned cores);
 
 // For a run of one image under -k auto: the `cpu` candidate when it can run
-// the job and its estimate is under kCudaStartupMs, with the reason;
-// otherwise backend is nullptr and choose_variant decides.
+// the job and its estimate for `runs` filterings (--warmup plus --repeat)
+// is under kCudaStartupMs, with the reason; otherwise backend is nullptr
+// and choose_variant decides. cores: the threads the cpu variant runs on.
 AutoChoice cpu_for_one_image(const Job& job, const std::vector<Backend*>& candidates,
-                             unsigned cores);
+                             unsigned cores, int runs = 1);
 
 }  // namespace cudaconv

@@ -27,6 +27,26 @@ TEST_CASE("one image, auto, says which variant ran and why", "[cli]") {
     CHECK(dir.entries() == std::vector<std::string>{"edge.png"});
 }
 
+// One cheap image under -k auto runs on the CPU, whatever the machine has,
+// because the CPU finishes it before CUDA could start; the same job in a
+// batch of two does not get that reason (nor, in test_auto_select, one with
+// many timed runs).
+TEST_CASE("auto runs one cheap image on the CPU, and says so", "[cli]") {
+    TempDir dir;
+    auto r = run_cudaconv({sample("camera.png"), "-f", "edge", "-o", "one.png"}, dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::StartsWith("cudaconv: info: auto: cpu (one image: the CPU should "
+                                        "take about "));
+    CHECK_THAT(r.err, Catch::Contains("less than CUDA's start-up"));
+
+    r = run_cudaconv({sample("camera.png"), sample("chelsea.png"), "-f", "edge", "-o", "two/"},
+                     dir.path());
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, !Catch::Contains("one image:"));
+
+}
+
 TEST_CASE("quiet is silent on success, timings print every stage", "[cli]") {
     TempDir dir;
     auto r = run_cudaconv({sample("chelsea.png"), "-f", "box:3", "-q", "-o", "a.png"}, dir.path());

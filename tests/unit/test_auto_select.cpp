@@ -156,12 +156,15 @@ TEST_CASE("one image: the CPU when it beats CUDA's start-up, the GPU otherwise",
     Job photo = job_with(edge, Depth::u8, 3);
     photo.src.width = 4000;
     photo.src.height = 3000;
-    // Edge on 12 megapixels of RGB with 16 cores: 13.5 ms by the estimate.
+    // Edge on 12 megapixels of RGB with 16 cores: 19.5 ms by the estimate.
     const AutoChoice cheap = cpu_for_one_image(photo, both, 16);
     CHECK(cheap.backend == &cpu);
     CHECK_THAT(cheap.reason, Catch::Contains("less than CUDA's start-up"));
     // On one core it would take 312 ms: over the start-up, so no choice.
     CHECK(cpu_for_one_image(photo, both, 1).backend == nullptr);
+    // Timed 20 times (--warmup and --repeat): 390 ms on 16 cores, no choice.
+    CHECK(cpu_for_one_image(photo, both, 16, 15).backend == &cpu);
+    CHECK(cpu_for_one_image(photo, both, 16, 20).backend == nullptr);
     // 31x31 taps: seconds on the CPU.
     photo.params.filter = Filter{31, 31, dense};
     CHECK(cpu_for_one_image(photo, both, 16).backend == nullptr);

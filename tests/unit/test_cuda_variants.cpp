@@ -11,6 +11,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/registry.hpp"
@@ -49,6 +50,7 @@ struct Case {
     bool centred_anchor = false;  // the anchor fast needs, instead of a random one
     bool rank1 = false;           // always an outer product (fast-separable's jobs)
     bool whole_border_value = false;  // a constant border value a u8 sample can hold
+    std::optional<std::uint64_t> filter_seed;  // the taps' own seed, to repeat a filter
 };
 
 std::ostream& operator<<(std::ostream& os, const Case& c) {
@@ -63,12 +65,13 @@ std::ostream& operator<<(std::ostream& os, const Case& c) {
 // and what happens to a 4th channel.
 ConvParams random_params(const Case& c, std::mt19937_64& gen) {
     ConvParams p;
-    p.filter = random_filter(c.filter_width, c.filter_height, c.seed);
-    if (c.rank1 || c.seed % 3 == 0) {
+    const std::uint64_t taps_seed = c.filter_seed.value_or(c.seed);
+    p.filter = random_filter(c.filter_width, c.filter_height, taps_seed);
+    if (c.rank1 || taps_seed % 3 == 0) {
         // An outer product of random row and column taps: rank 1, so the
         // separable variant runs too (dense random filters it refuses).
-        const Filter row = random_filter(c.filter_width, 1, c.seed + 1);
-        const Filter column = random_filter(1, c.filter_height, c.seed + 2);
+        const Filter row = random_filter(c.filter_width, 1, taps_seed + 1);
+        const Filter column = random_filter(1, c.filter_height, taps_seed + 2);
         for (int j = 0; j < c.filter_height; ++j) {
             for (int i = 0; i < c.filter_width; ++i) {
                 p.filter.taps[static_cast<std::size_t>(j) * c.filter_width + i] =
@@ -227,12 +230,22 @@ private:
 // and f32 inputs: the jobs above give it few of those, so here is a product
 // of its own, every size it is built for, with widths whose rows end in a
 // partial vector, images smaller than the filter, and images of several
-// tiles (1 KB by 16 or 32 rows) so that a block walks more than one. Half
+// tiles (1 KB by 4 rows for u8, by 32 for f32) so that a block walks more
+// than one. Half
 // the constant borders have a whole value, which u8 tiles hold (the border
 // is then filled in shared memory), half a fractional one (edge tiles then
 // read through the border policy from global memory).
+// fast's bulk copies need Hopper: an older GPU refuses every job, by design.
+bool skip_before_hopper() {
+    const DeviceInfo& device = probe_devices().devices.front();
+    if (device.cc_major >= 9) return false;
+    std::cout << "SKIPPED: fast needs compute capability 9.0; " << device.name << " is "
+              << device.cc_major << "." << device.cc_minor << "\n";
+    return true;
+}
+
 TEST_CASE("fast over its own jobs: every size, border, channel count, depth pair", "[gpu]") {
-    if (skip_without_device()) return;
+    if (skip_without_device() || skip_before_hopper()) return;
     std::vector<Backend*> fast{find_backend("fast")};
     REQUIRE(fast.front() != nullptr);
     std::map<std::string, VariantTally> tally;
@@ -303,6 +316,28 @@ TEST_CASE("fast-separable over its own jobs: every side, border, channel count, 
     CHECK(tally["fast-separable"].passed > 0);
 }
 
+// fft keeps its plans and the filter's transform for the next run of the
+// same shape and taps (a batch's images). The same taps on three images of
+// one size (with their own anchors, scales and border values), then other
+// taps, then another size, then the first taps again: each against cpu-ref,
+// so a transform kept when it should have been rebuilt shows.
+TEST_CASE("fft reuses what it prepared only for the same shape and taps", "[gpu]") {
+    if (skip_without_device()) return;
+    const std::vector<Backend*> fft{find_backend("fft")};
+    REQUIRE(fft.front() != nullptr);
+    std::map<std::string, VariantTally> tally;
+    std::uint64_t seed = 90000;
+    const std::vector<std::tuple<int, int, std::uint64_t>> runs{
+        {200, 150, 1}, {200, 150, 1}, {200, 150, 1}, {200, 150, 2}, {210, 150, 2}, {200, 150, 1}};
+    for (const auto& [w, h, taps] : runs) {
+        Case c{w, h, 17, 17, 3, BorderMode::reflect101, Depth::u8, Depth::u8, ++seed};
+        c.filter_seed = taps;
+        run_case(c, fft, tally);
+    }
+    report(tally);
+    CHECK(tally["fft"].passed == static_cast<int>(runs.size()));
+}
+
 // A small set for the sanitizers, which run 10-100x slower.
 TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
     if (skip_without_device()) return;
@@ -326,6 +361,19 @@ TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
                 c.rank1 = true;  // fast-separable, a ring of 32 rows
                 run_case(c, variants, tally);
             }
+            // One block of fast walks all of an image's tiles, so that its
+            // shared-memory buffers are reused (both barrier parities, the
+            // fill's writes before the next copies); u8 with a whole
+            // constant border value fills the border in shared memory.
+            const ScopedEnv one_block("CUDACONV_FAST_BLOCKS", "1");
+            const std::vector<Backend*> fast{find_backend("fast")};
+            Case c{300, 40, 3, 3, 3, border, Depth::u8, Depth::u8, ++seed};
+            c.centred_anchor = true;
+            c.whole_border_value = true;
+            run_case(c, fast, tally);
+            c = {300, 70, 5, 5, 1, border, Depth::f32, Depth::f32, ++seed};
+            c.centred_anchor = true;
+            run_case(c, fast, tally);
         }
     }
     report(tally);

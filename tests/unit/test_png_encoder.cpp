@@ -80,8 +80,8 @@ TEST_CASE("encode_png compresses: a flat image is a small file", "[io][png]") {
     CHECK(cv::norm(decode(png), flat, cv::NORM_INF) == 0.0);
 }
 
-// Each row is the row above plus one: "Up" makes every byte 1, "None"
-// leaves random bytes. Sparse bright dots on black, like an edge map:
+// Each row is the first one plus y % 200 (saturating): "Up" leaves mostly
+// ones and zeros, "None" random bytes. Sparse bright dots on black, like an edge map:
 // "None" keeps mostly zeros, "Up" doubles every dot. The writer picks the
 // one filter that compresses its sample smaller, and both images still
 // decode to themselves.
