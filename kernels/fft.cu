@@ -52,6 +52,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -264,14 +265,11 @@ struct FftKey {
     int filter_width = 0, filter_height = 0;
     std::vector<double> taps;
 
-    bool operator==(const FftKey& o) const {
-        return device == o.device && shape.used_width == o.shape.used_width &&
-               shape.used_height == o.shape.used_height &&
-               shape.padded_width == o.shape.padded_width &&
-               shape.padded_height == o.shape.padded_height && channels == o.channels &&
-               filter_width == o.filter_width && filter_height == o.filter_height &&
-               taps == o.taps;
+    auto tied() const {
+        return std::tie(device, shape.used_width, shape.used_height, shape.padded_width,
+                        shape.padded_height, channels, filter_width, filter_height, taps);
     }
+    bool operator==(const FftKey& o) const { return tied() == o.tied(); }
 };
 
 struct FftState {

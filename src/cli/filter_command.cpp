@@ -156,10 +156,9 @@ public:
         // out, whatever the decoded image turns out to be.
         if (!requested_ && params_ && work.size() == 1) {
             const std::int64_t pixels = claimed_pixels(plan_[work.front()].source.path);
-            one_image_cpu_ = pixels > 0 && filter_runs() * estimated_cpu_ms(
-                                                               pixels * 3,
-                                                               params_->filter.taps.size(),
-                                                               cpu_threads()) < kCudaStartupMs;
+            one_image_cpu_ =
+                pixels > 0 && cpu_ms_before_cuda_starts(pixels * 3, params_->filter.taps.size(),
+                                                        cpu_threads(), filter_runs());
         }
         if (may_use_cuda() && !work.empty() && !one_image_cpu_) warmup_.start();
 

@@ -70,18 +70,25 @@ double estimated_cpu_ms(std::int64_t samples, std::size_t taps, unsigned cores) 
     return 1000.0 * work / (kCpuTapsPerSecondPerCore * std::max(1u, cores));
 }
 
+std::optional<double> cpu_ms_before_cuda_starts(std::int64_t samples, std::size_t taps,
+                                                unsigned cores, int runs) {
+    const double ms = std::max(1, runs) * estimated_cpu_ms(samples, taps, cores);
+    if (ms >= kCudaStartupMs) return std::nullopt;
+    return ms;
+}
+
 AutoChoice cpu_for_one_image(const Job& job, const std::vector<Backend*>& candidates,
                              unsigned cores, int runs) {
     const auto it = std::find_if(candidates.begin(), candidates.end(),
                                  [](Backend* b) { return b->name() == "cpu"; });
     if (it == candidates.end() || !(*it)->can_run(job).ok) return {};
     const std::int64_t samples = job.src.width * job.src.height * job.filtered_channels();
-    const double ms = std::max(1, runs) * estimated_cpu_ms(samples, job.params.filter.taps.size(),
-                                                           cores);
-    if (ms >= kCudaStartupMs) return {};
+    const std::optional<double> ms =
+        cpu_ms_before_cuda_starts(samples, job.params.filter.taps.size(), cores, runs);
+    if (!ms) return {};
     return {*it, fmt::format("one image: the CPU should take about {:.0f} ms on {} cores, less "
                              "than CUDA's start-up (about {:.0f} ms)",
-                             ms, std::max(1u, cores), kCudaStartupMs)};
+                             *ms, std::max(1u, cores), kCudaStartupMs)};
 }
 
 }  // namespace cudaconv

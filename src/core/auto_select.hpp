@@ -4,6 +4,7 @@
 // without a GPU; its preferences are named constants side by side.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,6 +71,10 @@ constexpr double kCudaStartupMs = 300.0;
 constexpr double kCpuTapsPerSecondPerCore = 1.5e9;
 constexpr double kCpuSampleOverhead = 4.0;
 double estimated_cpu_ms(std::int64_t samples, std::size_t taps, unsigned cores);
+// estimated_cpu_ms for `runs` filterings, when it is under kCudaStartupMs;
+// otherwise nothing.
+std::optional<double> cpu_ms_before_cuda_starts(std::int64_t samples, std::size_t taps,
+                                                unsigned cores, int runs);
 
 // For a run of one image under -k auto: the `cpu` candidate when it can run
 // the job and its estimate for `runs` filterings (--warmup plus --repeat)

@@ -22,19 +22,26 @@ cv::Mat decode(const std::vector<std::uint8_t>& png) {
     return cv::imdecode(png, cv::IMREAD_UNCHANGED);
 }
 
+// The data of each IDAT chunk of a PNG, in order.
+std::vector<std::vector<std::uint8_t>> idat_chunks(const std::vector<std::uint8_t>& png) {
+    std::vector<std::vector<std::uint8_t>> chunks;
+    for (std::size_t at = 8; at + 8 <= png.size();) {
+        const std::size_t length = (std::size_t{png[at]} << 24) | (std::size_t{png[at + 1]} << 16) |
+                                   (std::size_t{png[at + 2]} << 8) | png[at + 3];
+        if (std::memcmp(&png[at + 4], "IDAT", 4) == 0) {
+            chunks.emplace_back(png.begin() + at + 8, png.begin() + at + 8 + length);
+        }
+        at += 12 + length;
+    }
+    return chunks;
+}
+
 // The filter bytes that start the rows of an 8-bit PNG of `channels`: its
 // IDATs joined and inflated.
 std::set<int> filter_bytes(const std::vector<std::uint8_t>& png, int width, int height,
                            int channels) {
     std::vector<std::uint8_t> stream;
-    for (std::size_t at = 8; at + 8 <= png.size();) {
-        const std::size_t length = (std::size_t{png[at]} << 24) | (std::size_t{png[at + 1]} << 16) |
-                                   (std::size_t{png[at + 2]} << 8) | png[at + 3];
-        if (std::memcmp(&png[at + 4], "IDAT", 4) == 0) {
-            stream.insert(stream.end(), png.begin() + at + 8, png.begin() + at + 8 + length);
-        }
-        at += 12 + length;
-    }
+    for (const auto& chunk : idat_chunks(png)) stream.insert(stream.end(), chunk.begin(), chunk.end());
     const std::size_t row_bytes = static_cast<std::size_t>(width) * channels + 1;
     std::vector<std::uint8_t> rows(row_bytes * height);
     libdeflate_decompressor* inflater = libdeflate_alloc_decompressor();
@@ -109,17 +116,9 @@ TEST_CASE("encode_png filters rows Up on gradients and None on sparse dots", "[i
 TEST_CASE("encode_png splits a long stream into consecutive IDAT chunks", "[io][png]") {
     const cv::Mat image = test::random_image(300, 200, CV_8UC3, 99);
     const std::vector<std::uint8_t> png = encode_png(image, 1, 1000);
-    int idats = 0;
-    for (std::size_t at = 8; at + 8 <= png.size();) {
-        const std::size_t length = (std::size_t{png[at]} << 24) | (std::size_t{png[at + 1]} << 16) |
-                                   (std::size_t{png[at + 2]} << 8) | png[at + 3];
-        if (std::memcmp(&png[at + 4], "IDAT", 4) == 0) {
-            ++idats;
-            CHECK(length <= 1000);
-        }
-        at += 12 + length;
-    }
-    CHECK(idats > 100);  // 180 KB of random samples do not compress
+    const auto idats = idat_chunks(png);
+    for (const auto& chunk : idats) CHECK(chunk.size() <= 1000);
+    CHECK(idats.size() > 100);  // 180 KB of random samples do not compress
     CHECK(cv::norm(decode(png), image, cv::NORM_INF) == 0.0);
 }
 
