@@ -1,8 +1,8 @@
 #pragma once
 // What every CUDA variant shares: the device check, buffers, upload and
-// download from pinned host memory, and timing with CUDA events. A variant
-// supplies only what differs: which jobs it takes, what it prepares (taps
-// in constant memory, FFT plans, ...) and its kernel launch.
+// download (straight from and to the image's rows), and timing with CUDA
+// events. A variant supplies only what differs: which jobs it takes, what
+// it prepares (taps in constant memory, FFT plans, ...) and its launch.
 #include <cuda_runtime.h>
 
 #include <cstddef>

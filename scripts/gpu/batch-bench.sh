@@ -96,9 +96,44 @@ for run in none edge dense31; do
   rm -rf "$work/out-$run"
   spec=$run
   [[ $run == dense31 ]] && spec=$work/dense31.txt
-  timed "cudaconv-$run" "$cudaconv" "$work/in" -f "$spec" -o "$work/out-$run/{stem}.png" --json "$final/cudaconv-$run.json"
-  say "cudaconv -f $run: $(tail -1 "$final/cudaconv-$run.err")"
+  timed "cudaconv-$run" "$cudaconv" "$work/in" -f "$spec" -o "$work/out-$run/{stem}.png" --json "$final/cudaconv-$run.json" -v
+  say "cudaconv -f $run: $(grep 'info: done' "$final/cudaconv-$run.err" | tail -1)"
+  # -v's CUDA start-up and page-locking lines, summed.
+  awk '/CUDA start-up/ {sub(/.*debug: /, ""); print "  " $0}
+       /page-locked .* MB in/ {n++; ms += $(NF-1)}
+       /freed .* page-locked/ {sub(/.*debug: /, ""); print "  " $0}
+       END {if (n) printf "  page-locked %d buffers, %.0f ms in all\n", n, ms}' \
+    "$final/cudaconv-$run.err" | tee -a "$log"
 done
+
+# Where the time went, from --json's per-image batch_ms (start and end from
+# the batch's start) and stage times: when the first image was done (CUDA's
+# start-up shows here), how many images were under way on average (the
+# workers' occupancy; -j is the most), and the GPU stages.
+python3 - "$final" <<'PY' | tee -a "$log"
+import json, statistics, sys
+final = sys.argv[1]
+for run in ("none", "edge", "dense31"):
+    try:
+        rows = [json.loads(l) for l in open(f"{final}/cudaconv-{run}.json")]
+    except OSError:
+        continue
+    done = [r for r in rows if r.get("status") == "done" and "batch_ms" in r]
+    if not done:
+        continue
+    wall = max(r["batch_ms"]["end"] for r in done)
+    first = min(r["batch_ms"]["end"] for r in done)
+    busy = sum(r["batch_ms"]["end"] - r["batch_ms"]["start"] for r in done)
+    head = [r for r in done if r["batch_ms"]["start"] < 1000.0]
+    head_busy = sum(min(r["batch_ms"]["end"], 1000.0) - r["batch_ms"]["start"] for r in head)
+    codec = sum(r["timings_ms"]["decode"] + r["timings_ms"]["encode"] for r in done)
+    t = lambda key: statistics.median(r["timings_ms"][key] for r in done)
+    print(f"{run}: first image done at {first:.0f} ms; images under way on average "
+          f"{busy / wall:.1f} over the batch, {head_busy / 1000.0:.1f} in its first second; "
+          f"cores decoding or encoding on average {codec / wall:.1f}; "
+          f"median ms: decode {t('decode'):.0f}, upload {t('upload'):.2f}, filter {t('filter'):.2f}, "
+          f"download {t('download'):.2f}, encode {t('encode'):.0f}, total {t('total'):.0f}")
+PY
 
 # 3. The Python script a user would write instead.
 cat >"$work/pool.py" <<'PY'

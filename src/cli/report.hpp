@@ -28,6 +28,9 @@ struct ImageReport {
     double decode_ms = 0.0;
     double encode_ms = 0.0;  // encode and atomic write
     double total_ms = 0.0;
+    // The variant's whole run as its thread saw it: staging, copies, waits
+    // and filtering (JSON only; shows where a batch's GPU thread spends).
+    double run_ms = 0.0;
     RunTimings run;
 };
 

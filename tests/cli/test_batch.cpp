@@ -309,6 +309,16 @@ TEST_CASE("batch: --json - streams a line per image and a summary", "[cli][batch
             summary = j;
         } else {
             status[j["input"]] = j["status"];
+            if (j["status"] == "done") {
+                // When it ran, from the batch's start, and the variant's run.
+                const double start = j["batch_ms"]["start"].get<double>();
+                const double end = j["batch_ms"]["end"].get<double>();
+                CHECK(start >= 0.0);
+                CHECK(end > start);
+                CHECK(end - start == Approx(j["timings_ms"]["total"].get<double>()).margin(1e-6));
+                CHECK(j["timings_ms"]["run"].get<double>() > 0.0);
+                CHECK(j["timings_ms"]["run"].get<double>() <= end - start);
+            }
         }
     }
     CHECK(status == std::map<std::string, std::string>{{"in/a.png", "done"},

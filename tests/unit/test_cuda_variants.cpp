@@ -380,3 +380,47 @@ TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
 }
 
 }  // namespace cudaconv::test
+
+namespace cudaconv::test {
+
+// Every variant copies the image's rows straight to and from the device
+// (cudaMemcpy2DAsync from ordinary memory): an ROI of a larger image, whose
+// rows lie further apart than they are wide and do not start at the buffer,
+// gives the same output as the whole image, and nothing outside the output
+// ROI is written.
+TEST_CASE("CUDA variants read and write ROIs of larger images", "[gpu]") {
+    if (skip_without_device()) return;
+    const cv::Mat src = random_image(203, 67, CV_8UC3, 11);
+    ConvParams params;
+    params.filter = random_filter(5, 3, 12);
+    params.anchor_x = 2;
+    params.anchor_y = 1;
+    params.scale = 0.2;
+    auto all_equal = [](const cv::Mat& m, double v) {
+        return cv::countNonZero(m.clone().reshape(1) != v) == 0;
+    };
+    int ran = 0;
+    for (Backend* backend : cuda_backends()) {
+        cv::Mat expected(src.size(), src.type(), cv::Scalar::all(0));
+        const Job whole{const_view(src), mutable_view(expected), params};
+        if (!backend->can_run(whole).ok) continue;
+        backend->run(whole, {});
+
+        cv::Mat wide_src(src.rows + 4, src.cols + 9, src.type(), cv::Scalar::all(77));
+        const cv::Mat roi_src = wide_src(cv::Rect(5, 2, src.cols, src.rows));
+        src.copyTo(roi_src);
+        cv::Mat wide_dst(src.rows + 3, src.cols + 7, src.type(), cv::Scalar::all(99));
+        cv::Mat roi_dst = wide_dst(cv::Rect(3, 1, src.cols, src.rows));
+        backend->run(Job{const_view(roi_src), mutable_view(roi_dst), params}, {});
+        INFO(backend->name());
+        CHECK(cv::norm(roi_dst, expected, cv::NORM_INF) == 0.0);
+        CHECK(all_equal(wide_dst.row(0), 99));
+        CHECK(all_equal(wide_dst.col(2), 99));
+        CHECK(all_equal(wide_dst.col(3 + src.cols), 99));
+        CHECK(all_equal(wide_dst.row(1 + src.rows), 99));
+        ++ran;
+    }
+    CHECK(ran > 0);
+}
+
+}  // namespace cudaconv::test
