@@ -7,6 +7,7 @@
 #include <cstring>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -127,6 +128,52 @@ TEST_CASE("encode_png refuses what PNG cannot hold", "[io][png]") {
     CHECK_THROWS_AS(encode_png(cv::Mat(2, 2, CV_32FC1, cv::Scalar(0)), 1), std::invalid_argument);
     CHECK_THROWS_AS(encode_png(cv::Mat(2, 2, CV_8UC2, cv::Scalar(0)), 1), std::invalid_argument);
     CHECK_THROWS_AS(encode_png(cv::Mat(2, 2, CV_8UC(5), cv::Scalar(0)), 1), std::invalid_argument);
+}
+
+}  // namespace cudaconv
+
+namespace cudaconv {
+
+// Level 1 compresses by runs alone where that is as small (photos, edge
+// maps) and by libdeflate's string search where strings repeat at a
+// distance, which runs cannot code: a tile of random bytes repeated across
+// the image shrinks to almost nothing only through the search.
+TEST_CASE("encode_png at level 1 keeps the string search where strings repeat", "[io][png]") {
+    const cv::Mat tile = test::random_image(16, 16, CV_8UC3, 21);
+    cv::Mat tiled;
+    cv::repeat(tile, 40, 50, tiled);  // 800 x 640
+    const std::vector<std::uint8_t> png = encode_png(tiled, 1);
+    CHECK(png.size() < tiled.total() * 3 / 20);
+    CHECK(cv::norm(decode(png), tiled, cv::NORM_INF) == 0.0);
+}
+
+TEST_CASE("encode_png at level 1 is no larger than libdeflate's level 1 on a photo", "[io][png]") {
+    const cv::Mat photo =
+        cv::imread(std::string(CUDACONV_SOURCE_DIR) + "/images/rocket.jpg", cv::IMREAD_COLOR);
+    REQUIRE_FALSE(photo.empty());
+    const std::vector<std::uint8_t> png = encode_png(photo, 1);
+    CHECK(cv::norm(decode(png), photo, cv::NORM_INF) == 0.0);
+    // The same rows through libdeflate at level 1, filtered Up (as PNG's
+    // filter 2: each byte minus the one above), RGB order.
+    const std::size_t row_bytes = static_cast<std::size_t>(photo.cols) * 3;
+    std::vector<std::uint8_t> rows;
+    for (int y = 0; y < photo.rows; ++y) {
+        rows.push_back(2);
+        for (int x = 0; x < photo.cols; ++x) {
+            for (int c : {2, 1, 0}) {
+                const int v = photo.at<cv::Vec3b>(y, x)[c];
+                const int u = y > 0 ? photo.at<cv::Vec3b>(y - 1, x)[c] : 0;
+                rows.push_back(static_cast<std::uint8_t>(v - u));
+            }
+        }
+    }
+    REQUIRE(rows.size() == (row_bytes + 1) * photo.rows);
+    libdeflate_compressor* c = libdeflate_alloc_compressor(1);
+    std::vector<std::uint8_t> out(libdeflate_zlib_compress_bound(c, rows.size()));
+    const std::size_t deflated = libdeflate_zlib_compress(c, rows.data(), rows.size(), out.data(), out.size());
+    libdeflate_free_compressor(c);
+    INFO("ours " << png.size() << " bytes, libdeflate level 1 " << deflated << " bytes of IDAT");
+    CHECK(png.size() <= deflated * 105 / 100 + 100);
 }
 
 }  // namespace cudaconv
