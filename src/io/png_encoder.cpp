@@ -101,7 +101,7 @@ void filter_row(const cv::Mat& image, int y, std::uint8_t filter, std::uint8_t* 
 }
 
 // How the rows are compressed: libdeflate at the level asked for, or (at
-// level 1) runs only (run_deflate.hpp), which is 1.7-2.1x faster on photos
+// level 1) runs only (run_deflate.hpp), which is 2.4-3x faster on photos
 // and edge maps and there smaller too; and the one filter for the whole
 // image, None or Up.
 struct Method {
@@ -113,8 +113,8 @@ struct Method {
 // strips of kStripRows rows spread down the image, through each candidate.
 // Photos favour Up, filtered images such as an edge map (mostly dark with
 // sparse noise) None; runs win on both (a 4000x3000 photo with Up: 5.8 MB
-// in 62 ms against libdeflate's 6.2 MB in 131 ms; its edge map with None:
-// 7.7 MB in 87 ms against 8.5 MB in 145 ms, on this machine's cores), and
+// in 44 ms against libdeflate's 6.2 MB in 131 ms; its edge map with None:
+// 7.7 MB in 60 ms against 8.5 MB in 145 ms, on one core), and
 // lose badly where strings repeat at a distance (drawings, screenshots),
 // which the sample shows. At level 1 runs are taken unless libdeflate's
 // best is more than kRunsSlack smaller on the sample: level 1 asks for

@@ -7,7 +7,7 @@
 // for the whole image: "Up" (the difference from the row above: cheap,
 // vectorised, and as good as adaptive filtering on photos) or "None" (best
 // on filtered images such as edge maps). The stream comes from libdeflate,
-// or at level 1 from run_deflate.hpp (runs only: about twice as fast, and
+// or at level 1 from run_deflate.hpp (runs only: 2.4-3x as fast, and
 // smaller on photos and edge maps), whichever compresses a sample of the
 // rows smaller. Readers see an ordinary 8- or 16-bit gray, RGB or RGBA PNG.
 #include <cstddef>

@@ -158,7 +158,7 @@ class BitWriter {
 public:
     explicit BitWriter(std::uint8_t* out) : out_(out) {}
 
-    // At most 32 bits at a time.
+    // At most 56 bits at a time.
     void put(std::uint64_t value, int bits) {
         buffer_ |= value << count_;
         count_ += bits;
@@ -201,7 +201,6 @@ private:
 };
 
 constexpr std::uint64_t kLowBytes = 0x0101010101010101ull;
-constexpr std::uint64_t kHighBits = 0x8080808080808080ull;
 
 std::uint64_t load8(const std::uint8_t* p) {
     std::uint64_t v = 0;
@@ -209,18 +208,11 @@ std::uint64_t load8(const std::uint8_t* p) {
     return v;
 }
 
-// The index of the first zero byte of v in memory order, 8 if none (the
-// flag of the first zero byte is exact; those after it may be false).
-int first_zero_byte(std::uint64_t v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    const std::uint64_t flags = (v - kLowBytes) & ~v & kHighBits;
-    return flags == 0 ? 8 : __builtin_ctzll(flags) >> 3;
-#else
-    for (int k = 0; k < 8; ++k) {
-        if (((v >> (56 - 8 * k)) & 0xFF) == 0) return k;
-    }
-    return 8;
-#endif
+// 0x80 in each byte of v that is zero, 0 in the others: exact, as no carry
+// crosses from one byte to the next.
+std::uint64_t zero_byte_flags(std::uint64_t v) {
+    constexpr std::uint64_t kLow7 = 0x7F7F7F7F7F7F7F7Full;
+    return ~(((v & kLow7) + kLow7) | v | kLow7);
 }
 
 // The index of the first nonzero byte of v in memory order, 8 if none.
@@ -237,9 +229,10 @@ int first_nonzero_byte(std::uint64_t v) {
 
 // A block's tokens: a byte (0-255), or a run of length L as 256 + L; and
 // how often each token comes. tokens must have room for end - begin + 8.
-// The bytes are read 8 at a time: where none equals the one before it,
-// all 8 are literals (most of a photo's rows and of an edge map's), and
-// otherwise the first equal one starts a run, measured 8 bytes at a time.
+// The bytes are read 8 at a time, each against the one before it: a run
+// that can be coded starts where three in a row repeat their predecessor
+// (edge maps have many pairs, which are literals). Where none of the first
+// 6 bytes starts one, all 6 are literals, with no branch on each byte.
 std::size_t tokenize(const std::uint8_t* data, std::size_t begin, std::size_t end,
                      std::uint16_t* tokens, std::uint32_t* token_freq) {
     std::size_t n = 0;
@@ -257,16 +250,7 @@ std::size_t tokenize(const std::uint8_t* data, std::size_t begin, std::size_t en
         n += count;
         i += count;
     };
-    while (i < end) {
-        if (i + 8 <= end) {
-            const int equal_at = first_zero_byte(load8(data + i) ^ load8(data + i - 1));
-            literals(static_cast<std::size_t>(equal_at));
-            if (equal_at == 8) continue;
-        } else if (data[i] != data[i - 1]) {
-            literals(1);
-            continue;
-        }
-        // data[i] repeats the byte before it: how far does the run go?
+    auto emit_run_at_i = [&]() {  // data[i] repeats data[i - 1]
         const std::uint8_t previous = data[i - 1];
         const std::size_t limit = std::min<std::size_t>(kMaxRun, end - i);
         std::size_t run = 1;
@@ -284,6 +268,27 @@ std::size_t tokenize(const std::uint8_t* data, std::size_t begin, std::size_t en
             i += run;
         } else {
             literals(run);
+        }
+    };
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (i + 8 <= end) {
+        // Byte k flagged where data[i + k] == data[i + k - 1]; a run of 3
+        // starts at k where k, k + 1 and k + 2 are all flagged.
+        const std::uint64_t z = zero_byte_flags(load8(data + i) ^ load8(data + i - 1));
+        const std::uint64_t starts = z & (z >> 8) & (z >> 16) & 0x0000808080808080ull;
+        if (starts == 0) {
+            literals(6);
+            continue;
+        }
+        literals(static_cast<std::size_t>(__builtin_ctzll(starts) >> 3));
+        emit_run_at_i();
+    }
+#endif
+    while (i < end) {
+        if (data[i] == data[i - 1]) {
+            emit_run_at_i();
+        } else {
+            literals(1);
         }
     }
     return n;
@@ -426,11 +431,16 @@ void write_block(const std::uint8_t* data, std::size_t begin, std::size_t end, b
     // On a copy of the writer: a local whose address is not taken stays in
     // registers, where the output's byte stores would otherwise make the
     // compiler reload the caller's writer after every token.
+    // Two tokens a put (at most 2 x 21 bits), without a branch.
     BitWriter local = bits;
-    for (std::size_t k = 0; k < token_count; ++k) {
-        const std::uint16_t t = tokens[k];
-        local.put(token_bits[t], token_bit_count[t]);
+    std::size_t k = 0;
+    for (; k + 2 <= token_count; k += 2) {
+        const std::uint16_t a = tokens[k];
+        const std::uint16_t b = tokens[k + 1];
+        local.put(token_bits[a] | (static_cast<std::uint64_t>(token_bits[b]) << token_bit_count[a]),
+                  token_bit_count[a] + token_bit_count[b]);
     }
+    if (k < token_count) local.put(token_bits[tokens[k]], token_bit_count[tokens[k]]);
     bits = local;
     bits.put(lit_code[kEndOfBlock], lit_len[kEndOfBlock]);
 }

@@ -63,6 +63,21 @@ TEST_CASE("run_deflate: runs of every length from 1 to 600 round-trip") {
     round_trip(data);
 }
 
+// Bytes from a small alphabet: pairs, triples and runs everywhere, at
+// every offset from the 8-byte reads, over every size up to 300 and across
+// a block boundary.
+TEST_CASE("run_deflate: small alphabets at every size round-trip") {
+    std::mt19937 gen(11);
+    for (std::size_t size = 0; size <= 300; ++size) {
+        std::vector<std::uint8_t> data(size);
+        for (auto& b : data) b = static_cast<std::uint8_t>(gen() % 3);
+        round_trip(data);
+    }
+    std::vector<std::uint8_t> data((256u << 10) + 777);
+    for (auto& b : data) b = static_cast<std::uint8_t>(gen() % 2);
+    round_trip(data);
+}
+
 TEST_CASE("run_deflate: one value throughout, over several blocks, is tiny") {
     const std::vector<std::uint8_t> data(3u << 20, 42);
     const std::vector<std::uint8_t> stream = deflate(data);
