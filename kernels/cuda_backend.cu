@@ -150,7 +150,7 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     const KeptBuffersGuard kept_buffers_guard(stream.get());  // destroyed before the stream
     RunTimings timings;
 
-    // Host staging has the device's pitch, so each transfer is one copy.
+    // Device rows: each padded to 16 bytes (kRowAlignment).
     const std::size_t src_row = device_pitch(job.src.packed_row_bytes());
     const std::size_t dst_row = device_pitch(job.dst.packed_row_bytes());
     const std::size_t src_bytes = src_row * static_cast<std::size_t>(job.src.height);
@@ -162,11 +162,12 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     DeviceArray<std::byte>& d_dst = buffers.d_dst;
     d_taps = device_array<float>(taps.size());
 
-    // Straight from and to the image's rows. From page-locked memory (a
-    // batch's images, pinned_allocator.hpp) a copy runs at full PCIe speed
-    // and asynchronously; from ordinary memory the driver stages it through
-    // page-locked buffers of its own, which for an image seen once costs
-    // less than locking buffers here (36 MB takes about 30 ms to lock).
+    // Straight from and to the image's rows, one 2D copy each way. From
+    // ordinary memory the driver stages a copy through page-locked buffers
+    // of its own (5-7 ms up and 3 ms down for 36 MB on the H100 machine);
+    // locking buffers here instead costs about 30 ms for 36 MB, and a pool
+    // of kept locked buffers gained nothing in a batch (docs/PERFORMANCE.md).
+    // Memory the caller locked is copied at full speed.
     const Event up_start, up_stop;
     CUDA_CHECK(cudaEventRecord(up_start.get(), stream.get()));
     CUDA_CHECK(cudaMemcpy2DAsync(d_src.get(), src_row, job.src.data,

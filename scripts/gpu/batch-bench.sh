@@ -98,12 +98,9 @@ for run in none edge dense31; do
   [[ $run == dense31 ]] && spec=$work/dense31.txt
   timed "cudaconv-$run" "$cudaconv" "$work/in" -f "$spec" -o "$work/out-$run/{stem}.png" --json "$final/cudaconv-$run.json" -v
   say "cudaconv -f $run: $(grep 'info: done' "$final/cudaconv-$run.err" | tail -1)"
-  # -v's CUDA start-up and page-locking lines, summed.
-  awk '/CUDA start-up/ {sub(/.*debug: /, ""); print "  " $0}
-       /page-locked .* MB in/ {n++; ms += $(NF-1)}
-       /freed .* page-locked/ {sub(/.*debug: /, ""); print "  " $0}
-       END {if (n) printf "  page-locked %d buffers, %.0f ms in all\n", n, ms}' \
-    "$final/cudaconv-$run.err" | tee -a "$log"
+  # -v's line on CUDA's start-up.
+  awk '/CUDA start-up/ {sub(/.*debug: /, ""); print "  " $0}' "$final/cudaconv-$run.err" |
+    tee -a "$log"
 done
 
 # Where the time went, from --json's per-image batch_ms (start and end from

@@ -20,18 +20,18 @@ void CudaWarmup::start() {
         const DeviceProbe& probe = probe_devices();
         if (probe.devices.empty()) return;
         const double probe_ms = ms(start);
+        // cudaSetDevice makes the device's primary context (CUDA 12 on).
+        const auto context_start = Clock::now();
         if (cudaSetDevice(probe.devices.front().index) != cudaSuccess) {
             cudaGetLastError();  // the variant's own run reports the problem
             return;
         }
         // Threads waiting for the GPU sleep rather than spin: a batch's GPU
         // thread waits for every image's copies, and a spinning wait takes
-        // a core from the workers that decode and encode. Only possible
-        // before the context exists; if a run made it first, CUDA keeps
-        // spinning and nothing else changes.
+        // a core from the workers that decode and encode. On a context that
+        // exists already the flags replace the ones it had (CUDA 12 on).
         if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) cudaGetLastError();
-        // cudaFree(nullptr) is the customary no-op that creates the context.
-        const auto context_start = Clock::now();
+        // The customary no-op that makes the context, for older runtimes.
         if (cudaFree(nullptr) != cudaSuccess) cudaGetLastError();
         spdlog::debug("CUDA start-up: devices probed in {:.0f} ms, context made in {:.0f} ms",
                       probe_ms, ms(context_start));

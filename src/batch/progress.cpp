@@ -122,10 +122,9 @@ void BatchProgress::done(const ImageReport& report, std::size_t index) {
     line["index"] = index;
     // When the image started and finished, from the batch's start: a
     // timeline of the workers (stalls, the order of work) for tuning.
-    const double finished_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
-    line["batch_ms"] = {{"start", std::max(0.0, finished_ms - report.total_ms)},
-                        {"end", finished_ms}};
+    const double started_ms = std::max(
+        0.0, std::chrono::duration<double, std::milli>(report.started - start_).count());
+    line["batch_ms"] = {{"start", started_ms}, {"end", started_ms + report.total_ms}};
     emit_json(line);
     redraw(false);
 }

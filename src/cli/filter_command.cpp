@@ -258,6 +258,7 @@ private:
         auto work = std::make_unique<ImageWork>();
         work->input_index = index;
         work->start = Clock::now();
+        work->report.started = work->start;
         work->target = image.target;
         ImageReport& report = work->report;
         report.input = display(image.source.path);

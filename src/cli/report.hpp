@@ -1,5 +1,6 @@
 #pragma once
 // What one image's run measured, as text (--timings) and JSON (--json).
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -28,9 +29,11 @@ struct ImageReport {
     double decode_ms = 0.0;
     double encode_ms = 0.0;  // encode and atomic write
     double total_ms = 0.0;
-    // The variant's whole run as its thread saw it: staging, copies, waits
-    // and filtering (JSON only; shows where a batch's GPU thread spends).
+    // The variant's whole run as its thread saw it: copies, waits and
+    // filtering (JSON only; shows where a batch's GPU thread spends).
     double run_ms = 0.0;
+    // When the image's decoding began: where it sits in a batch's timeline.
+    std::chrono::steady_clock::time_point started{};
     RunTimings run;
 };
 

@@ -116,8 +116,8 @@ struct Method {
 // in 44 ms against libdeflate's 6.2 MB in 131 ms; its edge map with None:
 // 7.7 MB in 60 ms against 8.5 MB in 145 ms, on one core), and
 // lose badly where strings repeat at a distance (drawings, screenshots),
-// which the sample shows. At level 1 runs are taken unless libdeflate's
-// best is more than kRunsSlack smaller on the sample: level 1 asks for
+// which the sample shows. At level 1 runs are taken unless they come out
+// more than kRunsSlack times libdeflate's best on the sample: level 1 asks for
 // speed, and a sample of 32 rows misjudges by about 10% either way (the
 // 4000x3000 photo's favoured libdeflate by 9%; the whole image favours
 // runs by 7%; native photos come within 4% either way). The sample costs

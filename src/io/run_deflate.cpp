@@ -202,9 +202,15 @@ private:
 
 constexpr std::uint64_t kLowBytes = 0x0101010101010101ull;
 
+// Eight bytes with byte k at bits 8k to 8k + 7, whatever the machine's
+// byte order: the tests below read bytes in memory order from the low end.
 std::uint64_t load8(const std::uint8_t* p) {
     std::uint64_t v = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     std::memcpy(&v, p, 8);
+#else
+    for (int k = 0; k < 8; ++k) v |= static_cast<std::uint64_t>(p[k]) << (8 * k);
+#endif
     return v;
 }
 
@@ -215,17 +221,8 @@ std::uint64_t zero_byte_flags(std::uint64_t v) {
     return ~(((v & kLow7) + kLow7) | v | kLow7);
 }
 
-// The index of the first nonzero byte of v in memory order, 8 if none.
-int first_nonzero_byte(std::uint64_t v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    return v == 0 ? 8 : __builtin_ctzll(v) >> 3;
-#else
-    for (int k = 0; k < 8; ++k) {
-        if (((v >> (56 - 8 * k)) & 0xFF) != 0) return k;
-    }
-    return 8;
-#endif
-}
+// The index of the first nonzero byte of a load8 value, 8 if none.
+int first_nonzero_byte(std::uint64_t v) { return v == 0 ? 8 : __builtin_ctzll(v) >> 3; }
 
 // A block's tokens: a byte (0-255), or a run of length L as 256 + L; and
 // how often each token comes. tokens must have room for end - begin + 8.
@@ -270,7 +267,6 @@ std::size_t tokenize(const std::uint8_t* data, std::size_t begin, std::size_t en
             literals(run);
         }
     };
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     while (i + 8 <= end) {
         // Byte k flagged where data[i + k] == data[i + k - 1]; a run of 3
         // starts at k where k, k + 1 and k + 2 are all flagged.
@@ -283,7 +279,6 @@ std::size_t tokenize(const std::uint8_t* data, std::size_t begin, std::size_t en
         literals(static_cast<std::size_t>(__builtin_ctzll(starts) >> 3));
         emit_run_at_i();
     }
-#endif
     while (i < end) {
         if (data[i] == data[i - 1]) {
             emit_run_at_i();
@@ -449,10 +444,10 @@ void write_block(const std::uint8_t* data, std::size_t begin, std::size_t end, b
 
 std::size_t run_deflate_bound(std::size_t size) {
     const std::size_t blocks = std::max<std::size_t>(1, (size + kBlockBytes - 1) / kBlockBytes);
-    // A block is never larger than stored (its bytes and 5 a 64 KB chunk)
-    // plus a dynamic header it gave up on (at most 19 * 3 + 306 * 7 + 17
-    // bits); then the header and checksum, and 8 bytes for the bit
-    // writer's stores.
+    // A block is never larger than stored (its bytes and 5 a 64 KB chunk,
+    // write_block's choice); 300 bytes a block more is generous for the
+    // bits left over between blocks; then the zlib header and checksum, and
+    // 8 bytes for the bit writer's 8-byte stores.
     return 2 + size + 5 * (size / kMaxStoredBytes + blocks) + 300 * blocks + 4 + 8;
 }
 
