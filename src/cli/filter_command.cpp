@@ -161,6 +161,10 @@ public:
                                                         cpu_threads(), filter_runs());
         }
         if (may_use_cuda() && !work.empty() && !one_image_cpu_) warmup_.start();
+        // One image: its PNG is compressed on every core, which are idle
+        // then; in a batch the workers each encode one.
+        encode_ = options_.encode;
+        if (work.size() == 1) encode_.threads = static_cast<int>(cpu_threads());
 
         const bool bar = stderr_is_terminal() && spdlog::get_level() <= spdlog::level::info &&
                          work.size() > 1;
@@ -374,7 +378,7 @@ private:
     void encode(ImageWork& work) {
         const auto start = Clock::now();
         write_file_atomically(work.target.path, encode_image(work.dst, work.target.extension,
-                                                             options_.encode, work.target.path));
+                                                             encode_, work.target.path));
         work.report.encode_ms = ms_since(start);
         work.report.total_ms = ms_since(work.start);
         work.src.release();
@@ -395,6 +399,7 @@ private:
     // start (its header's size): CUDA is not warmed up, and cpu_for_one_image
     // decides once the image is decoded.
     bool one_image_cpu_ = false;
+    EncodeOptions encode_;  // options_.encode, with the threads this run gives encoding
     std::optional<DeviceContext> device_;
     std::set<Backend*> announced_;
     std::set<std::string> retargeted_;  // outputs named once the variant was known

@@ -39,6 +39,9 @@ ConstImageView view_of(const cv::Mat& m);
 struct EncodeOptions {
     int jpeg_quality = 95;  // 0..100, OpenCV's default
     int png_level = 1;      // 0..9; 1 is zlib's fastest that still compresses
+    // Threads one PNG may be compressed on (level 1): a batch's workers each
+    // take one; a single image, every core.
+    int threads = 1;
 };
 
 // The lower-case extension with its dot (".png") of a path, or "".

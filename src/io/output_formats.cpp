@@ -192,7 +192,8 @@ std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::string& 
 
     if (format.name == "PNG") {  // our own writer: see png_encoder.hpp
         try {
-            return encode_png(image, std::clamp(options.png_level, 0, 9));
+            return encode_png(image, std::clamp(options.png_level, 0, 9), kMaxIdatBytes,
+                              options.threads);
         } catch (const std::bad_alloc&) {
             throw WorkError(name + ": out of memory encoding PNG");
         } catch (const std::exception& e) {

@@ -1,6 +1,7 @@
 #include "io/png_encoder.hpp"
 
 #include <libdeflate.h>
+#include <opencv2/core/utility.hpp>
 
 #include <algorithm>
 #include <cstring>
@@ -176,7 +177,7 @@ struct CompressorDeleter {
 }  // namespace
 
 std::vector<std::uint8_t> encode_png(const cv::Mat& image, int level,
-                                     std::size_t max_idat_bytes) {
+                                     std::size_t max_idat_bytes, int threads) {
     if (image.empty()) throw std::invalid_argument("PNG cannot hold an empty image");
     if (max_idat_bytes == 0 || max_idat_bytes > kMaxIdatBytes) max_idat_bytes = kMaxIdatBytes;
     const int depth = image.depth();
@@ -200,14 +201,22 @@ std::vector<std::uint8_t> encode_png(const cv::Mat& image, int level,
     const Method method = choose_method(image, row_bytes, level, compressor.get());
     const std::size_t rows_size = (row_bytes + 1) * static_cast<std::size_t>(height);
     std::unique_ptr<std::uint8_t[]> rows(new std::uint8_t[rows_size]);
-    for (int y = 0; y < height; ++y) {
-        filter_row(image, y, method.filter, rows.get() + static_cast<std::size_t>(y) * (row_bytes + 1));
+    auto filter_rows = [&](const cv::Range& range) {
+        for (int y = range.start; y < range.end; ++y) {
+            filter_row(image, y, method.filter,
+                       rows.get() + static_cast<std::size_t>(y) * (row_bytes + 1));
+        }
+    };
+    if (threads > 1) {
+        cv::parallel_for_(cv::Range(0, height), filter_rows, threads);
+    } else {
+        filter_rows(cv::Range(0, height));
     }
     const std::size_t bound = method.runs ? run_deflate_bound(rows_size)
                                           : libdeflate_zlib_compress_bound(compressor.get(), rows_size);
     std::unique_ptr<std::uint8_t[]> stream(new std::uint8_t[bound]);
     const std::size_t stream_size =
-        method.runs ? run_deflate_zlib(rows.get(), rows_size, stream.get())
+        method.runs ? run_deflate_zlib(rows.get(), rows_size, stream.get(), threads)
                     : libdeflate_zlib_compress(compressor.get(), rows.get(), rows_size, stream.get(),
                                                bound);
     if (stream_size == 0) throw std::runtime_error("libdeflate could not compress the rows");

@@ -23,10 +23,13 @@ namespace cudaconv {
 // 1, runs only where the sample says they do about as well.
 // max_idat_bytes: the compressed stream is split into IDAT chunks of at
 // most this many bytes (a chunk's length has 31 bits; tests make it small).
+// threads: how many of OpenCV's threads the rows may be filtered and (by
+// runs) compressed on; the file is the same but for the sync flushes
+// between parts of the stream.
 // Throws std::invalid_argument for an empty image or another depth or
 // channel count.
 constexpr std::size_t kMaxIdatBytes = std::size_t{1} << 30;
 std::vector<std::uint8_t> encode_png(const cv::Mat& image, int level,
-                                     std::size_t max_idat_bytes = kMaxIdatBytes);
+                                     std::size_t max_idat_bytes = kMaxIdatBytes, int threads = 1);
 
 }  // namespace cudaconv

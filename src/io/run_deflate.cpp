@@ -1,10 +1,12 @@
 #include "io/run_deflate.hpp"
 
 #include <libdeflate.h>
+#include <opencv2/core/utility.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <memory>
 #include <numeric>
 #include <utility>
 #include <vector>
@@ -446,25 +448,68 @@ std::size_t run_deflate_bound(std::size_t size) {
     const std::size_t blocks = std::max<std::size_t>(1, (size + kBlockBytes - 1) / kBlockBytes);
     // A block is never larger than stored (its bytes and 5 a 64 KB chunk,
     // write_block's choice); 300 bytes a block more is generous for the
-    // bits left over between blocks; then the zlib header and checksum, and
-    // 8 bytes for the bit writer's 8-byte stores.
+    // bits left over between blocks and a sync flush after each (5 bytes,
+    // and 8 of room for the bit writer's stores, in a thread's own buffer);
+    // then the zlib header and checksum, and 8 bytes for those stores.
     return 2 + size + 5 * (size / kMaxStoredBytes + blocks) + 300 * blocks + 4 + 8;
 }
 
-std::size_t run_deflate_zlib(const std::uint8_t* data, std::size_t size, std::uint8_t* out) {
+namespace {
+
+// Blocks first .. last - 1 of data, the last of them final if `final`,
+// otherwise followed by an empty stored block so that the output ends on a
+// whole byte; returns the bytes written to out.
+std::size_t write_blocks(const std::uint8_t* data, std::size_t size, std::size_t first,
+                         std::size_t last, bool final, std::uint8_t* out) {
+    BitWriter bits(out);
+    std::vector<std::uint16_t> tokens(std::min(size, kBlockBytes) + 8);
+    for (std::size_t b = first; b < last; ++b) {
+        const std::size_t begin = b * kBlockBytes;
+        const std::size_t end = std::min(size, begin + kBlockBytes);
+        write_block(data, begin, end, final && b + 1 == last, tokens, bits);
+    }
+    if (!final) {
+        bits.put(0, 3);  // BFINAL 0, BTYPE 00: stored, empty
+        bits.align();
+        const std::uint8_t empty[4] = {0x00, 0x00, 0xFF, 0xFF};  // LEN 0, NLEN
+        bits.align_and_copy(empty, 4);
+    }
+    bits.align();
+    return static_cast<std::size_t>(bits.position() - out);
+}
+
+}  // namespace
+
+std::size_t run_deflate_zlib(const std::uint8_t* data, std::size_t size, std::uint8_t* out,
+                             int threads) {
     const std::size_t blocks = std::max<std::size_t>(1, (size + kBlockBytes - 1) / kBlockBytes);
     std::uint8_t* p = out;
     *p++ = 0x78;  // CMF: deflate, 32 KB window
     *p++ = 0x01;  // FLG: fastest compression, check bits (0x7801 % 31 == 0)
-    BitWriter bits(p);
-    std::vector<std::uint16_t> tokens(std::min(size, kBlockBytes) + 8);
-    for (std::size_t b = 0; b < blocks; ++b) {
-        const std::size_t begin = b * kBlockBytes;
-        const std::size_t end = std::min(size, begin + kBlockBytes);
-        write_block(data, begin, end, b + 1 == blocks, tokens, bits);
+    // Parts of whole blocks, at least 2 blocks each: one a thread.
+    const std::size_t parts =
+        std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), blocks / 2);
+    if (parts <= 1) {
+        p += write_blocks(data, size, 0, blocks, true, p);
+    } else {
+        // Each part into a buffer of its own (new[]: not zeroed first).
+        std::vector<std::unique_ptr<std::uint8_t[]>> part_out(parts);
+        std::vector<std::size_t> part_size(parts, 0);
+        cv::parallel_for_(cv::Range(0, static_cast<int>(parts)), [&](const cv::Range& range) {
+            for (int k = range.start; k < range.end; ++k) {
+                const auto part = static_cast<std::size_t>(k);
+                const std::size_t first = blocks * part / parts;
+                const std::size_t last = blocks * (part + 1) / parts;
+                const std::size_t bytes = std::min(size, last * kBlockBytes) - first * kBlockBytes;
+                part_out[part].reset(new std::uint8_t[run_deflate_bound(bytes)]);
+                part_size[part] =
+                    write_blocks(data, size, first, last, last == blocks, part_out[part].get());
+            }
+        }, static_cast<double>(parts));
+        for (std::size_t k = 0; k < parts; ++k) {
+            p = std::copy(part_out[k].get(), part_out[k].get() + part_size[k], p);
+        }
     }
-    bits.align();
-    p = bits.position();
     const std::uint32_t adler = libdeflate_adler32(1, data, size);
     for (int shift = 24; shift >= 0; shift -= 8) *p++ = static_cast<std::uint8_t>(adler >> shift);
     return static_cast<std::size_t>(p - out);

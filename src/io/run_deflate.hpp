@@ -20,7 +20,12 @@ namespace cudaconv {
 std::size_t run_deflate_bound(std::size_t size);
 
 // Writes the zlib stream of data[0, size) to out, which has room for
-// run_deflate_bound(size) bytes; returns the stream's size.
-std::size_t run_deflate_zlib(const std::uint8_t* data, std::size_t size, std::uint8_t* out);
+// run_deflate_bound(size) bytes; returns the stream's size. With threads
+// > 1, runs of blocks are compressed at once on OpenCV's threads, each
+// ended by an empty stored block (a "sync flush", as pigz does) so that
+// the next starts on a whole byte; the stream is then theirs end to end.
+// The bytes are the same whatever the thread count but for those flushes.
+std::size_t run_deflate_zlib(const std::uint8_t* data, std::size_t size, std::uint8_t* out,
+                             int threads = 1);
 
 }  // namespace cudaconv

@@ -12,6 +12,7 @@
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "io/png_encoder.hpp"
 #include "support/random_image.hpp"
@@ -174,6 +175,29 @@ TEST_CASE("encode_png at level 1 is no larger than libdeflate's level 1 on a pho
     libdeflate_free_compressor(c);
     INFO("ours " << png.size() << " bytes, libdeflate level 1 " << deflated << " bytes of IDAT");
     CHECK(png.size() <= deflated * 105 / 100 + 100);
+}
+
+}  // namespace cudaconv
+
+namespace cudaconv {
+
+// A single image's PNG is filtered and compressed on several threads: the
+// file decodes to the same image, within a few bytes of the one-thread
+// file (an empty stored block between parts).
+TEST_CASE("encode_png on several threads writes the same image", "[io][png]") {
+    const cv::Mat photo =
+        cv::imread(std::string(CUDACONV_SOURCE_DIR) + "/images/rocket.jpg", cv::IMREAD_COLOR);
+    REQUIRE_FALSE(photo.empty());
+    cv::Mat big;
+    cv::resize(photo, big, cv::Size(1600, 1000), 0, 0, cv::INTER_LINEAR);  // 4.8 MB of rows
+    const std::vector<std::uint8_t> one = encode_png(big, 1, kMaxIdatBytes, 1);
+    for (const int threads : {2, 5, 16}) {
+        const std::vector<std::uint8_t> several = encode_png(big, 1, kMaxIdatBytes, threads);
+        CHECK(cv::norm(decode(several), big, cv::NORM_INF) == 0.0);
+        CHECK(several.size() <= one.size() + 8 * static_cast<std::size_t>(threads));
+    }
+    const cv::Mat gray16 = test::random_image(700, 900, CV_16UC1, 4);  // stored blocks
+    CHECK(cv::norm(decode(encode_png(gray16, 1, kMaxIdatBytes, 3)), gray16, cv::NORM_INF) == 0.0);
 }
 
 }  // namespace cudaconv

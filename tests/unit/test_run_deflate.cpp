@@ -27,11 +27,11 @@ std::vector<std::uint8_t> inflate(const std::vector<std::uint8_t>& stream, std::
     return out;
 }
 
-std::vector<std::uint8_t> deflate(const std::vector<std::uint8_t>& data) {
+std::vector<std::uint8_t> deflate(const std::vector<std::uint8_t>& data, int threads = 1) {
     // A guard byte past the bound: the stream never writes there.
     const std::size_t bound = run_deflate_bound(data.size());
     std::vector<std::uint8_t> stream(bound + 1, 0xAB);
-    const std::size_t n = run_deflate_zlib(data.data(), data.size(), stream.data());
+    const std::size_t n = run_deflate_zlib(data.data(), data.size(), stream.data(), threads);
     REQUIRE(n <= bound);
     CHECK(stream[bound] == 0xAB);
     stream.resize(n);
@@ -109,6 +109,36 @@ TEST_CASE("run_deflate: skewed bytes and runs mixed, every symbol in use") {
     round_trip(data);
     const std::vector<std::uint8_t> stream = deflate(data);
     CHECK(stream.size() < data.size() / 2);
+}
+
+// Several threads compress parts of whole blocks, each part ended by an
+// empty stored block: the stream inflates to the same bytes, for parts
+// that meet anywhere in the data (runs across them included) and for
+// stored, run and mixed blocks.
+TEST_CASE("run_deflate: several threads give a stream of the same bytes") {
+    std::mt19937 gen(17);
+    for (const std::size_t size : {std::size_t{2} << 18, (std::size_t{5} << 18) + 1234,
+                                   (std::size_t{9} << 18) + 7}) {
+        std::vector<std::uint8_t> data(size);
+        for (std::size_t i = 0; i < size; ++i) {
+            // Stretches of random bytes, runs (one over each block edge) and
+            // a small alphabet, in turn.
+            const std::size_t stretch = (i / 100000) % 3;
+            data[i] = stretch == 0 ? static_cast<std::uint8_t>(gen())
+                      : stretch == 1 ? std::uint8_t{9}
+                                     : static_cast<std::uint8_t>(gen() % 4);
+        }
+        for (std::size_t b = 1; b * (std::size_t{1} << 18) + 300 <= size; ++b) {
+            std::fill_n(data.begin() + static_cast<std::ptrdiff_t>(b * (1u << 18) - 300), 600, 5);
+        }
+        const std::vector<std::uint8_t> one = deflate(data, 1);
+        for (const int threads : {2, 3, 8, 64}) {
+            INFO("size " << size << ", threads " << threads);
+            const std::vector<std::uint8_t> several = deflate(data, threads);
+            CHECK(inflate(several, size) == data);
+            CHECK(several.size() <= one.size() + 16 * static_cast<std::size_t>(threads));
+        }
+    }
 }
 
 }  // namespace cudaconv::test
