@@ -103,7 +103,6 @@ std::int64_t claimed_pixels(const std::string& path) {
 // One image on its way through the pipeline.
 struct ImageWork : WorkItem {
     std::size_t input_index = 0;  // in plan_: the input's place on the command line
-    Clock::time_point start;
     cv::Mat src;
     cv::Mat dst;
     Backend* backend = nullptr;  // nullptr for -f none
@@ -261,15 +260,14 @@ private:
         const PlannedImage& image = plan_[index];
         auto work = std::make_unique<ImageWork>();
         work->input_index = index;
-        work->start = Clock::now();
-        work->report.started = work->start;
+        work->report.started = Clock::now();
         work->target = image.target;
         ImageReport& report = work->report;
         report.input = display(image.source.path);
         report.output = image.target.path == kStdStream ? "<stdout>" : image.target.path;
 
         work->src = read_image(image.source.path);
-        report.decode_ms = ms_since(work->start);
+        report.decode_ms = ms_since(report.started);
         const Depth in_depth = depth_of(work->src);
         const Depth out_depth = out_depth_.value_or(in_depth);
         try {
@@ -380,7 +378,7 @@ private:
         write_file_atomically(work.target.path, encode_image(work.dst, work.target.extension,
                                                              encode_, work.target.path));
         work.report.encode_ms = ms_since(start);
-        work.report.total_ms = ms_since(work.start);
+        work.report.total_ms = ms_since(work.report.started);
         work.src.release();
         work.dst.release();
     }

@@ -7,7 +7,6 @@
 #include <array>
 #include <cstring>
 #include <memory>
-#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -165,9 +164,9 @@ public:
         buffer_ |= value << count_;
         count_ += bits;
         store(buffer_);
-        const int whole = count_ >> 3;
+        const int whole = count_ >> 3;  // at most 7: under 8 + 56 bits
         out_ += whole;
-        buffer_ = whole == 8 ? 0 : buffer_ >> (8 * whole);
+        buffer_ >>= 8 * whole;
         count_ &= 7;
     }
 

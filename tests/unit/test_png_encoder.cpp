@@ -131,9 +131,6 @@ TEST_CASE("encode_png refuses what PNG cannot hold", "[io][png]") {
     CHECK_THROWS_AS(encode_png(cv::Mat(2, 2, CV_8UC(5), cv::Scalar(0)), 1), std::invalid_argument);
 }
 
-}  // namespace cudaconv
-
-namespace cudaconv {
 
 // Level 1 compresses by runs alone where that is as small (photos, edge
 // maps) and by libdeflate's string search where strings repeat at a
@@ -177,9 +174,6 @@ TEST_CASE("encode_png at level 1 is no larger than libdeflate's level 1 on a pho
     CHECK(png.size() <= deflated * 105 / 100 + 100);
 }
 
-}  // namespace cudaconv
-
-namespace cudaconv {
 
 // A single image's PNG is filtered and compressed on several threads: the
 // file decodes to the same image, within a few bytes of the one-thread
