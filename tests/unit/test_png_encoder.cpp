@@ -38,13 +38,13 @@ std::vector<std::vector<std::uint8_t>> idat_chunks(const std::vector<std::uint8_
     return chunks;
 }
 
-// The filter bytes that start the rows of an 8-bit PNG of `channels`: its
-// IDATs joined and inflated.
+// The filter bytes that start the rows of a PNG of `channels` samples of
+// `sample_bytes` each: its IDATs joined and inflated.
 std::set<int> filter_bytes(const std::vector<std::uint8_t>& png, int width, int height,
-                           int channels) {
+                           int channels, int sample_bytes = 1) {
     std::vector<std::uint8_t> stream;
     for (const auto& chunk : idat_chunks(png)) stream.insert(stream.end(), chunk.begin(), chunk.end());
-    const std::size_t row_bytes = static_cast<std::size_t>(width) * channels + 1;
+    const std::size_t row_bytes = static_cast<std::size_t>(width) * channels * sample_bytes + 1;
     std::vector<std::uint8_t> rows(row_bytes * height);
     libdeflate_decompressor* inflater = libdeflate_alloc_decompressor();
     const auto result = libdeflate_zlib_decompress(inflater, stream.data(), stream.size(),
@@ -113,6 +113,43 @@ TEST_CASE("encode_png filters rows Up on gradients and None on sparse dots", "[i
     const std::vector<std::uint8_t> dots_png = encode_png(dots, 1);
     CHECK(filter_bytes(dots_png, width, height, 3) == std::set<int>{0});
     CHECK(cv::norm(decode(dots_png), dots, cv::NORM_INF) == 0.0);
+}
+
+// Rows are filtered 16 bytes at a time (a shuffle of whole pixels) and the
+// rest pixel by pixel: every depth and channel count, widths on both sides
+// of the shuffle's 12-16 bytes, each filter.
+TEST_CASE("encode_png writes rows of every width in PNG's byte order, Up and None", "[io][png]") {
+    const int height = 64;
+    std::uint64_t seed = 100;
+    for (const int depth : {CV_8U, CV_16U}) {
+        for (const int channels : {1, 3, 4}) {
+            const int type = CV_MAKETYPE(depth, channels);
+            for (const int width : {1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 31, 32, 33, 100}) {
+                INFO(width << " wide, depth " << depth << ", channels " << channels);
+                // Each row the first plus a constant: Up makes them zeros.
+                cv::Mat ramp(height, width, type);
+                const cv::Mat first = test::random_image(width, 1, type, ++seed);
+                for (int y = 0; y < height; ++y) ramp.row(y) = first + cv::Scalar::all(y);
+                // Mostly zeros: None keeps the runs that Up would break.
+                cv::Mat dots(height, width, type, cv::Scalar::all(0));
+                const cv::Mat noise = test::random_image(width, height, type, ++seed);
+                std::mt19937 gen(static_cast<unsigned>(seed));
+                for (int i = 0; i < width * height / 10; ++i) {
+                    const int y = static_cast<int>(gen() % height);
+                    const int x = static_cast<int>(gen() % width);
+                    noise(cv::Rect(x, y, 1, 1)).copyTo(dots(cv::Rect(x, y, 1, 1)));
+                }
+                for (const auto& [image, filter] : {std::pair{ramp, 2}, std::pair{dots, 0}}) {
+                    const std::vector<std::uint8_t> png = encode_png(image, 1);
+                    CHECK(cv::norm(decode(png), image, cv::NORM_INF) == 0.0);
+                    if (width >= 16) {  // wide enough for the choice to be plain
+                        CHECK(filter_bytes(png, width, height, channels,
+                                           depth == CV_8U ? 1 : 2) == std::set<int>{filter});
+                    }
+                }
+            }
+        }
+    }
 }
 
 TEST_CASE("encode_png splits a long stream into consecutive IDAT chunks", "[io][png]") {
