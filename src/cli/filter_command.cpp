@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include "batch/cuda_warmup.hpp"
+#include "batch/heap_reuse.hpp"
 #include "batch/inputs.hpp"
 #include "batch/interrupt.hpp"
 #include "batch/pipeline.hpp"
@@ -407,6 +408,9 @@ private:
 
 }  // namespace
 
-int run_filter_command(const FilterOptions& options) { return FilterCommand(options).run(); }
+int run_filter_command(const FilterOptions& options) {
+    keep_freed_buffers_in_heap();  // first: before any thread
+    return FilterCommand(options).run();
+}
 
 }  // namespace cudaconv

@@ -3,7 +3,13 @@
 #include <catch2/catch.hpp>
 
 #include <csignal>
+#include <cstdlib>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#include "batch/heap_reuse.hpp"
 #include "batch/inputs.hpp"
 #include "batch/plan.hpp"
 #include "batch/progress.hpp"
@@ -61,5 +67,24 @@ TEST_CASE("the existing-output options exclude each other", "[batch]") {
     CHECK(existing_outputs_policy(false, true) == ExistingOutputs::overwrite);
     CHECK_THROWS_AS(existing_outputs_policy(true, true), UsageError);
 }
+
+#if defined(__GLIBC__)
+// An image-sized block comes from the heap, not a mapping of its own, and
+// stays there once freed: the next image's block is the same memory.
+TEST_CASE("image-sized blocks stay in the heap once freed", "[batch]") {
+    keep_freed_buffers_in_heap();
+    constexpr std::size_t kImageBytes = std::size_t{36} << 20;  // 4000x3000 RGB
+    const std::size_t mapped_before = mallinfo2().hblkhd;
+    void* first = std::malloc(kImageBytes);
+    REQUIRE(first != nullptr);
+    CHECK(mallinfo2().hblkhd == mapped_before);  // not mapped on its own
+    const std::size_t heap_in_use = mallinfo2().arena;
+    std::free(first);
+    CHECK(mallinfo2().arena == heap_in_use);  // not given back to the kernel
+    void* second = std::malloc(kImageBytes);
+    CHECK(second == first);
+    std::free(second);
+}
+#endif
 
 }  // namespace cudaconv
