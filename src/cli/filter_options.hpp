@@ -18,6 +18,7 @@ struct FilterOptions {
     bool skip_existing = false;
     bool overwrite = false;
     int jobs = 0;  // -j: decode/encode threads; 0 = one per core
+    int in_flight = 0;  // --in-flight: images held at once; 0 = -j plus half as many
     std::string filter_spec;
     std::string kernel = "auto";
     std::string output;

@@ -342,6 +342,30 @@ TEST_CASE("batch: -f none decodes and encodes only", "[cli][batch]") {
     CHECK(cv::norm(in, out, cv::NORM_INF) == 0.0);
 }
 
+// --in-flight bounds the images held at once; any bound of 1 or more
+// finishes the batch with the same outputs, and 0 is refused before work.
+TEST_CASE("batch: --in-flight bounds the images held, and 0 is refused", "[cli][batch]") {
+    TempDir dir;
+    make_flat_folder(dir / "in");
+    for (const std::string bound : {"1", "2", "64"}) {
+        const auto r = run_cudaconv({"in", "-f", "edge", "-j", "2", "--in-flight", bound, "-o",
+                                     "out-" + bound + "/"},
+                                    dir.path());
+        INFO(bound << ": " << r.err);
+        CHECK(r.exit_code == 1);  // b.png is corrupt
+        CHECK_THAT(r.err, Catch::Contains("done 2, skipped 0, failed 1 of 3 images"));
+        CHECK(tree(dir / ("out-" + bound)) == std::vector<std::string>{"a.png", "c.jpg"});
+    }
+    const cv::Mat one = cv::imread((dir / "out-1" / "a.png").string(), cv::IMREAD_UNCHANGED);
+    const cv::Mat many = cv::imread((dir / "out-64" / "a.png").string(), cv::IMREAD_UNCHANGED);
+    CHECK(cv::norm(one, many, cv::NORM_INF) == 0.0);
+
+    const auto zero = run_cudaconv({"in", "-f", "edge", "--in-flight", "0", "-o", "z/"}, dir.path());
+    CHECK(zero.exit_code == 2);
+    CHECK_THAT(zero.err, Catch::Contains("--in-flight"));
+    CHECK_FALSE(fs::exists(dir / "z"));
+}
+
 // On a terminal the batch draws one progress line, redrawn in place (count,
 // share, bar, images/s, ETA), instead of a log line per image. `script`
 // (util-linux) gives the process a pseudo-terminal.
