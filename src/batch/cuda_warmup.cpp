@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <chrono>
 
 #include "kernels/device_info.hpp"
@@ -11,13 +12,14 @@ namespace cudaconv {
 
 void CudaWarmup::start() {
     if (thread_.joinable()) return;
-    thread_ = std::thread([] {
+    thread_ = std::thread([this] {
         using Clock = std::chrono::steady_clock;
         const auto ms = [](Clock::time_point from) {
             return std::chrono::duration<double, std::milli>(Clock::now() - from).count();
         };
         const auto start = Clock::now();
         const DeviceProbe& probe = probe_devices();
+        probed_.store(true, std::memory_order_release);
         if (probe.devices.empty()) return;
         const double probe_ms = ms(start);
         // cudaSetDevice makes the device's primary context (CUDA 12 on).

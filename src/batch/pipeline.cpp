@@ -1,5 +1,6 @@
 #include "batch/pipeline.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -39,6 +40,12 @@ private:
         return !stopping() && next_ < options_.count && in_flight_ < options_.max_in_flight;
     }
     bool all_done() const { return (stopping() || next_ >= options_.count) && in_flight_ == 0; }
+
+    int encode_threads() {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        if (next_ < options_.count || in_flight_ == 0) return 1;
+        return std::max(1, options_.workers / static_cast<int>(in_flight_));
+    }
 
     void worker_loop() {
         for (;;) {
@@ -88,6 +95,7 @@ private:
     void finish(std::unique_ptr<WorkItem> item) {
         const std::size_t index = item->index;
         if (stopping()) return drop(index);
+        item->encode_threads = encode_threads();
         if (attempt(index, [&] { stages_.encode(*item); })) stages_.done(*item);
         item.reset();  // free the images before another decode may start
         release();

@@ -25,6 +25,12 @@ struct WorkItem {
     // decode; the pipeline sets it after decode, so a stage cannot change it.
     std::size_t index = 0;
     bool on_gpu = false;  // set by decode: filter on the GPU thread
+    // Set before encode: the threads it may use. 1 while images remain to
+    // be decoded (every worker has work); at the batch's end, when workers
+    // run out of images, the cores they leave are shared among the images
+    // still under way, so that the last ones do not encode on one core
+    // each while the rest wait.
+    int encode_threads = 1;
 };
 
 // Thrown by a stage when an image turns out to need no work after all

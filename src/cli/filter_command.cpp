@@ -113,12 +113,25 @@ std::int64_t claimed_pixels(const std::string& path) {
     return probe.width * probe.height;
 }
 
+// One write a page of m's memory: the page faults of a fresh allocation
+// taken now, and next to nothing on memory the heap reuses
+// (heap_reuse.hpp), where clearing all 36 MB of a 12-megapixel image
+// would cost a worker 3-5 ms.
+void touch_pages(cv::Mat& m) {
+    constexpr std::size_t kPageBytes = 4096;  // or a multiple: every page is still touched
+    std::uint8_t* begin = m.data;
+    const auto bytes = static_cast<std::size_t>(m.dataend - m.data);
+    for (std::size_t at = 0; at < bytes; at += kPageBytes) begin[at] = 0;
+}
+
 // One image on its way through the pipeline.
 struct ImageWork : WorkItem {
     std::size_t input_index = 0;  // in plan_: the input's place on the command line
     cv::Mat src;
     cv::Mat dst;
-    Backend* backend = nullptr;  // nullptr for -f none
+    Backend* backend = nullptr;  // nullptr for -f none, and until chosen
+    // -k auto while CUDA was still starting: the GPU thread chooses.
+    bool choose_on_gpu_thread = false;
     OutputTarget target;
     ImageReport report;
 };
@@ -242,6 +255,19 @@ private:
                            [](Backend* b) { return b->uses_cuda(); });
     }
 
+    bool names_kernel() const { return options_.output.find("{kernel}") != std::string::npos; }
+
+    // Under -k auto, choosing needs the CUDA probe (about 110-210 ms on the
+    // GPU machine), which a worker would wait for with the first image
+    // decoded, all workers at once, at the start of every batch. Until the
+    // probe has ended, a decoded image goes to the GPU thread instead, which
+    // chooses (and waits for CUDA's context there in any case), and the
+    // worker decodes the next one. Not where the output's name holds
+    // {kernel}, which is needed before the image is queued.
+    bool choose_later() const {
+        return !requested_ && warmup_.started() && !warmup_.probed() && !names_kernel();
+    }
+
     Backend* choose_backend(const Job& job, const std::string& input) {
         if (requested_) {
             const Support support = requested_->can_run(job);
@@ -311,18 +337,20 @@ private:
         work->dst = cv::Mat(static_cast<int>(size.height), static_cast<int>(size.width),
                             cv_type_of(out_depth, work->src.channels()));
         const Job job{view_of(std::as_const(work->src)), view_of(work->dst), *params_};
-        work->backend = choose_backend(job, report.input);
-        work->on_gpu = work->backend->uses_cuda();
+        if (choose_later()) {
+            work->choose_on_gpu_thread = work->on_gpu = true;
+        } else {
+            work->backend = choose_backend(job, report.input);
+            work->on_gpu = work->backend->uses_cuda();
+        }
         // The GPU copies the result straight into dst (staged by the driver).
         // Its pages are touched here, on a worker, so that the one GPU thread
         // does not take the page faults of a fresh allocation (9000 for 12
         // megapixels of RGB).
-        if (work->on_gpu) work->dst.setTo(cv::Scalar::all(0));
+        if (work->on_gpu) touch_pages(work->dst);
         // A variant may name itself differently in the output path ({kernel}).
-        if (options_.kernel == "auto" && options_.output.find("{kernel}") != std::string::npos) {
-            retarget(*work, image);
-        }
-        report.variant = std::string(work->backend->name());
+        if (options_.kernel == "auto" && names_kernel()) retarget(*work, image);
+        if (work->backend) report.variant = std::string(work->backend->name());
         report.filter = params_->filter.label;
         report.filter_width = params_->filter.width;
         report.filter_height = params_->filter.height;
@@ -369,8 +397,15 @@ private:
     }
 
     void filter(ImageWork& work) {
-        if (!work.backend) return;  // -f none
+        if (!params_) return;  // -f none
         const Job job{view_of(std::as_const(work.src)), view_of(work.dst), *params_};
+        if (work.choose_on_gpu_thread) {
+            // Usually a CUDA variant; otherwise (no usable device after all,
+            // or a job only the CPU runs) it runs here, for the few images
+            // decoded before the probe ended.
+            work.backend = choose_backend(job, work.report.input);
+            work.report.variant = std::string(work.backend->name());
+        }
         try {
             const auto start = Clock::now();
             work.report.run = work.backend->run(job, {options_.warmup, options_.repeat, 0});
@@ -388,8 +423,10 @@ private:
 
     void encode(ImageWork& work) {
         const auto start = Clock::now();
+        EncodeOptions encode = encode_;
+        encode.threads = std::max(encode.threads, work.encode_threads);
         write_file_atomically(work.target.path, encode_image(work.dst, work.target.extension,
-                                                             encode_, work.target.path));
+                                                             encode, work.target.path));
         work.report.encode_ms = ms_since(start);
         work.report.total_ms = ms_since(work.report.started);
         work.src.release();
