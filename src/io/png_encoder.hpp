@@ -24,8 +24,7 @@ namespace cudaconv {
 // max_idat_bytes: the compressed stream is split into IDAT chunks of at
 // most this many bytes (a chunk's length has 31 bits; tests make it small).
 // threads: how many of OpenCV's threads the rows may be filtered and (by
-// runs) compressed on; the file is the same but for the sync flushes
-// between parts of the stream.
+// runs) compressed on; the file is the same whatever the count.
 // Throws std::invalid_argument for an empty image or another depth or
 // channel count.
 constexpr std::size_t kMaxIdatBytes = std::size_t{1} << 30;

@@ -20,11 +20,13 @@ namespace cudaconv {
 std::size_t run_deflate_bound(std::size_t size);
 
 // Writes the zlib stream of data[0, size) to out, which has room for
-// run_deflate_bound(size) bytes; returns the stream's size. With threads
-// > 1, runs of blocks are compressed at once on OpenCV's threads, each
-// ended by an empty stored block (a "sync flush", as pigz does) so that
-// the next starts on a whole byte; the stream is then theirs end to end.
-// The bytes are the same whatever the thread count but for those flushes.
+// run_deflate_bound(size) bytes; returns the stream's size. The stream is
+// made of parts, runs of whole blocks each ended by an empty stored block
+// (a "sync flush", as pigz does) so that the next starts on a whole byte;
+// how many depends on the size alone (one up to 768 KB, at most 32). With
+// threads > 1, up to `threads` parts are compressed at once on OpenCV's
+// threads; otherwise they are written one after another on the calling
+// thread. The bytes are the same whatever the thread count.
 std::size_t run_deflate_zlib(const std::uint8_t* data, std::size_t size, std::uint8_t* out,
                              int threads = 1);
 
