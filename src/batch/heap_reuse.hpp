@@ -12,7 +12,9 @@
 // 2.3). docs/PERFORMANCE.md, 2026-11-23 (late).
 namespace cudaconv {
 
-// Call before any other thread starts. Does nothing on other C libraries.
-void keep_freed_buffers_in_heap();
+// Call before any other thread starts. Returns whether the C library took
+// every setting; where it refuses the first (older glibc), it leaves the
+// others alone. Does nothing, and returns false, on other C libraries.
+bool keep_freed_buffers_in_heap();
 
 }  // namespace cudaconv

@@ -458,7 +458,9 @@ private:
 }  // namespace
 
 int run_filter_command(const FilterOptions& options) {
-    keep_freed_buffers_in_heap();  // first: before any thread
+    if (!keep_freed_buffers_in_heap()) {  // first: before any thread
+        spdlog::debug("the C library refused the heap settings that keep freed images for reuse");
+    }
     return FilterCommand(options).run();
 }
 
