@@ -45,6 +45,8 @@
 #include "kernels/cuda_check.hpp"
 #include "kernels/cuda_registry.hpp"
 #include "kernels/device_common.cuh"
+#include "kernels/fast_strips.hpp"
+#include "kernels/vector_store.cuh"
 
 namespace cudaconv {
 namespace {
@@ -159,40 +161,6 @@ __device__ __forceinline__ void unpack(const uint4& v, float* out) {
         out[2] = __uint_as_float(v.z);
         out[3] = __uint_as_float(v.w);
     }
-}
-
-template <int Bytes>
-__device__ __forceinline__ void store_vector(std::byte* dst, const void* src) {
-    if constexpr (Bytes % 16 == 0) {
-#pragma unroll
-        for (int i = 0; i < Bytes / 16; ++i) {
-            reinterpret_cast<uint4*>(dst)[i] = reinterpret_cast<const uint4*>(src)[i];
-        }
-    } else if constexpr (Bytes == 8) {
-        *reinterpret_cast<uint2*>(dst) = *reinterpret_cast<const uint2*>(src);
-    } else {
-        static_assert(Bytes == 4, "a vector store of 4, 8 or 16n bytes");
-        *reinterpret_cast<unsigned int*>(dst) = *reinterpret_cast<const unsigned int*>(src);
-    }
-}
-
-// saturate_to's rounding (half to even, NaN to 0, clamped) in one
-// conversion instruction: PTX's cvt.rni to an unsigned integer already
-// clamps negatives and NaN to 0, so only the top needs a min. saturate_to
-// itself takes a rint, compares and a conversion per sample.
-template <typename Out>
-__device__ __forceinline__ Out to_output(float v) {
-    if constexpr (std::is_same_v<Out, float>) return v;
-    else return static_cast<Out>(min(__float2uint_rn(v), sizeof(Out) == 1 ? 255u : 65535u));
-}
-
-// S finished samples to the output depth, stored as one vector.
-template <typename Out, int S>
-__device__ __forceinline__ void store_samples(std::byte* dst, const float* values) {
-    alignas(16) Out packed[S];
-#pragma unroll
-    for (int s = 0; s < S; ++s) packed[s] = to_output<Out>(values[s]);
-    store_vector<S * static_cast<int>(sizeof(Out))>(dst, packed);
 }
 
 // Input row r of a window feeds output row o through filter row j = r - o:
@@ -571,11 +539,13 @@ protected:
     }
 
     void prepare(const Job&, const DeviceJob& job, cudaStream_t stream) override {
-        copy_taps_to_constant(c_taps, job, stream);
+        if (strips_take(job)) strips_prepare(job, stream);
+        else copy_taps_to_constant(c_taps, job, stream);
     }
 
     void launch(const DeviceJob& job, cudaStream_t stream) override {
         if (job.dst_width <= 0 || job.dst_height <= 0) return;
+        if (strips_take(job)) return strips_launch(job, stream);
         const bool launched = job.in_depth == Depth::u8
                                   ? launch_channels<std::uint8_t>(job, stream)
                                   : launch_channels<float>(job, stream);

@@ -13,5 +13,6 @@ set(CUDACONV_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cudnn_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cudnn.cu
   ${CMAKE_CURRENT_LIST_DIR}/fast.cu
+  ${CMAKE_CURRENT_LIST_DIR}/fast_strips.cu
   ${CMAKE_CURRENT_LIST_DIR}/fast_separable.cu
 )

@@ -227,7 +227,8 @@ private:
 };
 
 // fast takes only odd square filters with the anchor at the centre, on u8
-// and f32 inputs: the jobs above give it few of those, so here is a product
+// and f32 inputs, through two paths (strips for the small sides, tiles for
+// the rest and on request): the jobs above give it few of those, so here is a product
 // of its own, every size it is built for, with widths whose rows end in a
 // partial vector, images smaller than the filter, and images of several
 // tiles (1 KB by 4 rows for u8, by 32 for f32) so that a block walks more
@@ -260,6 +261,17 @@ TEST_CASE("fast over its own jobs: every size, border, channel count, depth pair
                 // About half the time, 3 blocks walk all of the image's tiles.
                 std::optional<ScopedEnv> few_blocks;
                 if (depth_pick % 6 < 3) few_blocks.emplace("CUDACONV_FAST_BLOCKS", "3");
+                // Side 3 (5 and 7 on f32) goes the strip path; a third of
+                // them the tile path, which runs the same jobs.
+                std::optional<ScopedEnv> tiles_only;
+                if (depth_pick % 9 >= 6) tiles_only.emplace("CUDACONV_FAST_STRIPS", "0");
+                // A quarter of the time, strip bands of 1 or 5 rows: many
+                // bands down, and input rows that are not whole turns of
+                // the accumulator ring (5 + 2, 5 + 4, 5 + 6).
+                std::optional<ScopedEnv> band_rows;
+                if (depth_pick % 4 == 1) {
+                    band_rows.emplace("CUDACONV_STRIPS_ROWS", depth_pick % 8 == 1 ? "1" : "5");
+                }
                 for (int channels : {1, 3, 4}) {
                     const Depth in = depth_pick % 2 == 0 ? Depth::u8 : Depth::f32;
                     const Depth out = kDepths[(depth_pick / 2) % 3];
@@ -361,11 +373,23 @@ TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
                 c.rank1 = true;  // fast-separable, a ring of 32 rows
                 run_case(c, variants, tally);
             }
+            // fast's strip path on u8: several bands across (the last part
+            // full) and down (the last cut short), in bands of 5 rows, which
+            // are not whole turns of its ring of 3.
+            {
+                const ScopedEnv band_rows("CUDACONV_STRIPS_ROWS", "5");
+                const std::vector<Backend*> fast{find_backend("fast")};
+                Case c{1000, 23, 3, 3, 3, border, Depth::u8, Depth::u8, ++seed};
+                c.centred_anchor = true;
+                c.whole_border_value = true;
+                run_case(c, fast, tally);
+            }
             // One block of fast walks all of an image's tiles, so that its
             // shared-memory buffers are reused (both barrier parities, the
             // fill's writes before the next copies); u8 with a whole
             // constant border value fills the border in shared memory.
             const ScopedEnv one_block("CUDACONV_FAST_BLOCKS", "1");
+            const ScopedEnv tiles_only("CUDACONV_FAST_STRIPS", "0");
             const std::vector<Backend*> fast{find_backend("fast")};
             Case c{300, 40, 3, 3, 3, border, Depth::u8, Depth::u8, ++seed};
             c.centred_anchor = true;

@@ -1,0 +1,501 @@
+// fast's strip path, for 3x3 filters on u8 and up to 7x7 on f32
+// (kernels/fast.cu picks it): each warp owns a band of the image 32
+// vectors wide and a few rows down and walks down it one input row at a
+// time, with no block-wide barriers.
+//  - Every lane copies one 16-byte vector of each row into the warp's ring
+//    of rows in shared memory (cp.async, several rows ahead); the samples
+//    left and right of it that its outputs need it reads from the
+//    neighbouring lanes' vectors there. The outer lanes (hv of them each
+//    side) only supply those neighbours and write nothing, so a warp writes
+//    32 - 2 hv vectors.
+//  - A lane keeps Side rows of accumulators, a ring: input row r adds into
+//    output rows r - Side + 1 ... r, and output row r - Side + 1 is then
+//    complete, is finished and stored as one vector, and its slot is reused.
+//  - Rows outside the image are the border policy's rows (a uniform branch
+//    a row); vectors that reach past either end of a row are rebuilt sample
+//    by sample through the policy (a few lanes at the image's sides).
+// Against the tile path this drops the per-tile barrier waits that bounded
+// it (docs/PERFORMANCE.md, 2026-11-23 evening): copies of the rows below
+// are in flight while the rows above are filtered, and L1/L2 catch the
+// Side - 1 rows that neighbouring bands both read.
+#include "kernels/fast_strips.hpp"
+
+#include <cuda_pipeline.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "kernels/cuda_check.hpp"
+#include "kernels/device_common.cuh"
+#include "kernels/device_job.hpp"
+#include "kernels/vector_store.cuh"
+
+namespace cudaconv {
+namespace {
+
+constexpr int kLargestSide = 7;
+__constant__ float c_taps[kLargestSide * kLargestSide];
+
+constexpr int kVectorBytes = 16;
+constexpr int kWarpsPerBlock = 4;
+constexpr int kThreads = 32 * kWarpsPerBlock;
+
+// Output rows a band has by default (CUDACONV_STRIPS_ROWS overrides it,
+// for tuning sweeps without a rebuild); rows loaded ahead and blocks an SM
+// at least, which caps registers (build macros: scripts/gpu/sweep-fast.sh).
+constexpr int kDefaultRows = 8;
+constexpr int kDefaultF32Rows7 = 16;  // f32 7x7 (scripts/gpu/try-fast.sh, 2026-11-24)
+#ifndef CUDACONV_STRIPS_U8_AHEAD
+#define CUDACONV_STRIPS_U8_AHEAD 8
+#endif
+#ifndef CUDACONV_STRIPS_F32_AHEAD
+#define CUDACONV_STRIPS_F32_AHEAD 8
+#endif
+#ifndef CUDACONV_STRIPS_MIN_BLOCKS
+#define CUDACONV_STRIPS_MIN_BLOCKS 4
+#endif
+
+template <int Side, int C, typename In>
+struct Band {
+    static constexpr int S = kVectorBytes / static_cast<int>(sizeof(In));  // samples a vector
+    static constexpr int kHalo = (Side / 2) * C;             // samples each side of an output
+    static constexpr int kHaloVectors = (kHalo + S - 1) / S;  // lanes each side that only load
+    static constexpr int kOutputLanes = 32 - 2 * kHaloVectors;
+    static constexpr int kOutputSamples = kOutputLanes * S;  // a warp's width
+    static constexpr int kWindow = (2 * kHaloVectors + 1) * S;
+    // Window index of the first sample an output of this lane reads.
+    static constexpr int kFirst = kHaloVectors * S - kHalo;
+    // Rows whose loads are in flight ahead of the row being filtered.
+    static constexpr int kAhead =
+        sizeof(In) == 1 ? CUDACONV_STRIPS_U8_AHEAD : CUDACONV_STRIPS_F32_AHEAD;
+    static_assert(kHaloVectors <= 4, "a band needs most of its lanes for outputs");
+};
+
+// Bands across and down of one job's image, and how it finishes integers.
+struct BandGrid {
+    int across = 0;
+    int count = 0;
+    int rows = 0;               // output rows a band
+    bool magic_finish = false;  // store_samples_magic (vector_store.cuh) is exact for this job
+};
+
+// A row of S sums, by value, for the out-of-line store.
+template <int S>
+struct Sums {
+    float v[S];
+};
+
+int band_rows(std::size_t sample_bytes, int side) {
+    const char* text = std::getenv("CUDACONV_STRIPS_ROWS");
+    const int rows = text != nullptr ? std::atoi(text) : 0;
+    if (rows > 0 && rows <= 4096) return rows;
+    return sample_bytes == 4 && side == 7 ? kDefaultF32Rows7 : kDefaultRows;
+}
+
+// Overridable so that a tuning build can time the conversion-instruction
+// finish beside it (scripts/gpu/sweep-fast.sh).
+#ifndef CUDACONV_STRIPS_MAGIC
+#define CUDACONV_STRIPS_MAGIC 1
+#endif
+
+// Whether window sample `w` is read by any output: the rest of the
+// neighbours' vectors is neither read nor converted.
+template <int Side, int C, typename In>
+__device__ constexpr bool window_sample_used(int w) {
+    using B = Band<Side, C, In>;
+    return w >= B::kFirst && w < B::kFirst + B::S + 2 * B::kHalo;
+}
+template <int Side, int C, typename In>
+__device__ constexpr bool window_word_used(int word) {
+    constexpr int per_word = 4 / static_cast<int>(sizeof(In));
+    for (int i = 0; i < per_word; ++i) {
+        if (window_sample_used<Side, C, In>(word * per_word + i)) return true;
+    }
+    return false;
+}
+
+// Column x, outside the row, through the border policy: in 32-bit closed
+// forms where x is within a row's width of it (`near`: the row is wider
+// than the vector, and no lane reaches further out than that), else
+// through border_index, out of line.
+__device__ __noinline__ std::int64_t far_column(BorderMode mode, std::int64_t x,
+                                                std::int64_t width) {
+    return border_index(mode, x, width);
+}
+__device__ __forceinline__ int outside_column(BorderMode mode, int x, int width, bool near) {
+    if (!near) return static_cast<int>(far_column(mode, x, width));
+    const bool before = x < 0;
+    switch (mode) {
+        case BorderMode::reflect101: return before ? -x : 2 * width - 2 - x;
+        case BorderMode::reflect: return before ? -x - 1 : 2 * width - 1 - x;
+        case BorderMode::replicate: return before ? 0 : width - 1;
+        case BorderMode::wrap: return before ? x + width : x - width;
+        default: return static_cast<int>(kBorderConstant);  // constant (valid is refused)
+    }
+}
+
+// The S samples at k...k+S-1 of input row y, some of them outside the row,
+// through the border policy. Out of line: only lanes at the image's sides
+// take it, and the row loop stays small. In 32-bit arithmetic (strips_take
+// keeps a row's samples under 2^30): with 64-bit divisions and
+// border_index a sample, the bands at the sides took several times the
+// others' time and held up the kernel's end.
+template <typename In, int C>
+__device__ __noinline__ uint4 rebuild_vector(const DeviceJob& job, std::int64_t k, std::int64_t y,
+                                             In constant) {
+    constexpr int S = kVectorBytes / static_cast<int>(sizeof(In));
+    alignas(16) In values[S];
+    const In* row = reinterpret_cast<const In*>(job.src + y * job.src_pitch);
+    const int width = static_cast<int>(job.src_width);
+    const bool near = width > S;
+    const int first = static_cast<int>(k);
+#pragma unroll
+    for (int q = 0; q < S; ++q) {
+        const int kk = first + q;
+        const int pixel = kk >= 0 ? kk / C : -((-kk + C - 1) / C);  // rounded down
+        const int channel = kk - pixel * C;
+        const int x = pixel >= 0 && pixel < width ? pixel
+                                                  : outside_column(job.border, pixel, width, near);
+        values[q] = x < 0 ? constant : row[x * C + channel];
+    }
+    return *reinterpret_cast<const uint4*>(values);
+}
+
+// Row y through the border policy. Out of line: only rows above or below
+// the image take it. Inlined at every row of the loop, its 64-bit modulo
+// arithmetic made most of the loop's code.
+__device__ __noinline__ std::int64_t outside_row(BorderMode mode, std::int64_t y,
+                                                 std::int64_t height) {
+    return border_index(mode, y, height);
+}
+__device__ __forceinline__ std::int64_t image_row(const DeviceJob& job, std::int64_t y) {
+    const bool inside = static_cast<std::uint64_t>(y) < static_cast<std::uint64_t>(job.src_height);
+    return inside ? y : outside_row(job.border, y, job.src_height);
+}
+
+__device__ __forceinline__ uint4 splat_vector(std::uint8_t v) {
+    const unsigned int w = 0x01010101u * v;
+    return make_uint4(w, w, w, w);
+}
+__device__ __forceinline__ uint4 splat_vector(float v) {
+    const unsigned int w = __float_as_uint(v);
+    return make_uint4(w, w, w, w);
+}
+
+__device__ __forceinline__ unsigned int word_of(const uint4& v, int i) {
+    return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;  // i is a constant
+}
+
+// Sample i of a window word, as a float (see fast.cu's unpack for the
+// byte trick: one PRMT and one FADD).
+template <typename In>
+__device__ __forceinline__ float sample_of(unsigned int word, int i) {
+    if constexpr (sizeof(In) == 1) {
+        return __uint_as_float(__byte_perm(word, 0x4B000000u, 0x7440u + i)) - 8388608.0f;
+    } else {
+        return __uint_as_float(word);
+    }
+}
+
+// Output row y of this lane (samples k...k+S-1) the slow way: a kept
+// alpha, a vector past the row's end, or an integer finish the one-FFMA
+// path cannot round exactly. Out of line, so that the row loop's code stays
+// small: the lanes and jobs that take it are few.
+template <int C, typename In, int S>
+__device__ __noinline__ void store_row_slow(const DeviceJob& job, std::int64_t k, std::int64_t y,
+                                            std::int64_t row_samples, Sums<S> acc) {
+    const bool keep_alpha = C == 4 && job.filtered_channels == 3;
+    std::byte* out_row = job.dst + y * job.dst_pitch;
+    const In* src_row = reinterpret_cast<const In*>(job.src + y * job.src_pitch);
+    float values[S];
+#pragma unroll
+    for (int s = 0; s < S; ++s) {
+        values[s] = finish_value(acc.v[s], job.scale, job.delta, job.take_abs);
+        // A kept alpha: channel 3 of every pixel (k is a multiple of 4).
+        if (keep_alpha && s % 4 == 3 && k + s < row_samples) {
+            values[s] = static_cast<float>(src_row[k + s]);
+        }
+    }
+    if (k + S <= row_samples) {
+        switch (job.out_depth) {
+            case Depth::u8: store_samples<std::uint8_t, S>(out_row + k, values); break;
+            case Depth::u16: store_samples<std::uint16_t, S>(out_row + 2 * k, values); break;
+            case Depth::f32: store_samples<float, S>(out_row + 4 * k, values); break;
+        }
+    } else {
+        for (int s = 0; s < S && k + s < row_samples; ++s) {
+            store_output(job, (k + s) / C, y, static_cast<int>((k + s) % C), values[s]);
+        }
+    }
+}
+
+// Output row y of this lane, the common way: a whole vector in the input's
+// own depth, no kept alpha, u8 through the one-FFMA finish
+// (vector_store.cuh). Other output depths take store_row_slow, so that the
+// loop holds one finish, not three.
+template <typename In, int S>
+__device__ __forceinline__ void store_row_fast(const DeviceJob& job, std::int64_t k, std::int64_t y,
+                                               const float (&acc)[S]) {
+    std::byte* out = job.dst + y * job.dst_pitch + k * static_cast<std::int64_t>(sizeof(In));
+    if constexpr (sizeof(In) == 1) {
+        store_samples_magic<std::uint8_t, S>(out, acc, job.scale, job.delta, job.take_abs);
+    } else {
+        float values[S];
+#pragma unroll
+        for (int s = 0; s < S; ++s) {
+            values[s] = finish_value(acc[s], job.scale, job.delta, job.take_abs);
+        }
+        store_samples<float, S>(out, values);
+    }
+}
+
+// Band i of the launch order, as (across, down): first the columns of bands
+// at the image's left and right sides, then the rest row by row. The side
+// bands take longest (their outer lanes rebuild vectors through the border
+// policy with loads that wait, a row at a time), and begun first they
+// overlap the others instead of finishing last.
+__device__ __forceinline__ int2 band_at(int i, int across, int down) {
+    const int sides = across >= 2 ? 2 : 1;
+    if (i < sides * down) return make_int2(i < down ? 0 : across - 1, i < down ? i : i - down);
+    const int j = i - sides * down;
+    const int inner = across - 2;  // > 0 here
+    return make_int2(1 + j % inner, j / inner);
+}
+
+template <int Side, int C, typename In>
+__global__ void __launch_bounds__(kThreads, CUDACONV_STRIPS_MIN_BLOCKS)
+    strips_kernel(const __grid_constant__ DeviceJob job, BandGrid bands) {
+    using B = Band<Side, C, In>;
+    constexpr int S = B::S;
+    constexpr int kHv = B::kHaloVectors;
+
+    const int band = static_cast<int>(blockIdx.x) * kWarpsPerBlock +
+                     static_cast<int>(threadIdx.x) / 32;
+    if (band >= bands.count) return;  // whole warps: the warp syncs below see all 32 lanes
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const std::int64_t row_samples = job.src_width * C;
+    // This lane's vector: samples k ... k + S - 1 of every row it reads.
+    const int2 at = band_at(band, bands.across, bands.count / bands.across);
+    const std::int64_t k = static_cast<std::int64_t>(at.x) * B::kOutputSamples +
+                           static_cast<std::int64_t>(lane - kHv) * S;
+    const std::int64_t y0 = static_cast<std::int64_t>(at.y) * bands.rows;
+    // The band's output rows, the last band's cut at the image's bottom, and
+    // the input rows they read.
+    const int out_rows = static_cast<int>(
+        job.src_height - y0 < bands.rows ? job.src_height - y0 : bands.rows);
+    const int in_rows = out_rows + Side - 1;
+    const bool inside = k >= 0 && k + S <= row_samples;
+    // Vectors past the row's end that no output reads stay zero.
+    const bool rebuilt = !inside && k < row_samples + kHv * S;
+    const bool writes = lane >= kHv && lane < 32 - kHv && k < row_samples;
+    const bool keep_alpha = C == 4 && job.filtered_channels == 3;
+    const bool fast_store = k + S <= row_samples && !keep_alpha &&
+                            (sizeof(In) == 1 ? job.out_depth == Depth::u8 && bands.magic_finish
+                                             : job.out_depth == Depth::f32);
+    const In constant = static_cast<In>(job.border_value);
+
+    float acc[Side][S];
+#pragma unroll
+    for (int slot = 0; slot < Side; ++slot) {
+#pragma unroll
+        for (int s = 0; s < S; ++s) acc[slot][s] = 0.0f;
+    }
+
+    const std::byte* column = job.src + k * static_cast<std::int64_t>(sizeof(In));
+    auto row_of = [&](int r) {  // input row y0 - Side/2 + r through the border policy (uniform)
+        return image_row(job, y0 - Side / 2 + r);
+    };
+    // The warp's ring of kAhead input rows in shared memory, a vector a
+    // lane. Row r goes to slot r % kAhead through cp.async, kAhead rows
+    // before it is used: the copies in flight hold no registers. (A ring of
+    // registers turned by moves did not work: a move waits for its load.)
+    constexpr int kAhead = B::kAhead;
+    static_assert((kAhead & (kAhead - 1)) == 0, "a ring of a power of two rows");
+    __shared__ uint4 ring[kWarpsPerBlock][kAhead][32];
+    uint4 (*my_ring)[32] = ring[threadIdx.x / 32];
+    auto issue = [&](int r) {  // row r's vector to its slot; a commit group each row, even empty
+        if (r < in_rows) {
+            uint4* slot = &my_ring[r & (kAhead - 1)][lane];
+            const std::int64_t y = row_of(r);
+            if (y == kBorderConstant) {
+                *slot = splat_vector(constant);
+            } else if (inside) {
+                __pipeline_memcpy_async(slot, column + y * job.src_pitch, sizeof(uint4));
+            } else if (rebuilt) {
+                *slot = rebuild_vector<In, C>(job, k, y, constant);
+            } else {
+                *slot = make_uint4(0, 0, 0, 0);
+            }
+        }
+        __pipeline_commit();
+    };
+#pragma unroll
+    for (int a = 0; a < kAhead; ++a) issue(a);
+
+    // The loop's body is one row, and the accumulator ring turns by moving
+    // registers down a slot a row: unrolled further (a turn of Side rows,
+    // or the band's rows) the code outgrew the instruction cache, and warps
+    // waited on instruction fetches most of their time (ncu, 2026-11-24:
+    // 4.1 cycles of every 6.5 for 3 rows a body, 15.7 of 20.3 for the
+    // band's).
+#pragma unroll 1
+    for (int r = 0; r < in_rows; ++r) {
+        // Row r's group is done once at most kAhead - 1 younger ones are
+        // pending; the other lanes' copies are seen after the warp's sync.
+        __pipeline_wait_prior(kAhead - 1);
+        __syncwarp();
+        const uint4* row = my_ring[r & (kAhead - 1)];
+        const uint4 mine = row[lane];
+
+        // The window: vectors of lanes lane - hv ... lane + hv, as words
+        // (lanes past either end of the warp take their own: they write
+        // nothing).
+        float window[B::kWindow];
+#pragma unroll
+        for (int word = 0; word < (2 * kHv + 1) * 4; ++word) {
+            if (!window_word_used<Side, C, In>(word)) continue;  // resolved at compile time
+            const int from = word / 4 - kHv;                      // lane offset
+            unsigned int w = word_of(mine, word % 4);
+            if (from != 0) {
+                const int other = min(max(lane + from, 0), 31);
+                w = reinterpret_cast<const unsigned int*>(row)[other * 4 + word % 4];
+            }
+            constexpr int per_word = 4 / static_cast<int>(sizeof(In));
+#pragma unroll
+            for (int i = 0; i < per_word; ++i) {
+                window[word * per_word + i] = sample_of<In>(w, i);
+            }
+        }
+        // Every lane has read the slot: row r + kAhead may take it.
+        __syncwarp();
+        issue(r + kAhead);
+
+        // Slot t holds output row r - (Side - 1) + t, so row r adds filter
+        // row j into slot Side - 1 - j. Output rows before the band's first
+        // or past its last take sums too, never stored: that keeps the body
+        // free of branches.
+#pragma unroll
+        for (int j = 0; j < Side; ++j) {
+#pragma unroll
+            for (int i = 0; i < Side; ++i) {
+                const float tap = c_taps[j * Side + i];
+#pragma unroll
+                for (int s = 0; s < S; ++s) {
+                    acc[Side - 1 - j][s] += tap * window[B::kFirst + s + i * C];
+                }
+            }
+        }
+
+        // Output row r - Side + 1, in slot 0, has all its rows.
+        const int done = r - (Side - 1);
+        if (done >= 0 && writes) {
+            if (fast_store) {
+                store_row_fast<In, S>(job, k, y0 + done, acc[0]);
+            } else {
+                Sums<S> sums;
+#pragma unroll
+                for (int s = 0; s < S; ++s) sums.v[s] = acc[0][s];
+                store_row_slow<C, In, S>(job, k, y0 + done, row_samples, sums);
+            }
+        }
+#pragma unroll
+        for (int t = 0; t + 1 < Side; ++t) {
+#pragma unroll
+            for (int s = 0; s < S; ++s) acc[t][s] = acc[t + 1][s];
+        }
+#pragma unroll
+        for (int s = 0; s < S; ++s) acc[Side - 1][s] = 0.0f;
+    }
+}
+
+template <int Side, int C, typename In>
+void launch_one(const DeviceJob& job, cudaStream_t stream) {
+    using B = Band<Side, C, In>;
+    const std::int64_t row_samples = job.src_width * C;
+    BandGrid bands;
+    const std::int64_t across = (row_samples + B::kOutputSamples - 1) / B::kOutputSamples;
+    // Taller bands where the count would pass a 32-bit band index.
+    constexpr std::int64_t kMostBands = std::int64_t{1} << 30;
+    std::int64_t rows = band_rows(sizeof(In), Side);
+    rows = std::max(rows, (across * job.src_height + kMostBands - 1) / kMostBands);
+    bands.rows = static_cast<int>(std::min<std::int64_t>(rows, job.src_height));
+    bands.across = static_cast<int>(across);
+    bands.count = static_cast<int>(across * ((job.src_height + bands.rows - 1) / bands.rows));
+    // delta + magic must be a float for the one-rounding finish.
+    const double delta_magic = static_cast<double>(job.delta) + kRoundingMagic;
+    bands.magic_finish = CUDACONV_STRIPS_MAGIC &&
+                         static_cast<double>(static_cast<float>(delta_magic)) == delta_magic;
+    const unsigned int blocks = (bands.count + kWarpsPerBlock - 1) / kWarpsPerBlock;
+    strips_kernel<Side, C, In><<<blocks, kThreads, 0, stream>>>(job, bands);
+}
+
+template <typename In, int C>
+bool launch_side(const DeviceJob& job, cudaStream_t stream) {
+    switch (job.filter_width) {
+        case 3: launch_one<3, C, In>(job, stream); return true;
+        // u8's rings hold 16 samples a row: 5 of them spill (800 bytes and more).
+        case 5:
+            if constexpr (sizeof(In) == 1) return false;
+            else { launch_one<5, C, In>(job, stream); return true; }
+        case 7:
+            if constexpr (sizeof(In) == 1) return false;
+            else { launch_one<7, C, In>(job, stream); return true; }
+        default: return false;
+    }
+}
+
+template <typename In>
+bool launch_channels(const DeviceJob& job, cudaStream_t stream) {
+    switch (job.channels) {
+        case 1: return launch_side<In, 1>(job, stream);
+        case 3: return launch_side<In, 3>(job, stream);
+        case 4: return launch_side<In, 4>(job, stream);
+        default: return false;
+    }
+}
+
+}  // namespace
+
+bool strips_enabled() {
+    const char* text = std::getenv("CUDACONV_FAST_STRIPS");
+    return text == nullptr || std::string_view(text) != "0";
+}
+
+bool strips_take(const DeviceJob& job) {
+    if (!strips_enabled()) return false;
+    if (job.filter_width != job.filter_height) return false;
+    const int side = job.filter_width;
+    const bool bytes = job.in_depth == Depth::u8;
+    if (side != 3 && (bytes || (side != 5 && side != 7))) return false;
+    if (job.origin_x != -(side / 2) || job.origin_y != -(side / 2)) return false;
+    if (job.border == BorderMode::valid) return false;
+    if (job.in_depth != Depth::u8 && job.in_depth != Depth::f32) return false;
+    if (job.channels != 1 && job.channels != 3 && job.channels != 4) return false;
+    // A u8 vector cannot hold a constant border value that is not a u8.
+    if (bytes && job.border == BorderMode::constant) {
+        const float v = job.border_value;
+        if (!(v >= 0.0f && v <= 255.0f && static_cast<float>(static_cast<int>(v)) == v)) {
+            return false;
+        }
+    }
+    // Sample indices within a row are 32-bit (rebuild_vector); band indices
+    // too (launch_one makes bands taller to keep them so).
+    return job.src_width * job.channels < (std::int64_t{1} << 30);
+}
+
+void strips_prepare(const DeviceJob& job, cudaStream_t stream) {
+    copy_taps_to_constant(c_taps, job, stream);
+}
+
+void strips_launch(const DeviceJob& job, cudaStream_t stream) {
+    const bool launched = job.in_depth == Depth::u8
+                              ? launch_channels<std::uint8_t>(job, stream)
+                              : launch_channels<float>(job, stream);
+    if (!launched) throw CudaError("fast: the strip path was asked for a job it does not take");
+}
+
+}  // namespace cudaconv
