@@ -1,13 +1,13 @@
-// fast's strip path, for 3x3 filters on u8 and up to 7x7 on f32
-// (kernels/fast.cu picks it): each warp owns a band of the image 32
-// vectors wide and a few rows down and walks down it one input row at a
-// time, with no block-wide barriers.
-//  - Every lane copies one 16-byte vector of each row into the warp's ring
-//    of rows in shared memory (cp.async, several rows ahead); the samples
-//    left and right of it that its outputs need it reads from the
-//    neighbouring lanes' vectors there. The outer lanes (hv of them each
-//    side) only supply those neighbours and write nothing, so a warp writes
-//    32 - 2 hv vectors.
+// fast's strip path, for filters of 3x3, 5x5 and 7x7 (kernels/fast.cu
+// picks it): each warp owns a band of the image 32 vectors wide and a few
+// rows down and walks down it one input row at a time, with no block-wide
+// barriers.
+//  - Every lane copies one 16-byte vector (8 for u8 from 5x5) of each row
+//    into the warp's ring of rows in shared memory (cp.async, several rows
+//    ahead); the samples left and right of it that its outputs need it
+//    reads from the neighbouring lanes' vectors there. The outer lanes (hv
+//    of them each side) only supply those neighbours and write nothing, so
+//    a warp writes 32 - 2 hv vectors.
 //  - A lane keeps Side rows of accumulators, a ring: input row r adds into
 //    output rows r - Side + 1 ... r, and output row r - Side + 1 is then
 //    complete, is finished and stored as one vector, and its slot is reused.
@@ -40,15 +40,23 @@ namespace {
 constexpr int kLargestSide = 7;
 __constant__ float c_taps[kLargestSide * kLargestSide];
 
-constexpr int kVectorBytes = 16;
+// A lane's vector: 16 bytes, or 8 where 16 samples a row would need more
+// accumulators than registers (u8 filters of 5x5 and 7x7).
+template <int Bytes>
+struct VectorOf;
+template <>
+struct VectorOf<16> {
+    using type = uint4;
+};
+template <>
+struct VectorOf<8> {
+    using type = uint2;
+};
 constexpr int kWarpsPerBlock = 4;
 constexpr int kThreads = 32 * kWarpsPerBlock;
 
-// Output rows a band has by default (CUDACONV_STRIPS_ROWS overrides it,
-// for tuning sweeps without a rebuild); rows loaded ahead and blocks an SM
-// at least, which caps registers (build macros: scripts/gpu/sweep-fast.sh).
-constexpr int kDefaultRows = 8;
-constexpr int kDefaultF32Rows7 = 16;  // f32 7x7 (scripts/gpu/try-fast.sh, 2026-11-24)
+// Rows copied ahead and blocks an SM at least, which caps registers
+// (build macros, for scripts/gpu/sweep-fast.sh).
 #ifndef CUDACONV_STRIPS_U8_AHEAD
 #define CUDACONV_STRIPS_U8_AHEAD 8
 #endif
@@ -59,9 +67,11 @@ constexpr int kDefaultF32Rows7 = 16;  // f32 7x7 (scripts/gpu/try-fast.sh, 2026-
 #define CUDACONV_STRIPS_MIN_BLOCKS 4
 #endif
 
-template <int Side, int C, typename In>
+template <int Side, int C, typename In, int VB>
 struct Band {
-    static constexpr int S = kVectorBytes / static_cast<int>(sizeof(In));  // samples a vector
+    using Vec = typename VectorOf<VB>::type;
+    static constexpr int kWords = VB / 4;                       // words a vector
+    static constexpr int S = VB / static_cast<int>(sizeof(In));  // samples a vector
     static constexpr int kHalo = (Side / 2) * C;             // samples each side of an output
     static constexpr int kHaloVectors = (kHalo + S - 1) / S;  // lanes each side that only load
     static constexpr int kOutputLanes = 32 - 2 * kHaloVectors;
@@ -89,11 +99,29 @@ struct Sums {
     float v[S];
 };
 
-int band_rows(std::size_t sample_bytes, int side) {
+std::int64_t power_of_two_at_least(std::int64_t n) {
+    std::int64_t p = 1;
+    while (p < n) p *= 2;
+    return p;
+}
+
+// Output rows a band: taller bands read fewer rows twice (a band reads
+// rows + Side - 1), shorter ones make more bands, and so more warps to
+// hide latency and a shorter tail. Measured on an H100 (2026-11-24,
+// docs/PERFORMANCE.md, 4000x3000) the best heights were about one band
+// per 12000 band-columns x rows of the image (RGB u8 3x3: 8; 5x5 and 7x7,
+// in bands half as wide: 16), but at least 2 (Side - 1) (gray u8 3x3: 4,
+// 5x5: 8; f32 7x7: 16), within 4...16. CUDACONV_STRIPS_ROWS overrides it,
+// for tuning sweeps without a rebuild.
+int band_rows(std::int64_t across, std::int64_t height, int side) {
     const char* text = std::getenv("CUDACONV_STRIPS_ROWS");
     const int rows = text != nullptr ? std::atoi(text) : 0;
     if (rows > 0 && rows <= 4096) return rows;
-    return sample_bytes == 4 && side == 7 ? kDefaultF32Rows7 : kDefaultRows;
+    const double per_band = static_cast<double>(across) * static_cast<double>(height) / 12000.0;
+    std::int64_t nearest = 4;
+    while (nearest < 16 && nearest * 3 / 2 < per_band) nearest *= 2;  // the nearer power of 2
+    return static_cast<int>(std::min<std::int64_t>(
+        16, std::max(nearest, power_of_two_at_least(2 * (side - 1)))));
 }
 
 // Overridable so that a tuning build can time the conversion-instruction
@@ -104,16 +132,16 @@ int band_rows(std::size_t sample_bytes, int side) {
 
 // Whether window sample `w` is read by any output: the rest of the
 // neighbours' vectors is neither read nor converted.
-template <int Side, int C, typename In>
+template <int Side, int C, typename In, int VB>
 __device__ constexpr bool window_sample_used(int w) {
-    using B = Band<Side, C, In>;
+    using B = Band<Side, C, In, VB>;
     return w >= B::kFirst && w < B::kFirst + B::S + 2 * B::kHalo;
 }
-template <int Side, int C, typename In>
+template <int Side, int C, typename In, int VB>
 __device__ constexpr bool window_word_used(int word) {
     constexpr int per_word = 4 / static_cast<int>(sizeof(In));
     for (int i = 0; i < per_word; ++i) {
-        if (window_sample_used<Side, C, In>(word * per_word + i)) return true;
+        if (window_sample_used<Side, C, In, VB>(word * per_word + i)) return true;
     }
     return false;
 }
@@ -144,10 +172,10 @@ __device__ __forceinline__ int outside_column(BorderMode mode, int x, int width,
 // keeps a row's samples under 2^30): with 64-bit divisions and
 // border_index a sample, the bands at the sides took several times the
 // others' time and held up the kernel's end.
-template <typename In, int C>
-__device__ __noinline__ uint4 rebuild_vector(const DeviceJob& job, std::int64_t k, std::int64_t y,
-                                             In constant) {
-    constexpr int S = kVectorBytes / static_cast<int>(sizeof(In));
+template <typename In, int C, typename Vec>
+__device__ __noinline__ Vec rebuild_vector(const DeviceJob& job, std::int64_t k, std::int64_t y,
+                                           In constant) {
+    constexpr int S = static_cast<int>(sizeof(Vec) / sizeof(In));
     alignas(16) In values[S];
     const In* row = reinterpret_cast<const In*>(job.src + y * job.src_pitch);
     const int width = static_cast<int>(job.src_width);
@@ -162,7 +190,7 @@ __device__ __noinline__ uint4 rebuild_vector(const DeviceJob& job, std::int64_t 
                                                   : outside_column(job.border, pixel, width, near);
         values[q] = x < 0 ? constant : row[x * C + channel];
     }
-    return *reinterpret_cast<const uint4*>(values);
+    return *reinterpret_cast<const Vec*>(values);
 }
 
 // Row y through the border policy. Out of line: only rows above or below
@@ -177,17 +205,26 @@ __device__ __forceinline__ std::int64_t image_row(const DeviceJob& job, std::int
     return inside ? y : outside_row(job.border, y, job.src_height);
 }
 
-__device__ __forceinline__ uint4 splat_vector(std::uint8_t v) {
-    const unsigned int w = 0x01010101u * v;
-    return make_uint4(w, w, w, w);
+// A vector of the border's constant value.
+__device__ __forceinline__ unsigned int splat_word(std::uint8_t v) { return 0x01010101u * v; }
+__device__ __forceinline__ unsigned int splat_word(float v) { return __float_as_uint(v); }
+template <typename Vec, typename In>
+__device__ __forceinline__ Vec splat_vector(In v) {
+    const unsigned int w = splat_word(v);
+    if constexpr (sizeof(Vec) == 16) return make_uint4(w, w, w, w);
+    else return make_uint2(w, w);
 }
-__device__ __forceinline__ uint4 splat_vector(float v) {
-    const unsigned int w = __float_as_uint(v);
-    return make_uint4(w, w, w, w);
+template <typename Vec>
+__device__ __forceinline__ Vec zero_vector() {
+    if constexpr (sizeof(Vec) == 16) return make_uint4(0, 0, 0, 0);
+    else return make_uint2(0, 0);
 }
 
 __device__ __forceinline__ unsigned int word_of(const uint4& v, int i) {
     return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;  // i is a constant
+}
+__device__ __forceinline__ unsigned int word_of(const uint2& v, int i) {
+    return i == 0 ? v.x : v.y;
 }
 
 // Sample i of a window word, as a float (see fast.cu's unpack for the
@@ -266,10 +303,12 @@ __device__ __forceinline__ int2 band_at(int i, int across, int down) {
     return make_int2(1 + j % inner, j / inner);
 }
 
-template <int Side, int C, typename In>
+template <int Side, int C, typename In, int VB>
 __global__ void __launch_bounds__(kThreads, CUDACONV_STRIPS_MIN_BLOCKS)
     strips_kernel(const __grid_constant__ DeviceJob job, BandGrid bands) {
-    using B = Band<Side, C, In>;
+    using B = Band<Side, C, In, VB>;
+    using Vec = typename B::Vec;
+    constexpr int kWords = B::kWords;
     constexpr int S = B::S;
     constexpr int kHv = B::kHaloVectors;
 
@@ -315,20 +354,20 @@ __global__ void __launch_bounds__(kThreads, CUDACONV_STRIPS_MIN_BLOCKS)
     // registers turned by moves did not work: a move waits for its load.)
     constexpr int kAhead = B::kAhead;
     static_assert((kAhead & (kAhead - 1)) == 0, "a ring of a power of two rows");
-    __shared__ uint4 ring[kWarpsPerBlock][kAhead][32];
-    uint4 (*my_ring)[32] = ring[threadIdx.x / 32];
+    __shared__ Vec ring[kWarpsPerBlock][kAhead][32];
+    Vec(*my_ring)[32] = ring[threadIdx.x / 32];
     auto issue = [&](int r) {  // row r's vector to its slot; a commit group each row, even empty
         if (r < in_rows) {
-            uint4* slot = &my_ring[r & (kAhead - 1)][lane];
+            Vec* slot = &my_ring[r & (kAhead - 1)][lane];
             const std::int64_t y = row_of(r);
             if (y == kBorderConstant) {
-                *slot = splat_vector(constant);
+                *slot = splat_vector<Vec>(constant);
             } else if (inside) {
-                __pipeline_memcpy_async(slot, column + y * job.src_pitch, sizeof(uint4));
+                __pipeline_memcpy_async(slot, column + y * job.src_pitch, sizeof(Vec));
             } else if (rebuilt) {
-                *slot = rebuild_vector<In, C>(job, k, y, constant);
+                *slot = rebuild_vector<In, C, Vec>(job, k, y, constant);
             } else {
-                *slot = make_uint4(0, 0, 0, 0);
+                *slot = zero_vector<Vec>();
             }
         }
         __pipeline_commit();
@@ -348,21 +387,21 @@ __global__ void __launch_bounds__(kThreads, CUDACONV_STRIPS_MIN_BLOCKS)
         // pending; the other lanes' copies are seen after the warp's sync.
         __pipeline_wait_prior(kAhead - 1);
         __syncwarp();
-        const uint4* row = my_ring[r & (kAhead - 1)];
-        const uint4 mine = row[lane];
+        const Vec* row = my_ring[r & (kAhead - 1)];
+        const Vec mine = row[lane];
 
         // The window: vectors of lanes lane - hv ... lane + hv, as words
         // (lanes past either end of the warp take their own: they write
         // nothing).
         float window[B::kWindow];
 #pragma unroll
-        for (int word = 0; word < (2 * kHv + 1) * 4; ++word) {
-            if (!window_word_used<Side, C, In>(word)) continue;  // resolved at compile time
-            const int from = word / 4 - kHv;                      // lane offset
-            unsigned int w = word_of(mine, word % 4);
+        for (int word = 0; word < (2 * kHv + 1) * kWords; ++word) {
+            if (!window_word_used<Side, C, In, VB>(word)) continue;  // resolved at compile time
+            const int from = word / kWords - kHv;                     // lane offset
+            unsigned int w = word_of(mine, word % kWords);
             if (from != 0) {
                 const int other = min(max(lane + from, 0), 31);
-                w = reinterpret_cast<const unsigned int*>(row)[other * 4 + word % 4];
+                w = reinterpret_cast<const unsigned int*>(row)[other * kWords + word % kWords];
             }
             constexpr int per_word = 4 / static_cast<int>(sizeof(In));
 #pragma unroll
@@ -412,15 +451,15 @@ __global__ void __launch_bounds__(kThreads, CUDACONV_STRIPS_MIN_BLOCKS)
     }
 }
 
-template <int Side, int C, typename In>
+template <int Side, int C, typename In, int VB>
 void launch_one(const DeviceJob& job, cudaStream_t stream) {
-    using B = Band<Side, C, In>;
+    using B = Band<Side, C, In, VB>;
     const std::int64_t row_samples = job.src_width * C;
     BandGrid bands;
     const std::int64_t across = (row_samples + B::kOutputSamples - 1) / B::kOutputSamples;
     // Taller bands where the count would pass a 32-bit band index.
     constexpr std::int64_t kMostBands = std::int64_t{1} << 30;
-    std::int64_t rows = band_rows(sizeof(In), Side);
+    std::int64_t rows = band_rows(across, job.src_height, Side);
     rows = std::max(rows, (across * job.src_height + kMostBands - 1) / kMostBands);
     bands.rows = static_cast<int>(std::min<std::int64_t>(rows, job.src_height));
     bands.across = static_cast<int>(across);
@@ -430,20 +469,18 @@ void launch_one(const DeviceJob& job, cudaStream_t stream) {
     bands.magic_finish = CUDACONV_STRIPS_MAGIC &&
                          static_cast<double>(static_cast<float>(delta_magic)) == delta_magic;
     const unsigned int blocks = (bands.count + kWarpsPerBlock - 1) / kWarpsPerBlock;
-    strips_kernel<Side, C, In><<<blocks, kThreads, 0, stream>>>(job, bands);
+    strips_kernel<Side, C, In, VB><<<blocks, kThreads, 0, stream>>>(job, bands);
 }
 
 template <typename In, int C>
 bool launch_side(const DeviceJob& job, cudaStream_t stream) {
+    // u8 from 5x5 on in 8-byte vectors: 5 accumulator rows of 16 samples
+    // spilled (800 bytes and more).
+    constexpr int kWide = sizeof(In) == 1 ? 8 : 16;
     switch (job.filter_width) {
-        case 3: launch_one<3, C, In>(job, stream); return true;
-        // u8's rings hold 16 samples a row: 5 of them spill (800 bytes and more).
-        case 5:
-            if constexpr (sizeof(In) == 1) return false;
-            else { launch_one<5, C, In>(job, stream); return true; }
-        case 7:
-            if constexpr (sizeof(In) == 1) return false;
-            else { launch_one<7, C, In>(job, stream); return true; }
+        case 3: launch_one<3, C, In, 16>(job, stream); return true;
+        case 5: launch_one<5, C, In, kWide>(job, stream); return true;
+        case 7: launch_one<7, C, In, kWide>(job, stream); return true;
         default: return false;
     }
 }
@@ -470,7 +507,7 @@ bool strips_take(const DeviceJob& job) {
     if (job.filter_width != job.filter_height) return false;
     const int side = job.filter_width;
     const bool bytes = job.in_depth == Depth::u8;
-    if (side != 3 && (bytes || (side != 5 && side != 7))) return false;
+    if (side != 3 && side != 5 && side != 7) return false;
     if (job.origin_x != -(side / 2) || job.origin_y != -(side / 2)) return false;
     if (job.border == BorderMode::valid) return false;
     if (job.in_depth != Depth::u8 && job.in_depth != Depth::f32) return false;

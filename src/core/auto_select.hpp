@@ -25,22 +25,23 @@ constexpr std::array<std::string_view, 12> kAutoPreference{
     "fft", "cudnn", "cpu", "cpu-ref"};
 
 // kAutoPreference, reordered where the measurements say so for this job:
-//  - a rank-1 filter on a gray image: fast-separable first from 7x7 on f32
-//    (Gaussians of 3, 7 and 15: fast 56.5, 86.8 and 213.9 us, fast-separable
-//    67.2, 72.3 and 85.8) and from 11x11 on u8 (fast 37.4, 74.3 and 277.6,
-//    fast-separable 145.5, 149.7 and 159.4; fast grows with the area, so the
-//    crossover lies between 7 and 15, about 10 by the square law). On RGB
-//    u8 fast stays first (3x3: 130 against 524 us; 5x5: 184 against 530);
-//    RGB f32 and u16 are not measured, so they keep the list's order. H100,
-//    2026-11-23 16:04 (docs/PERFORMANCE.md);
+//  - a rank-1 filter on a gray image: fast-separable first from 9x9 on f32
+//    (Gaussians of 3, 7, 9 and 15: fast 47.3, 63.1, 108.3 and 210.7 us,
+//    fast-separable 67.5, 72.6, 75.8 and 83.4) and from 13x13 on u8 (fast
+//    41.4, 99.4, 147.2 and 273.7 at 3, 9, 11 and 15, fast-separable 144.8,
+//    151.9, 153.5 and 160.6; fast grows with the area, so 13 lies past the
+//    crossover). fast's strip path (3x3 to 7x7) moved the f32 crossover
+//    from 7. On RGB u8 fast stays first (3x3: 57 against 524 us; 5x5: 87
+//    against 529); RGB f32 and u16 are not measured, so they keep the
+//    list's order. H100, 2026-11-24 20:47 UTC (docs/PERFORMANCE.md);
 //  - a dense filter (not rank 1) with more taps than fast's largest
 //    (15x15): fft right after the fast variants (31x31: 557 us against
 //    smem's 3215, cudnn's 5372 and smem-cached's 30274), for 8/16-bit
 //    outputs only, where fft's documented error bound (kernels/fft_sizes.hpp)
 //    keeps results within SPEC's 1 level for images and filters of ordinary
 //    range; a float output keeps the direct variants and SPEC's 1e-5.
-constexpr int kSeparableFirstSideF32 = 7;
-constexpr int kSeparableFirstSideU8 = 11;
+constexpr int kSeparableFirstSideF32 = 9;
+constexpr int kSeparableFirstSideU8 = 13;
 constexpr std::size_t kFastLargestTaps = 15 * 15;
 std::vector<std::string_view> auto_preference(const Job& job);
 

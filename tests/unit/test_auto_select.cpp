@@ -80,7 +80,7 @@ Job job_with(Filter filter, Depth depth, int channels = 1, Depth out_depth = Dep
     return job;
 }
 
-TEST_CASE("auto's measured order: rank 1 on gray f32 from 7x7, gray u8 from 11x11, to "
+TEST_CASE("auto's measured order: rank 1 on gray f32 from 9x9, gray u8 from 13x13, to "
           "fast-separable",
           "[auto]") {
     FakeBackend fast("fast", true, Support::yes());
@@ -96,11 +96,12 @@ TEST_CASE("auto's measured order: rank 1 on gray f32 from 7x7, gray u8 from 11x1
     };
     CHECK(chosen(box(3), Depth::f32) == &fast);
     CHECK(chosen(box(5), Depth::f32) == &fast);
-    CHECK(chosen(box(7), Depth::f32) == &fast_separable);
+    CHECK(chosen(box(7), Depth::f32) == &fast);
+    CHECK(chosen(box(9), Depth::f32) == &fast_separable);
     CHECK(chosen(box(15), Depth::f32) == &fast_separable);
     CHECK(chosen(box(7), Depth::u8) == &fast);
-    CHECK(chosen(box(9), Depth::u8) == &fast);
-    CHECK(chosen(box(11), Depth::u8) == &fast_separable);
+    CHECK(chosen(box(11), Depth::u8) == &fast);
+    CHECK(chosen(box(13), Depth::u8) == &fast_separable);
     CHECK(chosen(box(15), Depth::u8) == &fast_separable);
     // u16 is not measured: the list's order.
     CHECK(chosen(box(15), Depth::u16) == &fast);

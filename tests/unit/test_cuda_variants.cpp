@@ -261,7 +261,7 @@ TEST_CASE("fast over its own jobs: every size, border, channel count, depth pair
                 // About half the time, 3 blocks walk all of the image's tiles.
                 std::optional<ScopedEnv> few_blocks;
                 if (depth_pick % 6 < 3) few_blocks.emplace("CUDACONV_FAST_BLOCKS", "3");
-                // Side 3 (5 and 7 on f32) goes the strip path; a third of
+                // Sides 3, 5 and 7 go the strip path; a third of
                 // them the tile path, which runs the same jobs.
                 std::optional<ScopedEnv> tiles_only;
                 if (depth_pick % 9 >= 6) tiles_only.emplace("CUDACONV_FAST_STRIPS", "0");
