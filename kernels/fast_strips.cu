@@ -24,6 +24,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -148,8 +149,8 @@ __device__ constexpr bool window_word_used(int word) {
 
 // Column x, outside the row, through the border policy: in 32-bit closed
 // forms where x is within a row's width of it (`near`: the row is wider
-// than the vector, and no lane reaches further out than that), else
-// through border_index, out of line.
+// than the furthest any lane reaches past its ends, hv + 1 <= 5 vectors),
+// else through border_index, out of line.
 __device__ __noinline__ std::int64_t far_column(BorderMode mode, std::int64_t x,
                                                 std::int64_t width) {
     return border_index(mode, x, width);
@@ -179,7 +180,10 @@ __device__ __noinline__ Vec rebuild_vector(const DeviceJob& job, std::int64_t k,
     alignas(16) In values[S];
     const In* row = reinterpret_cast<const In*>(job.src + y * job.src_pitch);
     const int width = static_cast<int>(job.src_width);
-    const bool near = width > S;
+    // Wider than 5 vectors: with width > S only, the lanes furthest right on
+    // a gray image of S to 2 S pixels took wrap's x - width past the row
+    // (into its padding, which initcheck saw; no output read it).
+    const bool near = width > 5 * S;
     const int first = static_cast<int>(k);
 #pragma unroll
     for (int q = 0; q < S; ++q) {
@@ -464,9 +468,10 @@ void launch_one(const DeviceJob& job, cudaStream_t stream) {
     bands.rows = static_cast<int>(std::min<std::int64_t>(rows, job.src_height));
     bands.across = static_cast<int>(across);
     bands.count = static_cast<int>(across * ((job.src_height + bands.rows - 1) / bands.rows));
-    // delta + magic must be a float for the one-rounding finish.
+    // delta + magic must be a float for the one-rounding finish (and delta
+    // small enough that the double sum itself is exact).
     const double delta_magic = static_cast<double>(job.delta) + kRoundingMagic;
-    bands.magic_finish = CUDACONV_STRIPS_MAGIC &&
+    bands.magic_finish = CUDACONV_STRIPS_MAGIC && std::fabs(job.delta) < 4194304.0f &&
                          static_cast<double>(static_cast<float>(delta_magic)) == delta_magic;
     const unsigned int blocks = (bands.count + kWarpsPerBlock - 1) / kWarpsPerBlock;
     strips_kernel<Side, C, In, VB><<<blocks, kThreads, 0, stream>>>(job, bands);

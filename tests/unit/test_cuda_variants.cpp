@@ -373,6 +373,15 @@ TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
                 c.rank1 = true;  // fast-separable, a ring of 32 rows
                 run_case(c, variants, tally);
             }
+            // fast's strip path on a gray u8 image between 1 and 2 vectors
+            // wide: its outer lanes reach more than the row's width past it
+            // (initcheck saw wrap read the row's padding there).
+            {
+                Case c{20, 9, 3, 3, 1, border, Depth::u8, Depth::u8, ++seed};
+                c.centred_anchor = true;
+                c.whole_border_value = true;
+                run_case(c, variants, tally);
+            }
             // fast's strip path on u8: several bands across (the last part
             // full) and down (the last cut short), in bands of 5 rows, which
             // are not whole turns of its ring of 3.
