@@ -44,7 +44,8 @@ __device__ __forceinline__ void store_samples(std::byte* dst, const float* value
 }
 
 // The integer finish without a conversion instruction, for jobs where
-// delta + kRoundingMagic is a float (magic_finish_exact): one FFMA gives
+// delta + kRoundingMagic is a float (fast_strips.cu's launch_one checks it
+// into BandGrid::magic_finish): one FFMA gives
 // scale * sum + delta + 1.5 * 2^23 rounded once, to nearest with ties to
 // even; while |scale * sum + delta| < 2^22 that float's low mantissa bits
 // are the rounded value (its ulp is 1), and past that it lies beyond the

@@ -228,8 +228,8 @@ private:
 
 // fast takes only odd square filters with the anchor at the centre, on u8
 // and f32 inputs, through two paths (strips for the small sides, tiles for
-// the rest and on request): the jobs above give it few of those, so here is a product
-// of its own, every size it is built for, with widths whose rows end in a
+// the rest and on request): the jobs above give it few of those, so here is
+// a product of its own, every size it is built for, with widths whose rows end in a
 // partial vector, images smaller than the filter, and images of several
 // tiles (1 KB by 4 rows for u8, by 32 for f32) so that a block walks more
 // than one. Half
@@ -266,8 +266,8 @@ TEST_CASE("fast over its own jobs: every size, border, channel count, depth pair
                 std::optional<ScopedEnv> tiles_only;
                 if (depth_pick % 9 >= 6) tiles_only.emplace("CUDACONV_FAST_STRIPS", "0");
                 // A quarter of the time, strip bands of 1 or 5 rows: many
-                // bands down, and input rows that are not whole turns of
-                // the accumulator ring (5 + 2, 5 + 4, 5 + 6).
+                // bands down, fewer input rows than the ring of rows copied
+                // ahead holds, and the last band cut short.
                 std::optional<ScopedEnv> band_rows;
                 if (depth_pick % 4 == 1) {
                     band_rows.emplace("CUDACONV_STRIPS_ROWS", depth_pick % 8 == 1 ? "1" : "5");
@@ -383,8 +383,7 @@ TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
                 run_case(c, variants, tally);
             }
             // fast's strip path on u8: several bands across (the last part
-            // full) and down (the last cut short), in bands of 5 rows, which
-            // are not whole turns of its ring of 3.
+            // full) and down (the last cut short), in bands of 5 rows.
             {
                 const ScopedEnv band_rows("CUDACONV_STRIPS_ROWS", "5");
                 const std::vector<Backend*> fast{find_backend("fast")};
