@@ -20,7 +20,10 @@
 // border_value samples), so every border mode is exact, as in the 2-D sum.
 //
 // Square odd filters 3..31 with a centred anchor, any input depth, every
-// border but `valid`; anything else is refused with the reason.
+// border but `valid`; anything else is refused with the reason. On u8
+// images the larger of them go to the tensor-core path instead
+// (kernels/separable_mma.cu), which multiplies the same taps as two band
+// matrices.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -40,6 +43,7 @@
 #include "kernels/cuda_registry.hpp"
 #include "kernels/device_common.cuh"
 #include "kernels/rank1_constants.cuh"
+#include "kernels/separable_mma.hpp"
 
 namespace cudaconv {
 namespace {
@@ -377,6 +381,8 @@ protected:
     }
 
     void prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) override {
+        tensor_cores_ = mma_take(job, dj);
+        if (tensor_cores_) return mma_.prepare(job, dj, stream);
         taps_.upload(job.params.filter, "fast-separable", c_row, c_column, stream);
 
         strip_ = strip_pixels(dj.channels);
@@ -409,6 +415,7 @@ protected:
 
     void launch(const DeviceJob& job, cudaStream_t stream) override {
         if (job.dst_width <= 0 || job.dst_height <= 0) return;
+        if (tensor_cores_) return mma_.launch(job, stream);
         with_kernel(job.filter_width, job.in_depth, [&](auto kernel) {
             const dim3 grid(blocks_for(job.src_width, strip_),
                             blocks_for(job.src_height, strip_rows_));
@@ -419,9 +426,12 @@ protected:
 
     void finish() override {
         taps_.clear();
+        mma_.clear();
     }
 
 private:
+    bool tensor_cores_ = false;  // this run's jobs go to the tensor-core path
+    MmaPath mma_;
     Rank1Constants taps_;
     int strip_ = 0;
     int strip_rows_ = kStep;

@@ -15,4 +15,5 @@ set(CUDACONV_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/fast.cu
   ${CMAKE_CURRENT_LIST_DIR}/fast_strips.cu
   ${CMAKE_CURRENT_LIST_DIR}/fast_separable.cu
+  ${CMAKE_CURRENT_LIST_DIR}/separable_mma.cu
 )

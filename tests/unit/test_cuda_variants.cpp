@@ -292,9 +292,13 @@ TEST_CASE("fast over its own jobs: every size, border, channel count, depth pair
 // fast-separable takes odd square rank-1 filters 3..31 with a centred
 // anchor: every side, border and channel count (2 has strips of its own
 // width), on widths that end a strip part way (600 gray pixels are three
-// strips) and heights that take several strips. Half the cases fix the
-// strip height at 16 rows and half at 96, so that strips of one step and
-// strips whose ring of intermediate rows wraps round both run.
+// strips) and heights that take several strips. It has two paths.
+//  - The CUDA-core path (the tensor-core path turned off): half the cases
+//    fix the strip height at 16 rows and half at 96, so that strips of one
+//    step and strips whose ring of intermediate rows wraps round both run.
+//  - The tensor-core path, on every side (by default it takes u8 from 9x9):
+//    u8 input only, tiles of 64x64 cut short at the right and bottom (70x41,
+//    150x203, 600x45), and 3 blocks walking all the tiles.
 TEST_CASE("fast-separable over its own jobs: every side, border, channel count, depth pair",
           "[gpu]") {
     if (skip_without_device()) return;
@@ -304,19 +308,24 @@ TEST_CASE("fast-separable over its own jobs: every side, border, channel count, 
     std::uint64_t seed = 80000;
     const std::vector<std::pair<int, int>> sizes{{1, 1}, {7, 3}, {70, 41}, {150, 203}, {600, 45}};
     int pick = 0;
-    for (const char* rows : {"16", "96"}) {
-        const ScopedEnv strip_rows("CUDACONV_FAST_SEPARABLE_ROWS", rows);
+    for (const char* rows : {"16", "96", "tensor cores"}) {
+        const bool tensor_cores = std::string(rows) == "tensor cores";
+        const ScopedEnv strip_rows("CUDACONV_FAST_SEPARABLE_ROWS", tensor_cores ? "16" : rows);
+        const ScopedEnv mma("CUDACONV_FAST_SEPARABLE_MMA", tensor_cores ? "1" : "0");
+        const ScopedEnv blocks("CUDACONV_FAST_SEPARABLE_BLOCKS", tensor_cores ? "3" : "0");
         for (int side = 3; side <= 31; side += 2) {
             for (BorderMode border : all_border_modes()) {
                 if (border == BorderMode::valid) continue;
                 for (const auto& [w, h] : sizes) {
                     for (int channels : {1, 2, 3, 4}) {
-                        const Depth in = kDepths[pick % 3];
+                        const Depth in = tensor_cores ? Depth::u8 : kDepths[pick % 3];
                         const Depth out = kDepths[(pick / 3) % 3];
                         ++pick;
                         Case c{w, h, side, side, channels, border, in, out, ++seed};
                         c.centred_anchor = true;
                         c.rank1 = true;
+                        // The tensor-core path takes a whole u8 border value.
+                        c.whole_border_value = tensor_cores;
                         run_case(c, variant, tally);
                     }
                 }

@@ -1,0 +1,474 @@
+// fast-separable's tensor-core path: a rank-1 filter on a u8 image as two
+// banded matrix products, on the tensor cores (mma.sync m16n8k16, fp16
+// operands, fp32 accumulators).
+//
+// The row pass of 16 rows by 16 outputs is In (16 x 16 KB staged samples)
+// times a band matrix T (16 KB x 16) with T[k][n] = row[k - n]; the column
+// pass of 16 outputs down by 8 across is a band matrix G (16 x 16 KB) with
+// G[m][k] = column[k - m] times the intermediate (16 KB rows x 8). KB, the
+// 16-sample blocks a pass multiplies, is 2 for sides up to 17 and 3 up to
+// 33. T and G depend only on the taps, so their fragments are built once on
+// the host and held in registers; only the image's side is loaded from
+// shared memory (ldmatrix).
+//
+// Precision, the same as float arithmetic at the outputs' scale:
+//  - u8 samples (and a whole u8 constant border value) are exact in fp16;
+//  - each tap is split into hi + lo fp16 parts (hi = fp16(tap), lo =
+//    fp16(tap - hi)), which carry it to about 2^-22, and both are multiplied;
+//  - the float intermediate is split the same way before the column pass,
+//    which multiplies hi * hi, lo * hi and hi * lo (lo * lo is below 2^-22);
+//  - the row taps are scaled by a power of two so that the intermediate
+//    stays within 2^15 (fp16 ends at 65504), the column taps so that their
+//    largest lies in [2^10, 2^11) (their lo parts stay normal); the
+//    epilogue undoes both exactly.
+//
+// Each block walks tiles of 64 rows by 64 pixels (a persistent grid): it
+// stages the tile and its halo as fp16 planes, one a channel, through the
+// border policy, then for each channel runs the row pass over the staged
+// rows into the intermediate's hi and lo planes and the column pass from
+// them to the output. The row pass repeats the 16 (KB - 1) halo rows a tile
+// (a quarter to a half more of it); in exchange a tile needs no ring and a
+// block no state between tiles.
+#include "kernels/separable_mma.hpp"
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string_view>
+#include <utility>
+
+#include "filters/rank1.hpp"
+#include "kernels/cuda_backend.hpp"
+#include "kernels/cuda_check.hpp"
+#include "kernels/device_common.cuh"
+
+namespace cudaconv {
+namespace {
+
+constexpr int kMaxBlocksK = 3;  // sides up to 33
+constexpr int kTileRows = 64;
+constexpr int kTilePixels = 64;
+constexpr int kWarps = 8;
+constexpr int kThreads = 32 * kWarps;
+
+// Fragment words a lane holds: the row pass's B operands (k-block, n half
+// of 8 outputs, hi/lo, two registers) and the column pass's A operands
+// (k-block, hi/lo, four registers). Stored word-major, lane-minor, so a
+// warp's load of one word is one coalesced 128-byte line.
+constexpr int kRowWords = kMaxBlocksK * 2 * 2 * 2;
+constexpr int kColumnWords = kMaxBlocksK * 2 * 4;
+constexpr int kFragmentWords = (kRowWords + kColumnWords) * 32;
+__device__ std::uint32_t d_fragments[kFragmentWords];
+
+CC_HD constexpr int row_word(int j, int h, int part, int reg) { return ((j * 2 + h) * 2 + part) * 2 + reg; }
+CC_HD constexpr int column_word(int j, int part, int reg) {
+    return kRowWords + (j * 2 + part) * 4 + reg;
+}
+
+// Shared-memory layout, in halves. Each staged plane row and intermediate
+// row is padded by 8 halves (16 bytes) so that the 8 rows one ldmatrix phase
+// reads (16 bytes each, at one column) fall on 8 different 16-byte bank
+// groups: strides of 208, 176 and 144 bytes are distinct modulo 128 over 8
+// rows.
+template <int KB>
+struct Geometry {
+    static constexpr int kHalo = 16 * (KB - 1);  // staged beyond the tile, rows and columns
+    static constexpr int kStagedRows = kTileRows + kHalo;
+    static constexpr int kStagedColumns = kTilePixels + kHalo;
+    static constexpr int kStagedStride = kStagedColumns + 8;
+    static constexpr int kMidStride = kTilePixels + 8;
+    static constexpr std::size_t bytes(int planes) {
+        return sizeof(__half) * (static_cast<std::size_t>(planes) * kStagedRows * kStagedStride +
+                                 2 * static_cast<std::size_t>(kStagedRows) * kMidStride);
+    }
+};
+
+__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
+    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// Four 8x8 matrices of halves; lane l gives the address of row l % 8 of
+// matrix l / 8.
+__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], const __half* p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(shared_address(p))
+                 : "memory");
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], const __half* p) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(shared_address(p))
+                 : "memory");
+}
+
+// d += a (16x16, row-major fragment) * b (16x8, column fragment).
+__device__ __forceinline__ void mma(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
+                                    std::uint32_t b1) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// Stages the filtered channels of input rows ys ... ys + kStagedRows - 1,
+// pixels xs ... xs + kStagedColumns - 1, through the border policy, as fp16
+// planes. Every staged sample is a finite value (the taps past the filter
+// are zeros, and 0 * Inf would be NaN).
+template <int KB, int C>
+__device__ __forceinline__ void stage_tile(const DeviceJob& job, int filtered, __half* staged,
+                                           std::int64_t xs, std::int64_t ys) {
+    using G = Geometry<KB>;
+    constexpr int kSpan = G::kStagedColumns * C;  // samples of a staged row
+    constexpr int kPerLane = (kSpan + 31) / 32;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int warp = static_cast<int>(threadIdx.x) >> 5;
+    const __half border_value = __float2half_rn(job.border_value);
+    for (int r = warp; r < G::kStagedRows; r += kWarps) {
+        std::int64_t y = ys + r;
+        if (y < 0 || y >= job.src_height) y = border_index(job.border, y, job.src_height);
+        const std::uint8_t* row =
+            y == kBorderConstant ? nullptr
+                                 : reinterpret_cast<const std::uint8_t*>(job.src + y * job.src_pitch);
+#pragma unroll
+        for (int i = 0; i < kPerLane; ++i) {
+            const int k = lane + 32 * i;
+            const int p = k / C;
+            const int c = k - p * C;
+            if (k < kSpan && c < filtered) {
+                __half v = border_value;
+                if (row != nullptr) {
+                    std::int64_t x = xs + p;
+                    if (x < 0 || x >= job.src_width) x = border_index(job.border, x, job.src_width);
+                    if (x != kBorderConstant) v = __ushort2half_rn(__ldg(row + x * C + c));
+                }
+                staged[(c * G::kStagedRows + r) * G::kStagedStride + p] = v;
+            }
+        }
+    }
+}
+
+// The row pass of one channel: intermediate rows 0 ... kStagedRows - 1 of
+// the tile's kTilePixels columns, as hi and lo fp16 planes. Intermediate
+// (r, n) = sum over i of row[i] * staged (r, n + i).
+template <int KB>
+__device__ __forceinline__ void row_pass(const __half* plane, __half* mid_hi, __half* mid_lo,
+                                         const std::uint32_t (&b)[KB][2][2][2]) {
+    using G = Geometry<KB>;
+    constexpr int kGroupsAcross = kTilePixels / 16;
+    constexpr int kGroups = (G::kStagedRows / 16) * kGroupsAcross;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int warp = static_cast<int>(threadIdx.x) >> 5;
+    const int g = lane >> 2;
+    const int t = lane & 3;
+    for (int group = warp; group < kGroups; group += kWarps) {
+        const int m0 = group / kGroupsAcross * 16;
+        const int n0 = group % kGroupsAcross * 16;
+        // Separate accumulators for the hi and lo taps and each 8 outputs:
+        // four independent chains of KB products.
+        float acc[2][2][4] = {};
+#pragma unroll
+        for (int j = 0; j < KB; ++j) {
+            std::uint32_t a[4];
+            ldmatrix_x4(a, plane + (m0 + (lane & 15)) * G::kStagedStride + n0 + 16 * j +
+                               (lane >> 4) * 8);
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+#pragma unroll
+                for (int part = 0; part < 2; ++part) {
+                    mma(acc[h][part], a, b[j][h][part][0], b[j][h][part][1]);
+                }
+            }
+        }
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                const float v0 = acc[h][0][2 * half] + acc[h][1][2 * half];
+                const float v1 = acc[h][0][2 * half + 1] + acc[h][1][2 * half + 1];
+                const __half2 hi = __floats2half2_rn(v0, v1);
+                const float2 back = __half22float2(hi);
+                const __half2 lo = __floats2half2_rn(v0 - back.x, v1 - back.y);
+                const int at = (m0 + g + 8 * half) * G::kMidStride + n0 + 8 * h + 2 * t;
+                *reinterpret_cast<__half2*>(mid_hi + at) = hi;
+                *reinterpret_cast<__half2*>(mid_lo + at) = lo;
+            }
+        }
+    }
+}
+
+// The column pass of channel c: the tile's outputs, finished and stored.
+// Output (m, n) = sum over i of column[i] * intermediate (m + i, n).
+template <int KB>
+__device__ __forceinline__ void column_pass(const DeviceJob& job, const __half* mid_hi,
+                                            const __half* mid_lo,
+                                            const std::uint32_t (&a)[KB][2][4], int c,
+                                            std::int64_t x0, std::int64_t y0, float unscale) {
+    using G = Geometry<KB>;
+    constexpr int kGroupsAcross = kTilePixels / 8;
+    constexpr int kGroups = (kTileRows / 16) * kGroupsAcross;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int warp = static_cast<int>(threadIdx.x) >> 5;
+    const int g = lane >> 2;
+    const int t = lane & 3;
+    // ldmatrix.trans matrices: intermediate hi rows 0-7 and 8-15 of a
+    // k-block, then lo rows 0-7 and 8-15 (B fragments hi and lo).
+    const __half* source = (lane < 16 ? mid_hi : mid_lo) + ((lane >> 3) & 1) * 8 * G::kMidStride +
+                           (lane & 7) * G::kMidStride;
+    for (int group = warp; group < kGroups; group += kWarps) {
+        const int m0 = group / kGroupsAcross * 16;
+        const int n0 = group % kGroupsAcross * 8;
+        float acc[3][4] = {};  // hi * hi, lo * hi, hi * lo: three chains
+#pragma unroll
+        for (int j = 0; j < KB; ++j) {
+            std::uint32_t b[4];
+            ldmatrix_x4_trans(b, source + (m0 + 16 * j) * G::kMidStride + n0);
+            mma(acc[0], a[j][0], b[0], b[1]);
+            mma(acc[1], a[j][1], b[0], b[1]);
+            mma(acc[2], a[j][0], b[2], b[3]);
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const std::int64_t y = y0 + m0 + g + (i >= 2 ? 8 : 0);
+            const std::int64_t x = x0 + n0 + 2 * t + (i & 1);
+            if (x < job.dst_width && y < job.dst_height) {
+                const float sum = (acc[0][i] + (acc[1][i] + acc[2][i])) * unscale;
+                store_output(job, x, y, c, finish_value(sum, job.scale, job.delta, job.take_abs));
+            }
+        }
+    }
+}
+
+template <int KB, int C>
+__global__ void __launch_bounds__(kThreads, 2)
+    separable_mma_kernel(DeviceJob job, int tiles_across, int tiles, float unscale) {
+    using G = Geometry<KB>;
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int filtered = job.filtered_channels;
+    __half* staged = reinterpret_cast<__half*>(smem);
+    __half* mid_hi = staged + filtered * G::kStagedRows * G::kStagedStride;
+    __half* mid_lo = mid_hi + G::kStagedRows * G::kMidStride;
+
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    std::uint32_t row_b[KB][2][2][2];
+    std::uint32_t column_a[KB][2][4];
+#pragma unroll
+    for (int j = 0; j < KB; ++j) {
+#pragma unroll
+        for (int part = 0; part < 2; ++part) {
+#pragma unroll
+            for (int reg = 0; reg < 2; ++reg) {
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    row_b[j][h][part][reg] = d_fragments[row_word(j, h, part, reg) * 32 + lane];
+                }
+            }
+#pragma unroll
+            for (int reg = 0; reg < 4; ++reg) {
+                column_a[j][part][reg] = d_fragments[column_word(j, part, reg) * 32 + lane];
+            }
+        }
+    }
+
+    const int radius = job.filter_width / 2;
+    for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += static_cast<int>(gridDim.x)) {
+        const int ty = tile / tiles_across;
+        const int tx = tile - ty * tiles_across;
+        const std::int64_t x0 = static_cast<std::int64_t>(tx) * kTilePixels;
+        const std::int64_t y0 = static_cast<std::int64_t>(ty) * kTileRows;
+        // The previous tile's last reads of the staged planes were before
+        // the barrier after its last row pass.
+        stage_tile<KB, C>(job, filtered, staged, x0 - radius, y0 - radius);
+        __syncthreads();
+        for (int c = 0; c < filtered; ++c) {
+            row_pass<KB>(staged + c * G::kStagedRows * G::kStagedStride, mid_hi, mid_lo, row_b);
+            __syncthreads();
+            column_pass<KB>(job, mid_hi, mid_lo, column_a, c, x0, y0, unscale);
+            // The next channel's row pass overwrites the intermediate (the
+            // next tile's waits at the barrier after its staging).
+            if (c + 1 < filtered) __syncthreads();
+        }
+        // A kept alpha: the input's own.
+        for (int c = filtered; c < C; ++c) {
+            for (int i = static_cast<int>(threadIdx.x); i < kTileRows * kTilePixels; i += kThreads) {
+                const std::int64_t x = x0 + i % kTilePixels;
+                const std::int64_t y = y0 + i / kTilePixels;
+                if (x < job.dst_width && y < job.dst_height) {
+                    store_output(job, x, y, c,
+                                 load_raw<std::uint8_t>(job, x + job.centre_x, y + job.centre_y, c));
+                }
+            }
+        }
+    }
+}
+
+// Calls f(kernel) for the job's k-blocks and channel count; false when none
+// is instantiated.
+template <int KB, typename F, int... Cs>
+bool with_channels(int channels, F& f, std::integer_sequence<int, Cs...>) {
+    return ((channels == Cs && (f(separable_mma_kernel<KB, Cs>), true)) || ...);
+}
+template <typename F>
+bool with_kernel(int blocks_k, int channels, F&& f) {
+    using Channels = std::integer_sequence<int, 1, 2, 3, 4>;
+    if (blocks_k == 2) return with_channels<2>(channels, f, Channels{});
+    if (blocks_k == 3) return with_channels<3>(channels, f, Channels{});
+    return false;
+}
+
+int blocks_k_for(int side) { return side <= 17 ? 2 : 3; }
+
+std::int64_t tiles_of(const DeviceJob& job, std::int64_t* across = nullptr) {
+    const std::int64_t x = (job.dst_width + kTilePixels - 1) / kTilePixels;
+    if (across) *across = x;
+    return x * ((job.dst_height + kTileRows - 1) / kTileRows);
+}
+
+enum class MmaMode { off, default_sides, every_side };
+MmaMode mma_mode() {
+    const char* text = std::getenv("CUDACONV_FAST_SEPARABLE_MMA");
+    if (text == nullptr) return MmaMode::default_sides;
+    const std::string_view v(text);
+    if (v == "0") return MmaMode::off;
+    if (v == "1") return MmaMode::every_side;
+    return MmaMode::default_sides;
+}
+
+// Powers of two that scale the taps (see the top of the file): the row taps
+// so that |intermediate| <= 255 * sum|row| * 2^row_exp <= 2^15, the column
+// taps so that their largest lies in [2^10, 2^11).
+struct TapScales {
+    int row_exp = 0;
+    int column_exp = 0;
+};
+TapScales tap_scales(const Rank1Filter& f) {
+    TapScales s;
+    double row_sum = 0.0;
+    for (double v : f.row) row_sum += std::abs(v);
+    double column_max = 0.0;
+    for (double v : f.column) column_max = std::max(column_max, std::abs(v));
+    if (row_sum > 0.0) {
+        s.row_exp = static_cast<int>(std::floor(std::log2(32768.0 / (255.0 * row_sum))));
+        while (255.0 * std::ldexp(row_sum, s.row_exp) > 32768.0) --s.row_exp;
+    }
+    if (column_max > 0.0) s.column_exp = 10 - std::ilogb(column_max);
+    return s;
+}
+
+// The fp16 bits of v's hi part (part 0) or lo part (part 1).
+std::uint16_t half_part(double v, int part) {
+    const __half hi = __float2half_rn(static_cast<float>(v));
+    const __half h =
+        part == 0 ? hi : __float2half_rn(static_cast<float>(v - static_cast<double>(__half2float(hi))));
+    std::uint16_t bits;
+    std::memcpy(&bits, &h, sizeof bits);
+    return bits;
+}
+
+// The fragments of T (row pass, B operand: T[k][n] = row[16 j + k - 8 h - n])
+// and G (column pass, A operand: G[m][k] = column[16 j + k - m]) in the
+// mma.m16n8k16 layouts of the PTX ISA: lane = 4 g + t; B register r holds
+// k = 2t + 8r and 2t + 8r + 1 of column n = g; A register r holds row
+// g + 8 (r & 1), columns 2t + 8 (r >> 1) and the next. Lower half first.
+std::vector<std::uint32_t> build_fragments(const Rank1Filter& f, const TapScales& s) {
+    const int side = static_cast<int>(f.row.size());
+    auto tap = [side](const std::vector<double>& taps, int exp, int i, int part) -> std::uint32_t {
+        if (i < 0 || i >= side) return 0;
+        return half_part(std::ldexp(taps[static_cast<std::size_t>(i)], exp), part);
+    };
+    std::vector<std::uint32_t> words(kFragmentWords, 0);
+    for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane >> 2;
+        const int t = lane & 3;
+        for (int j = 0; j < kMaxBlocksK; ++j) {
+            for (int part = 0; part < 2; ++part) {
+                for (int h = 0; h < 2; ++h) {
+                    for (int reg = 0; reg < 2; ++reg) {
+                        const int i = 16 * j + 2 * t + 8 * reg - 8 * h - g;
+                        words[row_word(j, h, part, reg) * 32 + lane] =
+                            tap(f.row, s.row_exp, i, part) |
+                            tap(f.row, s.row_exp, i + 1, part) << 16;
+                    }
+                }
+                for (int reg = 0; reg < 4; ++reg) {
+                    const int m = g + 8 * (reg & 1);
+                    const int i = 16 * j + 2 * t + 8 * (reg >> 1) - m;
+                    words[column_word(j, part, reg) * 32 + lane] =
+                        tap(f.column, s.column_exp, i, part) |
+                        tap(f.column, s.column_exp, i + 1, part) << 16;
+                }
+            }
+        }
+    }
+    return words;
+}
+
+}  // namespace
+
+bool mma_take(const Job& job, const DeviceJob& dj) {
+    const MmaMode mode = mma_mode();
+    if (mode == MmaMode::off) return false;
+    const int side = dj.filter_width;
+    if (dj.filter_height != side || side % 2 == 0 || side > 16 * (kMaxBlocksK - 1) + 1) return false;
+    if (mode == MmaMode::default_sides && side < kMmaFirstSide) return false;
+    if (dj.origin_x != -(side / 2) || dj.origin_y != -(side / 2)) return false;
+    if (dj.in_depth != Depth::u8 || dj.border == BorderMode::valid) return false;
+    if (dj.channels < 1 || dj.channels > 4) return false;
+    if (dj.border == BorderMode::constant) {
+        const float v = dj.border_value;
+        if (!(v >= 0.0f && v <= 255.0f && std::nearbyint(v) == v)) return false;
+    }
+    if (tiles_of(dj) > std::numeric_limits<int>::max() / 2) return false;
+    const auto factors = separate(job.params.filter);
+    if (!factors) return false;
+    // The undoing of the taps' scaling must be a normal float.
+    const TapScales s = tap_scales(*factors);
+    return std::abs(s.row_exp + s.column_exp) < 120;
+}
+
+void MmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) {
+    const auto factors = separate(job.params.filter);
+    if (!factors) throw CudaError("fast-separable: the filter is not rank 1");
+    const TapScales s = tap_scales(*factors);
+    unscale_ = static_cast<float>(std::ldexp(1.0, -(s.row_exp + s.column_exp)));
+    fragments_ = build_fragments(*factors, s);
+    CUDA_CHECK(cudaMemcpyToSymbolAsync(d_fragments, fragments_.data(),
+                                       fragments_.size() * sizeof(std::uint32_t), 0,
+                                       cudaMemcpyHostToDevice, stream));
+
+    blocks_k_ = blocks_k_for(dj.filter_width);
+    shared_bytes_ = blocks_k_ == 2 ? Geometry<2>::bytes(dj.filtered_channels)
+                                   : Geometry<3>::bytes(dj.filtered_channels);
+    int per_sm = 1;
+    const bool found = with_kernel(blocks_k_, dj.channels, [&](auto kernel) {
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(shared_bytes_)));
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads,
+                                                                 shared_bytes_));
+    });
+    if (!found) throw CudaError("fast-separable: no tensor-core kernel for this job");
+    const std::int64_t resident =
+        static_cast<std::int64_t>(std::max(1, per_sm)) * std::max(1, current_device().multiprocessors);
+    grid_ = static_cast<int>(std::max<std::int64_t>(1, std::min(tiles_of(dj), resident)));
+    // Fewer blocks, for the tests: each then walks many tiles.
+    if (const char* blocks = std::getenv("CUDACONV_FAST_SEPARABLE_BLOCKS")) {
+        if (const int n = std::atoi(blocks); n > 0) grid_ = std::min(grid_, n);
+    }
+}
+
+void MmaPath::launch(const DeviceJob& job, cudaStream_t stream) const {
+    std::int64_t across = 0;
+    const int tiles = static_cast<int>(tiles_of(job, &across));
+    with_kernel(blocks_k_, job.channels, [&](auto kernel) {
+        kernel<<<grid_, kThreads, shared_bytes_, stream>>>(job, static_cast<int>(across), tiles,
+                                                           unscale_);
+    });
+}
+
+}  // namespace cudaconv
