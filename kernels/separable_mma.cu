@@ -71,6 +71,12 @@ CC_HD constexpr int column_word(int j, int part, int reg) {
     return kRowWords + (j * 2 + part) * 4 + reg;
 }
 
+// The row pass's B fragments live in shared memory, not registers (held
+// with the column pass's they took 48 registers and spilled): a uint2 (both
+// registers of one k-block, n half and part) per lane.
+constexpr int kRowFragmentPairs = kMaxBlocksK * 2 * 2;
+constexpr std::size_t kRowFragmentBytes = kRowFragmentPairs * 32 * sizeof(uint2);
+
 // Shared-memory layout, in halves. Each staged plane row and intermediate
 // row is padded by 8 halves (16 bytes) so that the 8 rows one ldmatrix phase
 // reads (16 bytes each, at one column) fall on 8 different 16-byte bank
@@ -83,9 +89,19 @@ struct Geometry {
     static constexpr int kStagedColumns = kTilePixels + kHalo;
     static constexpr int kStagedStride = kStagedColumns + 8;
     static constexpr int kMidStride = kTilePixels + 8;
-    static constexpr std::size_t bytes(int planes) {
-        return sizeof(__half) * (static_cast<std::size_t>(planes) * kStagedRows * kStagedStride +
-                                 2 * static_cast<std::size_t>(kStagedRows) * kMidStride);
+    // The row pass's tap fragments come first (kRowFragmentBytes), then
+    // the staged planes, the intermediate's two planes and the output tile.
+    CC_HD static constexpr std::size_t halves(int planes) {
+        return kRowFragmentBytes / sizeof(__half) +
+               static_cast<std::size_t>(planes) * kStagedRows * kStagedStride +
+               2 * static_cast<std::size_t>(kStagedRows) * kMidStride;
+    }
+    // A u8 output tile, interleaved like the image, after the halves: its
+    // rows go out as whole words.
+    CC_HD static constexpr int out_stride(int channels) { return kTilePixels * channels + 16; }
+    static constexpr std::size_t bytes(int planes, int channels, bool u8_out) {
+        return sizeof(__half) * halves(planes) +
+               (u8_out ? static_cast<std::size_t>(kTileRows) * out_stride(channels) : 0);
     }
 };
 
@@ -154,12 +170,107 @@ __device__ __forceinline__ void stage_tile(const DeviceJob& job, int filtered, _
     }
 }
 
+// Two u8 samples, bytes p0 and p1 of the words a, as an fp16 pair: each
+// byte under the exponent of 1024 (0x6400 | b is 1024 + b exactly), less
+// 1024.
+template <int P0, int P1, int N>
+__device__ __forceinline__ std::uint32_t u8_pair_to_half2(const std::uint32_t (&a)[N]) {
+    const std::uint32_t t =
+        __byte_perm(a[P0 / 4], a[P1 / 4], (P0 & 3) | ((4 + (P1 & 3)) << 8));
+    const std::uint32_t magic = (t & 0x00ff00ffu) | 0x64006400u;
+    const __half2 v = __hsub2(*reinterpret_cast<const __half2*>(&magic), __half2half2(__ushort_as_half(0x6400)));
+    return *reinterpret_cast<const std::uint32_t*>(&v);
+}
+
+// The four pixels' samples of channel c (4 C bytes of a, interleaved) as
+// four fp16 values.
+template <int C, int Channel>
+__device__ __forceinline__ uint2 channel_of_four(const std::uint32_t (&a)[C]) {
+    return make_uint2(u8_pair_to_half2<Channel, Channel + C>(a),
+                      u8_pair_to_half2<Channel + 2 * C, Channel + 3 * C>(a));
+}
+
+template <int C, int Channel = 0>
+__device__ __forceinline__ void store_four_pixels(const std::uint32_t (&a)[C], int filtered,
+                                                  __half* out, int plane_halves) {
+    if constexpr (Channel < C) {
+        if (Channel < filtered) {
+            *reinterpret_cast<uint2*>(out + Channel * plane_halves) = channel_of_four<C, Channel>(a);
+        }
+        store_four_pixels<C, Channel + 1>(a, filtered, out, plane_halves);
+    }
+}
+
+// Stages an interior tile: every staged sample lies in the image, and so
+// does every word read (is_interior), so no border policy is needed. Each
+// item is 4 pixels of a staged row (4 C bytes): its C + 1 aligned words
+// are loaded, shifted by the span's offset within a word into the 4 C
+// bytes, and each channel's 4 samples go to its plane as one 8-byte store.
+// Every byte's place is a compile-time constant. kUnroll items a thread
+// have their loads in flight together.
+template <int KB, int C>
+__device__ __forceinline__ void stage_interior(const DeviceJob& job, int filtered, __half* staged,
+                                               std::int64_t xs, std::int64_t ys) {
+    using G = Geometry<KB>;
+    constexpr int kGroups = G::kStagedColumns / 4;  // 4-pixel items a staged row
+    constexpr int kItems = G::kStagedRows * kGroups;
+    constexpr int kPerThread = (kItems + kThreads - 1) / kThreads;
+    constexpr int kUnroll = C >= 3 ? 2 : 3;
+    constexpr int kPlaneHalves = G::kStagedRows * G::kStagedStride;
+    const std::int64_t first_byte = xs * C;
+    const int skip = static_cast<int>(first_byte & 3);  // bytes of the first word before the span
+    const unsigned shift = 8u * static_cast<unsigned>(skip);
+    const std::uint8_t* base =
+        reinterpret_cast<const std::uint8_t*>(job.src) + ys * job.src_pitch + (first_byte - skip);
+    for (int n0 = 0; n0 < kPerThread; n0 += kUnroll) {
+        std::uint32_t w[kUnroll][C + 1];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+            const int item = static_cast<int>(threadIdx.x) + (n0 + u) * kThreads;
+            if (item < kItems) {
+                const int r = item / kGroups;
+                const int j = item - r * kGroups;
+                const std::uint32_t* words =
+                    reinterpret_cast<const std::uint32_t*>(base + r * job.src_pitch + 4 * j * C);
+#pragma unroll
+                for (int k = 0; k <= C; ++k) w[u][k] = __ldg(words + k);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+            const int item = static_cast<int>(threadIdx.x) + (n0 + u) * kThreads;
+            if (item < kItems) {
+                const int r = item / kGroups;
+                const int j = item - r * kGroups;
+                std::uint32_t a[C];
+#pragma unroll
+                for (int k = 0; k < C; ++k) a[k] = __funnelshift_r(w[u][k], w[u][k + 1], shift);
+                store_four_pixels<C>(a, filtered, staged + r * G::kStagedStride + 4 * j,
+                                     kPlaneHalves);
+            }
+        }
+    }
+}
+
+// Whether stage_interior can stage the tile whose staged area starts at
+// (xs, ys): the same answer for every thread of the block.
+template <int KB, int C>
+__device__ __forceinline__ bool is_interior(const DeviceJob& job, std::int64_t xs,
+                                            std::int64_t ys) {
+    using G = Geometry<KB>;
+    // The last item's last word ends at most 4 bytes past the span.
+    const std::int64_t end = xs * C + G::kStagedColumns * C + 4;
+    return xs >= 0 && ys >= 0 && ys + G::kStagedRows <= job.src_height &&
+           end <= job.src_width * C &&
+           ((reinterpret_cast<std::uintptr_t>(job.src) | static_cast<std::uintptr_t>(job.src_pitch)) & 3) == 0;
+}
+
 // The row pass of one channel: intermediate rows 0 ... kStagedRows - 1 of
 // the tile's kTilePixels columns, as hi and lo fp16 planes. Intermediate
 // (r, n) = sum over i of row[i] * staged (r, n + i).
 template <int KB>
 __device__ __forceinline__ void row_pass(const __half* plane, __half* mid_hi, __half* mid_lo,
-                                         const std::uint32_t (&b)[KB][2][2][2]) {
+                                         const uint2* b) {
     using G = Geometry<KB>;
     constexpr int kGroupsAcross = kTilePixels / 16;
     constexpr int kGroups = (G::kStagedRows / 16) * kGroupsAcross;
@@ -182,7 +293,8 @@ __device__ __forceinline__ void row_pass(const __half* plane, __half* mid_hi, __
             for (int h = 0; h < 2; ++h) {
 #pragma unroll
                 for (int part = 0; part < 2; ++part) {
-                    mma(acc[h][part], a, b[j][h][part][0], b[j][h][part][1]);
+                    const uint2 f = b[((j * 2 + h) * 2 + part) * 32 + lane];
+                    mma(acc[h][part], a, f.x, f.y);
                 }
             }
         }
@@ -205,11 +317,14 @@ __device__ __forceinline__ void row_pass(const __half* plane, __half* mid_hi, __
 
 // The column pass of channel c: the tile's outputs, finished and stored.
 // Output (m, n) = sum over i of column[i] * intermediate (m + i, n).
-template <int KB>
+// u8 outputs (out_tile not null) go into the tile, interleaved; the others
+// straight to the image.
+template <int KB, int C>
 __device__ __forceinline__ void column_pass(const DeviceJob& job, const __half* mid_hi,
                                             const __half* mid_lo,
                                             const std::uint32_t (&a)[KB][2][4], int c,
-                                            std::int64_t x0, std::int64_t y0, float unscale) {
+                                            std::int64_t x0, std::int64_t y0, float scale,
+                                            std::uint8_t* out_tile) {
     using G = Geometry<KB>;
     constexpr int kGroupsAcross = kTilePixels / 8;
     constexpr int kGroups = (kTileRows / 16) * kGroupsAcross;
@@ -235,40 +350,83 @@ __device__ __forceinline__ void column_pass(const DeviceJob& job, const __half* 
         }
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-            const std::int64_t y = y0 + m0 + g + (i >= 2 ? 8 : 0);
-            const std::int64_t x = x0 + n0 + 2 * t + (i & 1);
-            if (x < job.dst_width && y < job.dst_height) {
-                const float sum = (acc[0][i] + (acc[1][i] + acc[2][i])) * unscale;
-                store_output(job, x, y, c, finish_value(sum, job.scale, job.delta, job.take_abs));
+            const int row = m0 + g + (i >= 2 ? 8 : 0);
+            const int column = n0 + 2 * t + (i & 1);
+            const float sum = acc[0][i] + (acc[1][i] + acc[2][i]);
+            const float value = finish_value(sum, scale, job.delta, job.take_abs);
+            if (out_tile != nullptr) {
+                // Rounds half to even; negatives and NaN give 0 (PTX cvt).
+                out_tile[row * G::out_stride(C) + column * C + c] =
+                    static_cast<std::uint8_t>(min(__float2uint_rn(value), 255u));
+            } else if (x0 + column < job.dst_width && y0 + row < job.dst_height) {
+                store_output(job, x0 + column, y0 + row, c, value);
             }
         }
     }
 }
 
+// The u8 output tile to the image, a warp a row: whole words where the
+// row's part is word-aligned in memory (always, for pitched device images),
+// bytes otherwise and for the odd bytes at the right edge.
+template <int KB, int C>
+__device__ __forceinline__ void store_out_tile(const DeviceJob& job, const std::uint8_t* out_tile,
+                                               std::int64_t x0, std::int64_t y0) {
+    using G = Geometry<KB>;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int warp = static_cast<int>(threadIdx.x) >> 5;
+    const int pixels = static_cast<int>(job.dst_width - x0 < kTilePixels ? job.dst_width - x0 : kTilePixels);
+    const int bytes = pixels * C;
+    const int rows = static_cast<int>(job.dst_height - y0 < kTileRows ? job.dst_height - y0 : kTileRows);
+    std::uint8_t* first_row = reinterpret_cast<std::uint8_t*>(job.dst + y0 * job.dst_pitch) + x0 * C;
+    if (pixels == kTilePixels && rows == kTileRows &&
+        ((reinterpret_cast<std::uintptr_t>(first_row) | static_cast<std::uintptr_t>(job.dst_pitch)) & 15) == 0) {
+        constexpr int kVectorsPerRow = kTilePixels * C / 16;
+        for (int v = static_cast<int>(threadIdx.x); v < kTileRows * kVectorsPerRow; v += kThreads) {
+            const int r = v / kVectorsPerRow;
+            const int k = v - r * kVectorsPerRow;
+            *reinterpret_cast<uint4*>(first_row + r * job.dst_pitch + 16 * k) =
+                *reinterpret_cast<const uint4*>(out_tile + r * G::out_stride(C) + 16 * k);
+        }
+        return;
+    }
+    for (int r = warp; r < rows; r += kWarps) {
+        std::uint8_t* out = first_row + r * job.dst_pitch;
+        const std::uint8_t* in = out_tile + r * G::out_stride(C);
+        const int words = (reinterpret_cast<std::uintptr_t>(out) & 3) == 0 ? bytes / 4 : 0;
+        for (int w = lane; w < words; w += 32) {
+            reinterpret_cast<std::uint32_t*>(out)[w] = reinterpret_cast<const std::uint32_t*>(in)[w];
+        }
+        for (int b = 4 * words + lane; b < bytes; b += 32) out[b] = in[b];
+    }
+}
+
 template <int KB, int C>
 __global__ void __launch_bounds__(kThreads, 2)
-    separable_mma_kernel(DeviceJob job, int tiles_across, int tiles, float unscale) {
+    separable_mma_kernel(DeviceJob job, int tiles_across, int tiles, float scale) {
     using G = Geometry<KB>;
     extern __shared__ __align__(16) unsigned char smem[];
     const int filtered = job.filtered_channels;
-    __half* staged = reinterpret_cast<__half*>(smem);
+    uint2* row_b = reinterpret_cast<uint2*>(smem);
+    __half* staged = reinterpret_cast<__half*>(smem + kRowFragmentBytes);
     __half* mid_hi = staged + filtered * G::kStagedRows * G::kStagedStride;
     __half* mid_lo = mid_hi + G::kStagedRows * G::kMidStride;
+    std::uint8_t* out_tile =
+        job.out_depth == Depth::u8 ? reinterpret_cast<std::uint8_t*>(smem) + sizeof(__half) * G::halves(filtered)
+                                   : nullptr;
 
     const int lane = static_cast<int>(threadIdx.x) & 31;
-    std::uint32_t row_b[KB][2][2][2];
+    // The row fragments to shared memory (read after the barrier that
+    // follows the first tile's staging).
+    for (int i = static_cast<int>(threadIdx.x); i < kRowFragmentPairs * 32; i += kThreads) {
+        const int pair = i / 32;  // (j * 2 + h) * 2 + part
+        const int l = i % 32;
+        row_b[i] = make_uint2(d_fragments[(pair * 2) * 32 + l], d_fragments[(pair * 2 + 1) * 32 + l]);
+    }
     std::uint32_t column_a[KB][2][4];
 #pragma unroll
     for (int j = 0; j < KB; ++j) {
 #pragma unroll
         for (int part = 0; part < 2; ++part) {
-#pragma unroll
-            for (int reg = 0; reg < 2; ++reg) {
-#pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    row_b[j][h][part][reg] = d_fragments[row_word(j, h, part, reg) * 32 + lane];
-                }
-            }
 #pragma unroll
             for (int reg = 0; reg < 4; ++reg) {
                 column_a[j][part][reg] = d_fragments[column_word(j, part, reg) * 32 + lane];
@@ -284,12 +442,16 @@ __global__ void __launch_bounds__(kThreads, 2)
         const std::int64_t y0 = static_cast<std::int64_t>(ty) * kTileRows;
         // The previous tile's last reads of the staged planes were before
         // the barrier after its last row pass.
-        stage_tile<KB, C>(job, filtered, staged, x0 - radius, y0 - radius);
+        if (is_interior<KB, C>(job, x0 - radius, y0 - radius)) {
+            stage_interior<KB, C>(job, filtered, staged, x0 - radius, y0 - radius);
+        } else {
+            stage_tile<KB, C>(job, filtered, staged, x0 - radius, y0 - radius);
+        }
         __syncthreads();
         for (int c = 0; c < filtered; ++c) {
             row_pass<KB>(staged + c * G::kStagedRows * G::kStagedStride, mid_hi, mid_lo, row_b);
             __syncthreads();
-            column_pass<KB>(job, mid_hi, mid_lo, column_a, c, x0, y0, unscale);
+            column_pass<KB, C>(job, mid_hi, mid_lo, column_a, c, x0, y0, scale, out_tile);
             // The next channel's row pass overwrites the intermediate (the
             // next tile's waits at the barrier after its staging).
             if (c + 1 < filtered) __syncthreads();
@@ -297,13 +459,25 @@ __global__ void __launch_bounds__(kThreads, 2)
         // A kept alpha: the input's own.
         for (int c = filtered; c < C; ++c) {
             for (int i = static_cast<int>(threadIdx.x); i < kTileRows * kTilePixels; i += kThreads) {
-                const std::int64_t x = x0 + i % kTilePixels;
-                const std::int64_t y = y0 + i / kTilePixels;
+                const int column = i % kTilePixels;
+                const int row = i / kTilePixels;
+                const std::int64_t x = x0 + column;
+                const std::int64_t y = y0 + row;
                 if (x < job.dst_width && y < job.dst_height) {
-                    store_output(job, x, y, c,
-                                 load_raw<std::uint8_t>(job, x + job.centre_x, y + job.centre_y, c));
+                    const float alpha = load_raw<std::uint8_t>(job, x + job.centre_x, y + job.centre_y, c);
+                    if (out_tile != nullptr) {
+                        out_tile[row * G::out_stride(C) + column * C + c] = saturate_to<std::uint8_t>(alpha);
+                    } else {
+                        store_output(job, x, y, c, alpha);
+                    }
                 }
             }
+        }
+        if (out_tile != nullptr) {
+            __syncthreads();
+            store_out_tile<KB, C>(job, out_tile, x0, y0);
+            // The next tile's column passes write the tile again only after
+            // the barriers after its staging and row pass.
         }
     }
 }
@@ -443,8 +617,9 @@ void MmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) 
                                        cudaMemcpyHostToDevice, stream));
 
     blocks_k_ = blocks_k_for(dj.filter_width);
-    shared_bytes_ = blocks_k_ == 2 ? Geometry<2>::bytes(dj.filtered_channels)
-                                   : Geometry<3>::bytes(dj.filtered_channels);
+    const bool u8_out = dj.out_depth == Depth::u8;
+    shared_bytes_ = blocks_k_ == 2 ? Geometry<2>::bytes(dj.filtered_channels, dj.channels, u8_out)
+                                   : Geometry<3>::bytes(dj.filtered_channels, dj.channels, u8_out);
     int per_sm = 1;
     const bool found = with_kernel(blocks_k_, dj.channels, [&](auto kernel) {
         CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -466,8 +641,10 @@ void MmaPath::launch(const DeviceJob& job, cudaStream_t stream) const {
     std::int64_t across = 0;
     const int tiles = static_cast<int>(tiles_of(job, &across));
     with_kernel(blocks_k_, job.channels, [&](auto kernel) {
+        // The job's scale times the undoing of the taps' scaling: a power
+        // of two, so the product is exact.
         kernel<<<grid_, kThreads, shared_bytes_, stream>>>(job, static_cast<int>(across), tiles,
-                                                           unscale_);
+                                                           job.scale * unscale_);
     });
 }
 
