@@ -201,13 +201,16 @@ __device__ __forceinline__ void store_four_pixels(const std::uint32_t (&a)[C], i
     }
 }
 
-// Stages an interior tile: every staged sample lies in the image, and so
-// does every word read (is_interior), so no border policy is needed. Each
+// Stages a tile whose staged columns, and every word read, lie within the
+// image's rows (is_interior_across): rows above or below the image are
+// the border policy's rows, and a constant border's rows are words of the
+// border value (a whole u8, as mma_take requires). Each
 // item is 4 pixels of a staged row (4 C bytes): its C + 1 aligned words
 // are loaded, shifted by the span's offset within a word into the 4 C
 // bytes, and each channel's 4 samples go to its plane as one 8-byte store.
 // Every byte's place is a compile-time constant. kUnroll items a thread
-// have their loads in flight together.
+// have their loads in flight together (3: 12 words at 4 channels, without
+// spilling now that the row fragments live in shared memory).
 template <int KB, int C>
 __device__ __forceinline__ void stage_interior(const DeviceJob& job, int filtered, __half* staged,
                                                std::int64_t xs, std::int64_t ys) {
@@ -215,13 +218,13 @@ __device__ __forceinline__ void stage_interior(const DeviceJob& job, int filtere
     constexpr int kGroups = G::kStagedColumns / 4;  // 4-pixel items a staged row
     constexpr int kItems = G::kStagedRows * kGroups;
     constexpr int kPerThread = (kItems + kThreads - 1) / kThreads;
-    constexpr int kUnroll = C >= 3 ? 2 : 3;
+    constexpr int kUnroll = 3;
     constexpr int kPlaneHalves = G::kStagedRows * G::kStagedStride;
     const std::int64_t first_byte = xs * C;
     const int skip = static_cast<int>(first_byte & 3);  // bytes of the first word before the span
     const unsigned shift = 8u * static_cast<unsigned>(skip);
-    const std::uint8_t* base =
-        reinterpret_cast<const std::uint8_t*>(job.src) + ys * job.src_pitch + (first_byte - skip);
+    const std::uint8_t* base = reinterpret_cast<const std::uint8_t*>(job.src) + (first_byte - skip);
+    const std::uint32_t border_word = 0x01010101u * static_cast<std::uint32_t>(job.border_value);
     for (int n0 = 0; n0 < kPerThread; n0 += kUnroll) {
         std::uint32_t w[kUnroll][C + 1];
 #pragma unroll
@@ -230,10 +233,14 @@ __device__ __forceinline__ void stage_interior(const DeviceJob& job, int filtere
             if (item < kItems) {
                 const int r = item / kGroups;
                 const int j = item - r * kGroups;
+                std::int64_t y = ys + r;
+                if (y < 0 || y >= job.src_height) y = border_index(job.border, y, job.src_height);
                 const std::uint32_t* words =
-                    reinterpret_cast<const std::uint32_t*>(base + r * job.src_pitch + 4 * j * C);
+                    reinterpret_cast<const std::uint32_t*>(base + y * job.src_pitch + 4 * j * C);
 #pragma unroll
-                for (int k = 0; k <= C; ++k) w[u][k] = __ldg(words + k);
+                for (int k = 0; k <= C; ++k) {
+                    w[u][k] = y == kBorderConstant ? border_word : __ldg(words + k);
+                }
             }
         }
 #pragma unroll
@@ -252,16 +259,14 @@ __device__ __forceinline__ void stage_interior(const DeviceJob& job, int filtere
     }
 }
 
-// Whether stage_interior can stage the tile whose staged area starts at
-// (xs, ys): the same answer for every thread of the block.
+// Whether stage_interior can stage the tile whose staged columns start at
+// xs: the same answer for every thread of the block.
 template <int KB, int C>
-__device__ __forceinline__ bool is_interior(const DeviceJob& job, std::int64_t xs,
-                                            std::int64_t ys) {
+__device__ __forceinline__ bool is_interior_across(const DeviceJob& job, std::int64_t xs) {
     using G = Geometry<KB>;
     // The last item's last word ends at most 4 bytes past the span.
     const std::int64_t end = xs * C + G::kStagedColumns * C + 4;
-    return xs >= 0 && ys >= 0 && ys + G::kStagedRows <= job.src_height &&
-           end <= job.src_width * C &&
+    return xs >= 0 && end <= job.src_width * C &&
            ((reinterpret_cast<std::uintptr_t>(job.src) | static_cast<std::uintptr_t>(job.src_pitch)) & 3) == 0;
 }
 
@@ -442,7 +447,7 @@ __global__ void __launch_bounds__(kThreads, 2)
         const std::int64_t y0 = static_cast<std::int64_t>(ty) * kTileRows;
         // The previous tile's last reads of the staged planes were before
         // the barrier after its last row pass.
-        if (is_interior<KB, C>(job, x0 - radius, y0 - radius)) {
+        if (is_interior_across<KB, C>(job, x0 - radius)) {
             stage_interior<KB, C>(job, filtered, staged, x0 - radius, y0 - radius);
         } else {
             stage_tile<KB, C>(job, filtered, staged, x0 - radius, y0 - radius);
@@ -504,14 +509,9 @@ std::int64_t tiles_of(const DeviceJob& job, std::int64_t* across = nullptr) {
     return x * ((job.dst_height + kTileRows - 1) / kTileRows);
 }
 
-enum class MmaMode { off, default_sides, every_side };
-MmaMode mma_mode() {
+bool mma_enabled() {
     const char* text = std::getenv("CUDACONV_FAST_SEPARABLE_MMA");
-    if (text == nullptr) return MmaMode::default_sides;
-    const std::string_view v(text);
-    if (v == "0") return MmaMode::off;
-    if (v == "1") return MmaMode::every_side;
-    return MmaMode::default_sides;
+    return text == nullptr || std::string_view(text) != "0";
 }
 
 // Powers of two that scale the taps (see the top of the file): the row taps
@@ -586,11 +586,9 @@ std::vector<std::uint32_t> build_fragments(const Rank1Filter& f, const TapScales
 }  // namespace
 
 bool mma_take(const Job& job, const DeviceJob& dj) {
-    const MmaMode mode = mma_mode();
-    if (mode == MmaMode::off) return false;
+    if (!mma_enabled()) return false;
     const int side = dj.filter_width;
     if (dj.filter_height != side || side % 2 == 0 || side > 16 * (kMaxBlocksK - 1) + 1) return false;
-    if (mode == MmaMode::default_sides && side < kMmaFirstSide) return false;
     if (dj.origin_x != -(side / 2) || dj.origin_y != -(side / 2)) return false;
     if (dj.in_depth != Depth::u8 || dj.border == BorderMode::valid) return false;
     if (dj.channels < 1 || dj.channels > 4) return false;

@@ -25,15 +25,18 @@ constexpr std::array<std::string_view, 12> kAutoPreference{
     "fft", "cudnn", "cpu", "cpu-ref"};
 
 // kAutoPreference, reordered where the measurements say so for this job:
-//  - a rank-1 filter on a gray image: fast-separable first from 9x9 on f32
+//  - a rank-1 filter on a gray f32 image: fast-separable first from 9x9
 //    (Gaussians of 3, 7, 9 and 15: fast 47.3, 63.1, 108.3 and 210.7 us,
-//    fast-separable 67.5, 72.6, 75.8 and 83.4) and from 13x13 on u8 (fast
-//    41.4, 99.4, 147.2 and 273.7 at 3, 9, 11 and 15, fast-separable 144.8,
-//    151.9, 153.5 and 160.6; fast grows with the area, so 13 lies past the
-//    crossover). fast's strip path (3x3 to 7x7) moved the f32 crossover
-//    from 7. On RGB u8 fast stays first (3x3: 57 against 524 us; 5x5: 87
-//    against 529); RGB f32 and u16 are not measured, so they keep the
-//    list's order. H100, 2026-11-24 20:47 UTC (docs/PERFORMANCE.md);
+//    fast-separable 67.5, 72.6, 75.8 and 83.4; H100, 2026-11-24 20:47 UTC).
+//    fast's strip path (3x3 to 7x7) moved the crossover from 7;
+//  - a rank-1 filter on a u8 image of any channel count, whose constant
+//    border (if any) is a whole u8: fast-separable, on its tensor-core path,
+//    first from 9x9 (4000x3000 Gaussians, 2026-11-25: RGB fast 151.1,
+//    364.3, 531.0, 1126 us at 7, 9, 11, 15 against 193-195; gray fast 65.9
+//    and 99.4 at 7 and 9 against 85-86). A fractional constant border sends
+//    the job to fast-separable's CUDA-core path (RGB 9x9: 540 us), so fast
+//    stays first there. RGB f32 and u16 are not measured, so they keep the
+//    list's order (docs/PERFORMANCE.md);
 //  - a dense filter (not rank 1) with more taps than fast's largest
 //    (15x15): fft right after the fast variants (31x31: 557 us against
 //    smem's 3215, cudnn's 5372 and smem-cached's 30274), for 8/16-bit
@@ -41,7 +44,7 @@ constexpr std::array<std::string_view, 12> kAutoPreference{
 //    keeps results within SPEC's 1 level for images and filters of ordinary
 //    range; a float output keeps the direct variants and SPEC's 1e-5.
 constexpr int kSeparableFirstSideF32 = 9;
-constexpr int kSeparableFirstSideU8 = 13;
+constexpr int kSeparableFirstSideU8 = 9;
 constexpr std::size_t kFastLargestTaps = 15 * 15;
 std::vector<std::string_view> auto_preference(const Job& job);
 

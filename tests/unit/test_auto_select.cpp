@@ -80,8 +80,7 @@ Job job_with(Filter filter, Depth depth, int channels = 1, Depth out_depth = Dep
     return job;
 }
 
-TEST_CASE("auto's measured order: rank 1 on gray f32 from 9x9, gray u8 from 13x13, to "
-          "fast-separable",
+TEST_CASE("auto's measured order: rank 1 on gray f32 and on u8 from 9x9, to fast-separable",
           "[auto]") {
     FakeBackend fast("fast", true, Support::yes());
     FakeBackend fast_separable("fast-separable", true, Support::yes());
@@ -100,16 +99,26 @@ TEST_CASE("auto's measured order: rank 1 on gray f32 from 9x9, gray u8 from 13x1
     CHECK(chosen(box(9), Depth::f32) == &fast_separable);
     CHECK(chosen(box(15), Depth::f32) == &fast_separable);
     CHECK(chosen(box(7), Depth::u8) == &fast);
-    CHECK(chosen(box(11), Depth::u8) == &fast);
-    CHECK(chosen(box(13), Depth::u8) == &fast_separable);
+    CHECK(chosen(box(9), Depth::u8) == &fast_separable);
     CHECK(chosen(box(15), Depth::u8) == &fast_separable);
     // u16 is not measured: the list's order.
     CHECK(chosen(box(15), Depth::u16) == &fast);
     // Not rank 1: fast.
     CHECK(chosen(edge, Depth::f32) == &fast);
-    // RGB: fast stays first (measured on u8; f32 not yet).
-    CHECK(chosen(box(15), Depth::u8, 3) == &fast);
+    // RGB and RGBA u8 as gray u8 (fast-separable's tensor-core path); RGB
+    // f32 is not measured.
+    CHECK(chosen(box(7), Depth::u8, 3) == &fast);
+    CHECK(chosen(box(9), Depth::u8, 3) == &fast_separable);
+    CHECK(chosen(box(15), Depth::u8, 4) == &fast_separable);
     CHECK(chosen(box(15), Depth::f32, 3) == &fast);
+    // A fractional constant border keeps u8 jobs off the tensor-core path,
+    // and so on fast; a whole one does not.
+    Job constant = job_with(box(15), Depth::u8, 3);
+    constant.params.border = BorderMode::constant;
+    constant.params.border_value = 17.5;
+    CHECK(choose_variant(constant, both, kDevice).backend == &fast);
+    constant.params.border_value = 17.0;
+    CHECK(choose_variant(constant, both, kDevice).backend == &fast_separable);
 }
 
 TEST_CASE("auto's measured order: dense filters past 15x15 go to fft before the ladder",

@@ -296,9 +296,10 @@ TEST_CASE("fast over its own jobs: every size, border, channel count, depth pair
 //  - The CUDA-core path (the tensor-core path turned off): half the cases
 //    fix the strip height at 16 rows and half at 96, so that strips of one
 //    step and strips whose ring of intermediate rows wraps round both run.
-//  - The tensor-core path, on every side (by default it takes u8 from 9x9):
-//    u8 input only, tiles of 64x64 cut short at the right and bottom (70x41,
-//    150x203, 600x45), and 3 blocks walking all the tiles.
+//  - The tensor-core path (which takes every u8 job with a whole u8 border
+//    value): tiles of 64x64 cut short at the right and bottom (70x41,
+//    150x203, 600x45), tiles whose staged rows reach past the top and bottom
+//    (150x203, 600x45), and 3 blocks walking all the tiles.
 TEST_CASE("fast-separable over its own jobs: every side, border, channel count, depth pair",
           "[gpu]") {
     if (skip_without_device()) return;

@@ -72,9 +72,11 @@ TEST_CASE("tensor-core path: the jobs it takes by default", "[separable-mma]") {
     const MmaSetting unset(nullptr);
     const Filter sigma5 = gaussian_filter(31, 5.0);
     CHECK(takes(rgb_u8(sigma5)));
-    CHECK(takes(rgb_u8(gaussian_filter(kMmaFirstSide, 0.0))));
-    // Below kMmaFirstSide the CUDA-core path is as fast.
-    CHECK_FALSE(takes(rgb_u8(gaussian_filter(kMmaFirstSide - 2, 0.0))));
+    CHECK(takes(rgb_u8(gaussian_filter(3, 0.0))));
+    CHECK(takes(rgb_u8(*make_named_filter("sobel-x"))));
+    // Sides up to 33 (three blocks of 16 taps a pass).
+    CHECK(takes(rgb_u8(gaussian_filter(33, 0.0))));
+    CHECK_FALSE(takes(rgb_u8(gaussian_filter(35, 0.0))));
 
     MmaCase gray = rgb_u8(sigma5);
     gray.device.channels = gray.device.filtered_channels = 1;
@@ -109,8 +111,7 @@ TEST_CASE("tensor-core path: the jobs it takes by default", "[separable-mma]") {
     CHECK_FALSE(takes(rgb_u8(*make_named_filter("emboss"))));
 }
 
-TEST_CASE("tensor-core path: CUDACONV_FAST_SEPARABLE_MMA turns it off or on for every side",
-          "[separable-mma]") {
+TEST_CASE("tensor-core path: CUDACONV_FAST_SEPARABLE_MMA=0 turns it off", "[separable-mma]") {
     const MmaCase small = rgb_u8(gaussian_filter(3, 0.0));
     const MmaCase large = rgb_u8(gaussian_filter(31, 5.0));
     {
@@ -119,12 +120,12 @@ TEST_CASE("tensor-core path: CUDACONV_FAST_SEPARABLE_MMA turns it off or on for 
         CHECK_FALSE(takes(large));
     }
     {
-        const MmaSetting every("1");
+        const MmaSetting on("1");
         CHECK(takes(small));
         CHECK(takes(large));
         MmaCase f32 = large;
         f32.device.in_depth = Depth::f32;
-        CHECK_FALSE(takes(f32));  // forcing it does not widen what it can run
+        CHECK_FALSE(takes(f32));  // asking for it does not widen what it can run
     }
 }
 
