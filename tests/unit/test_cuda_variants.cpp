@@ -402,6 +402,22 @@ TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
                 c.whole_border_value = true;
                 run_case(c, fast, tally);
             }
+            // fast-separable's tensor-core path with u8 outputs (through its
+            // output tile): tiles inside the image across and at its sides,
+            // staged rows past the top and bottom, a kept alpha, and one
+            // block walking every tile, so that its shared buffers are
+            // reused from tile to tile.
+            {
+                const ScopedEnv one_block("CUDACONV_FAST_SEPARABLE_BLOCKS", "1");
+                const std::vector<Backend*> separable{find_backend("fast-separable")};
+                for (int channels : {3, 4}) {
+                    Case c{150, 70, 9, 9, channels, border, Depth::u8, Depth::u8, ++seed};
+                    c.centred_anchor = true;
+                    c.rank1 = true;
+                    c.whole_border_value = true;
+                    run_case(c, separable, tally);
+                }
+            }
             // One block of fast walks all of an image's tiles, so that its
             // shared-memory buffers are reused (both barrier parities, the
             // fill's writes before the next copies); u8 with a whole
