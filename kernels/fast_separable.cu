@@ -381,7 +381,8 @@ protected:
     }
 
     void prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) override {
-        tensor_cores_ = mma_take(job, dj);
+        tensor_cores_ = mma_take(job, dj) &&
+                        mma_shared_bytes(dj) <= current_device().shared_memory_per_block_optin;
         if (tensor_cores_) return mma_.prepare(job, dj, stream);
         taps_.upload(job.params.filter, "fast-separable", c_row, c_column, stream);
 

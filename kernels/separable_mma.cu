@@ -8,8 +8,8 @@
 // G[m][k] = column[k - m] times the intermediate (16 KB rows x 8). KB, the
 // 16-sample blocks a pass multiplies, is 2 for sides up to 17 and 3 up to
 // 33. T and G depend only on the taps, so their fragments are built once on
-// the host and held in registers; only the image's side is loaded from
-// shared memory (ldmatrix).
+// the host; a block keeps G's in registers and T's in shared memory, and
+// loads the image's side of each product from shared memory (ldmatrix).
 //
 // Precision, the same as float arithmetic at the outputs' scale:
 //  - u8 samples (and a whole u8 constant border value) are exact in fp16;
@@ -23,12 +23,14 @@
 //    epilogue undoes both exactly.
 //
 // Each block walks tiles of 64 rows by 64 pixels (a persistent grid): it
-// stages the tile and its halo as fp16 planes, one a channel, through the
-// border policy, then for each channel runs the row pass over the staged
-// rows into the intermediate's hi and lo planes and the column pass from
-// them to the output. The row pass repeats the 16 (KB - 1) halo rows a tile
-// (a quarter to a half more of it); in exchange a tile needs no ring and a
-// block no state between tiles.
+// stages the tile and its halo as fp16 planes, one a channel (from aligned
+// words where the tile's columns lie inside the image, sample by sample
+// through the border policy at its sides), then for each channel runs the
+// row pass over the staged rows into the intermediate's hi and lo planes
+// and the column pass from them; u8 outputs gather in an interleaved tile
+// that goes out in 16-byte vectors. The row pass repeats the 16 (KB - 1)
+// halo rows a tile (a quarter to a half more of it); in exchange a tile
+// needs no ring and a block no state between tiles.
 #include "kernels/separable_mma.hpp"
 
 #include <cuda_fp16.h>
@@ -57,16 +59,19 @@ constexpr int kTilePixels = 64;
 constexpr int kWarps = 8;
 constexpr int kThreads = 32 * kWarps;
 
-// Fragment words a lane holds: the row pass's B operands (k-block, n half
-// of 8 outputs, hi/lo, two registers) and the column pass's A operands
-// (k-block, hi/lo, four registers). Stored word-major, lane-minor, so a
-// warp's load of one word is one coalesced 128-byte line.
+// Fragment words a lane needs, as the host builds them: the row pass's B
+// operands (k-block, n half of 8 outputs, hi/lo, two registers) and the
+// column pass's A operands (k-block, hi/lo, four registers). Stored
+// word-major, lane-minor, so a warp's load of one word is one coalesced
+// 128-byte line.
 constexpr int kRowWords = kMaxBlocksK * 2 * 2 * 2;
 constexpr int kColumnWords = kMaxBlocksK * 2 * 4;
 constexpr int kFragmentWords = (kRowWords + kColumnWords) * 32;
 __device__ std::uint32_t d_fragments[kFragmentWords];
 
-CC_HD constexpr int row_word(int j, int h, int part, int reg) { return ((j * 2 + h) * 2 + part) * 2 + reg; }
+CC_HD constexpr int row_word(int j, int h, int part, int reg) {
+    return ((j * 2 + h) * 2 + part) * 2 + reg;
+}
 CC_HD constexpr int column_word(int j, int part, int reg) {
     return kRowWords + (j * 2 + part) * 4 + reg;
 }
@@ -150,8 +155,9 @@ __device__ __forceinline__ void stage_tile(const DeviceJob& job, int filtered, _
         std::int64_t y = ys + r;
         if (y < 0 || y >= job.src_height) y = border_index(job.border, y, job.src_height);
         const std::uint8_t* row =
-            y == kBorderConstant ? nullptr
-                                 : reinterpret_cast<const std::uint8_t*>(job.src + y * job.src_pitch);
+            y == kBorderConstant
+                ? nullptr
+                : reinterpret_cast<const std::uint8_t*>(job.src + y * job.src_pitch);
 #pragma unroll
         for (int i = 0; i < kPerLane; ++i) {
             const int k = lane + 32 * i;
@@ -178,12 +184,13 @@ __device__ __forceinline__ std::uint32_t u8_pair_to_half2(const std::uint32_t (&
     const std::uint32_t t =
         __byte_perm(a[P0 / 4], a[P1 / 4], (P0 & 3) | ((4 + (P1 & 3)) << 8));
     const std::uint32_t magic = (t & 0x00ff00ffu) | 0x64006400u;
-    const __half2 v = __hsub2(*reinterpret_cast<const __half2*>(&magic), __half2half2(__ushort_as_half(0x6400)));
+    const __half2 v = __hsub2(*reinterpret_cast<const __half2*>(&magic),
+                              __half2half2(__ushort_as_half(0x6400)));
     return *reinterpret_cast<const std::uint32_t*>(&v);
 }
 
-// The four pixels' samples of channel c (4 C bytes of a, interleaved) as
-// four fp16 values.
+// The four pixels' samples of one channel (of the 4 C interleaved bytes
+// of a) as four fp16 values.
 template <int C, int Channel>
 __device__ __forceinline__ uint2 channel_of_four(const std::uint32_t (&a)[C]) {
     return make_uint2(u8_pair_to_half2<Channel, Channel + C>(a),
@@ -195,22 +202,23 @@ __device__ __forceinline__ void store_four_pixels(const std::uint32_t (&a)[C], i
                                                   __half* out, int plane_halves) {
     if constexpr (Channel < C) {
         if (Channel < filtered) {
-            *reinterpret_cast<uint2*>(out + Channel * plane_halves) = channel_of_four<C, Channel>(a);
+            *reinterpret_cast<uint2*>(out + Channel * plane_halves) =
+                channel_of_four<C, Channel>(a);
         }
         store_four_pixels<C, Channel + 1>(a, filtered, out, plane_halves);
     }
 }
 
 // Stages a tile whose staged columns, and every word read, lie within the
-// image's rows (is_interior_across): rows above or below the image are
-// the border policy's rows, and a constant border's rows are words of the
-// border value (a whole u8, as mma_take requires). Each
-// item is 4 pixels of a staged row (4 C bytes): its C + 1 aligned words
-// are loaded, shifted by the span's offset within a word into the 4 C
-// bytes, and each channel's 4 samples go to its plane as one 8-byte store.
-// Every byte's place is a compile-time constant. kUnroll items a thread
-// have their loads in flight together (3: 12 words at 4 channels, without
-// spilling now that the row fragments live in shared memory).
+// image's rows (is_interior_across): rows above or below the image are the
+// border policy's rows, and a constant border's rows are words of the
+// border value (a whole u8, as mma_take requires). Each item is 4 pixels of
+// a staged row (4 C bytes): its C + 1 aligned words are loaded, shifted by
+// the span's offset within a word into the 4 C bytes, and each channel's 4
+// samples go to its plane as one 8-byte store. Every byte's place is a
+// compile-time constant. kUnroll items a thread have their loads in flight
+// together (3: 12 words at 4 channels, without spilling now that the row
+// fragments live in shared memory).
 template <int KB, int C>
 __device__ __forceinline__ void stage_interior(const DeviceJob& job, int filtered, __half* staged,
                                                std::int64_t xs, std::int64_t ys) {
@@ -223,8 +231,12 @@ __device__ __forceinline__ void stage_interior(const DeviceJob& job, int filtere
     const std::int64_t first_byte = xs * C;
     const int skip = static_cast<int>(first_byte & 3);  // bytes of the first word before the span
     const unsigned shift = 8u * static_cast<unsigned>(skip);
-    const std::uint8_t* base = reinterpret_cast<const std::uint8_t*>(job.src) + (first_byte - skip);
-    const std::uint32_t border_word = 0x01010101u * static_cast<std::uint32_t>(job.border_value);
+    const std::uint8_t* base =
+        reinterpret_cast<const std::uint8_t*>(job.src) + (first_byte - skip);
+    const std::uint32_t border_word =
+        job.border == BorderMode::constant
+            ? 0x01010101u * static_cast<std::uint32_t>(job.border_value)
+            : 0u;
     for (int n0 = 0; n0 < kPerThread; n0 += kUnroll) {
         std::uint32_t w[kUnroll][C + 1];
 #pragma unroll
@@ -266,8 +278,9 @@ __device__ __forceinline__ bool is_interior_across(const DeviceJob& job, std::in
     using G = Geometry<KB>;
     // The last item's last word ends at most 4 bytes past the span.
     const std::int64_t end = xs * C + G::kStagedColumns * C + 4;
-    return xs >= 0 && end <= job.src_width * C &&
-           ((reinterpret_cast<std::uintptr_t>(job.src) | static_cast<std::uintptr_t>(job.src_pitch)) & 3) == 0;
+    const std::uintptr_t alignment =
+        reinterpret_cast<std::uintptr_t>(job.src) | static_cast<std::uintptr_t>(job.src_pitch);
+    return xs >= 0 && end <= job.src_width * C && (alignment & 3) == 0;
 }
 
 // The row pass of one channel: intermediate rows 0 ... kStagedRows - 1 of
@@ -339,8 +352,8 @@ __device__ __forceinline__ void column_pass(const DeviceJob& job, const __half* 
     const int t = lane & 3;
     // ldmatrix.trans matrices: intermediate hi rows 0-7 and 8-15 of a
     // k-block, then lo rows 0-7 and 8-15 (B fragments hi and lo).
-    const __half* source = (lane < 16 ? mid_hi : mid_lo) + ((lane >> 3) & 1) * 8 * G::kMidStride +
-                           (lane & 7) * G::kMidStride;
+    const __half* source =
+        (lane < 16 ? mid_hi : mid_lo) + (((lane >> 3) & 1) * 8 + (lane & 7)) * G::kMidStride;
     for (int group = warp; group < kGroups; group += kWarps) {
         const int m0 = group / kGroupsAcross * 16;
         const int n0 = group % kGroupsAcross * 8;
@@ -379,12 +392,16 @@ __device__ __forceinline__ void store_out_tile(const DeviceJob& job, const std::
     using G = Geometry<KB>;
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int warp = static_cast<int>(threadIdx.x) >> 5;
-    const int pixels = static_cast<int>(job.dst_width - x0 < kTilePixels ? job.dst_width - x0 : kTilePixels);
+    const std::int64_t pixels_left = job.dst_width - x0;
+    const std::int64_t rows_left = job.dst_height - y0;
+    const int pixels = static_cast<int>(pixels_left < kTilePixels ? pixels_left : kTilePixels);
+    const int rows = static_cast<int>(rows_left < kTileRows ? rows_left : kTileRows);
     const int bytes = pixels * C;
-    const int rows = static_cast<int>(job.dst_height - y0 < kTileRows ? job.dst_height - y0 : kTileRows);
-    std::uint8_t* first_row = reinterpret_cast<std::uint8_t*>(job.dst + y0 * job.dst_pitch) + x0 * C;
-    if (pixels == kTilePixels && rows == kTileRows &&
-        ((reinterpret_cast<std::uintptr_t>(first_row) | static_cast<std::uintptr_t>(job.dst_pitch)) & 15) == 0) {
+    std::uint8_t* first_row =
+        reinterpret_cast<std::uint8_t*>(job.dst + y0 * job.dst_pitch) + x0 * C;
+    const std::uintptr_t alignment =
+        reinterpret_cast<std::uintptr_t>(first_row) | static_cast<std::uintptr_t>(job.dst_pitch);
+    if (pixels == kTilePixels && rows == kTileRows && (alignment & 15) == 0) {
         constexpr int kVectorsPerRow = kTilePixels * C / 16;
         for (int v = static_cast<int>(threadIdx.x); v < kTileRows * kVectorsPerRow; v += kThreads) {
             const int r = v / kVectorsPerRow;
@@ -399,7 +416,8 @@ __device__ __forceinline__ void store_out_tile(const DeviceJob& job, const std::
         const std::uint8_t* in = out_tile + r * G::out_stride(C);
         const int words = (reinterpret_cast<std::uintptr_t>(out) & 3) == 0 ? bytes / 4 : 0;
         for (int w = lane; w < words; w += 32) {
-            reinterpret_cast<std::uint32_t*>(out)[w] = reinterpret_cast<const std::uint32_t*>(in)[w];
+            reinterpret_cast<std::uint32_t*>(out)[w] =
+                reinterpret_cast<const std::uint32_t*>(in)[w];
         }
         for (int b = 4 * words + lane; b < bytes; b += 32) out[b] = in[b];
     }
@@ -415,9 +433,9 @@ __global__ void __launch_bounds__(kThreads, 2)
     __half* staged = reinterpret_cast<__half*>(smem + kRowFragmentBytes);
     __half* mid_hi = staged + filtered * G::kStagedRows * G::kStagedStride;
     __half* mid_lo = mid_hi + G::kStagedRows * G::kMidStride;
-    std::uint8_t* out_tile =
-        job.out_depth == Depth::u8 ? reinterpret_cast<std::uint8_t*>(smem) + sizeof(__half) * G::halves(filtered)
-                                   : nullptr;
+    std::uint8_t* out_tile = job.out_depth == Depth::u8
+                                 ? smem + sizeof(__half) * G::halves(filtered)
+                                 : nullptr;
 
     const int lane = static_cast<int>(threadIdx.x) & 31;
     // The row fragments to shared memory (read after the barrier that
@@ -425,7 +443,8 @@ __global__ void __launch_bounds__(kThreads, 2)
     for (int i = static_cast<int>(threadIdx.x); i < kRowFragmentPairs * 32; i += kThreads) {
         const int pair = i / 32;  // (j * 2 + h) * 2 + part
         const int l = i % 32;
-        row_b[i] = make_uint2(d_fragments[(pair * 2) * 32 + l], d_fragments[(pair * 2 + 1) * 32 + l]);
+        row_b[i] =
+            make_uint2(d_fragments[(pair * 2) * 32 + l], d_fragments[(pair * 2 + 1) * 32 + l]);
     }
     std::uint32_t column_a[KB][2][4];
 #pragma unroll
@@ -440,7 +459,8 @@ __global__ void __launch_bounds__(kThreads, 2)
     }
 
     const int radius = job.filter_width / 2;
-    for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += static_cast<int>(gridDim.x)) {
+    for (int tile = static_cast<int>(blockIdx.x); tile < tiles;
+         tile += static_cast<int>(gridDim.x)) {
         const int ty = tile / tiles_across;
         const int tx = tile - ty * tiles_across;
         const std::int64_t x0 = static_cast<std::int64_t>(tx) * kTilePixels;
@@ -463,15 +483,18 @@ __global__ void __launch_bounds__(kThreads, 2)
         }
         // A kept alpha: the input's own.
         for (int c = filtered; c < C; ++c) {
-            for (int i = static_cast<int>(threadIdx.x); i < kTileRows * kTilePixels; i += kThreads) {
+            for (int i = static_cast<int>(threadIdx.x); i < kTileRows * kTilePixels;
+                 i += kThreads) {
                 const int column = i % kTilePixels;
                 const int row = i / kTilePixels;
                 const std::int64_t x = x0 + column;
                 const std::int64_t y = y0 + row;
                 if (x < job.dst_width && y < job.dst_height) {
-                    const float alpha = load_raw<std::uint8_t>(job, x + job.centre_x, y + job.centre_y, c);
+                    const float alpha =
+                        load_raw<std::uint8_t>(job, x + job.centre_x, y + job.centre_y, c);
                     if (out_tile != nullptr) {
-                        out_tile[row * G::out_stride(C) + column * C + c] = saturate_to<std::uint8_t>(alpha);
+                        out_tile[row * G::out_stride(C) + column * C + c] =
+                            saturate_to<std::uint8_t>(alpha);
                     } else {
                         store_output(job, x, y, c, alpha);
                     }
@@ -538,8 +561,8 @@ TapScales tap_scales(const Rank1Filter& f) {
 // The fp16 bits of v's hi part (part 0) or lo part (part 1).
 std::uint16_t half_part(double v, int part) {
     const __half hi = __float2half_rn(static_cast<float>(v));
-    const __half h =
-        part == 0 ? hi : __float2half_rn(static_cast<float>(v - static_cast<double>(__half2float(hi))));
+    const double rest = v - static_cast<double>(__half2float(hi));
+    const __half h = part == 0 ? hi : __float2half_rn(static_cast<float>(rest));
     std::uint16_t bits;
     std::memcpy(&bits, &h, sizeof bits);
     return bits;
@@ -588,7 +611,8 @@ std::vector<std::uint32_t> build_fragments(const Rank1Filter& f, const TapScales
 bool mma_take(const Job& job, const DeviceJob& dj) {
     if (!mma_enabled()) return false;
     const int side = dj.filter_width;
-    if (dj.filter_height != side || side % 2 == 0 || side > 16 * (kMaxBlocksK - 1) + 1) return false;
+    const int largest_side = 16 * (kMaxBlocksK - 1) + 1;
+    if (dj.filter_height != side || side % 2 == 0 || side > largest_side) return false;
     if (dj.origin_x != -(side / 2) || dj.origin_y != -(side / 2)) return false;
     if (dj.in_depth != Depth::u8 || dj.border == BorderMode::valid) return false;
     if (dj.channels < 1 || dj.channels > 4) return false;
@@ -604,6 +628,13 @@ bool mma_take(const Job& job, const DeviceJob& dj) {
     return std::abs(s.row_exp + s.column_exp) < 120;
 }
 
+std::size_t mma_shared_bytes(const DeviceJob& dj) {
+    const bool u8_out = dj.out_depth == Depth::u8;
+    return blocks_k_for(dj.filter_width) == 2
+               ? Geometry<2>::bytes(dj.filtered_channels, dj.channels, u8_out)
+               : Geometry<3>::bytes(dj.filtered_channels, dj.channels, u8_out);
+}
+
 void MmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) {
     const auto factors = separate(job.params.filter);
     if (!factors) throw CudaError("fast-separable: the filter is not rank 1");
@@ -615,9 +646,7 @@ void MmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) 
                                        cudaMemcpyHostToDevice, stream));
 
     blocks_k_ = blocks_k_for(dj.filter_width);
-    const bool u8_out = dj.out_depth == Depth::u8;
-    shared_bytes_ = blocks_k_ == 2 ? Geometry<2>::bytes(dj.filtered_channels, dj.channels, u8_out)
-                                   : Geometry<3>::bytes(dj.filtered_channels, dj.channels, u8_out);
+    shared_bytes_ = mma_shared_bytes(dj);
     int per_sm = 1;
     const bool found = with_kernel(blocks_k_, dj.channels, [&](auto kernel) {
         CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -627,7 +656,8 @@ void MmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) 
     });
     if (!found) throw CudaError("fast-separable: no tensor-core kernel for this job");
     const std::int64_t resident =
-        static_cast<std::int64_t>(std::max(1, per_sm)) * std::max(1, current_device().multiprocessors);
+        static_cast<std::int64_t>(std::max(1, per_sm)) *
+        std::max(1, current_device().multiprocessors);
     grid_ = static_cast<int>(std::max<std::int64_t>(1, std::min(tiles_of(dj), resident)));
     // Fewer blocks, for the tests: each then walks many tiles.
     if (const char* blocks = std::getenv("CUDACONV_FAST_SEPARABLE_BLOCKS")) {

@@ -5,6 +5,7 @@
 // jobs it refuses.
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -22,6 +23,11 @@ namespace cudaconv {
 // all; CUDACONV_FAST_SEPARABLE_MMA=0 turns it off, so that tests and
 // benchmarks reach the CUDA-core path for the same jobs.
 bool mma_take(const Job& job, const DeviceJob& device_job);
+
+// Shared memory a block of the tensor-core path takes for this job: up to
+// 129 KB (4 filtered channels, sides over 17, u8 output), more than some
+// GPUs give a block; fast-separable then keeps the job on its CUDA cores.
+std::size_t mma_shared_bytes(const DeviceJob& device_job);
 
 // What a run of the tensor-core path prepares once: the taps as the tensor
 // cores' operand fragments (built here, copied to the device on the job's
