@@ -59,22 +59,12 @@ constexpr int kTilePixels = 64;
 constexpr int kWarps = 8;
 constexpr int kThreads = 32 * kWarps;
 
-// Fragment words a lane needs, as the host builds them: the row pass's B
-// operands (k-block, n half of 8 outputs, hi/lo, two registers) and the
-// column pass's A operands (k-block, hi/lo, four registers). Stored
-// word-major, lane-minor, so a warp's load of one word is one coalesced
-// 128-byte line.
-constexpr int kRowWords = kMaxBlocksK * 2 * 2 * 2;
-constexpr int kColumnWords = kMaxBlocksK * 2 * 4;
-constexpr int kFragmentWords = (kRowWords + kColumnWords) * 32;
+// Fragment words a lane needs, as the host builds them (mma_fragments):
+// stored word-major, lane-minor, so a warp's load of one word is one
+// coalesced 128-byte line.
+static_assert(kMmaRowWords == kMaxBlocksK * 2 * 2 * 2 && kMmaColumnWords == kMaxBlocksK * 2 * 4);
+constexpr int kFragmentWords = (kMmaRowWords + kMmaColumnWords) * 32;
 __device__ std::uint32_t d_fragments[kFragmentWords];
-
-CC_HD constexpr int row_word(int j, int h, int part, int reg) {
-    return ((j * 2 + h) * 2 + part) * 2 + reg;
-}
-CC_HD constexpr int column_word(int j, int part, int reg) {
-    return kRowWords + (j * 2 + part) * 4 + reg;
-}
 
 // The row pass's B fragments live in shared memory, not registers (held
 // with the column pass's they took 48 registers and spilled): a uint2 (both
@@ -453,7 +443,7 @@ __global__ void __launch_bounds__(kThreads, 2)
         for (int part = 0; part < 2; ++part) {
 #pragma unroll
             for (int reg = 0; reg < 4; ++reg) {
-                column_a[j][part][reg] = d_fragments[column_word(j, part, reg) * 32 + lane];
+                column_a[j][part][reg] = d_fragments[mma_column_word(j, part, reg) * 32 + lane];
             }
         }
     }
@@ -537,15 +527,10 @@ bool mma_enabled() {
     return text == nullptr || std::string_view(text) != "0";
 }
 
-// Powers of two that scale the taps (see the top of the file): the row taps
-// so that |intermediate| <= 255 * sum|row| * 2^row_exp <= 2^15, the column
-// taps so that their largest lies in [2^10, 2^11).
-struct TapScales {
-    int row_exp = 0;
-    int column_exp = 0;
-};
-TapScales tap_scales(const Rank1Filter& f) {
-    TapScales s;
+}  // namespace
+
+MmaTapScales mma_tap_scales(const Rank1Filter& f) {
+    MmaTapScales s;
     double row_sum = 0.0;
     for (double v : f.row) row_sum += std::abs(v);
     double column_max = 0.0;
@@ -558,6 +543,8 @@ TapScales tap_scales(const Rank1Filter& f) {
     return s;
 }
 
+namespace {
+
 // The fp16 bits of v's hi part (part 0) or lo part (part 1).
 std::uint16_t half_part(double v, int part) {
     const __half hi = __float2half_rn(static_cast<float>(v));
@@ -568,12 +555,12 @@ std::uint16_t half_part(double v, int part) {
     return bits;
 }
 
-// The fragments of T (row pass, B operand: T[k][n] = row[16 j + k - 8 h - n])
-// and G (column pass, A operand: G[m][k] = column[16 j + k - m]) in the
-// mma.m16n8k16 layouts of the PTX ISA: lane = 4 g + t; B register r holds
-// k = 2t + 8r and 2t + 8r + 1 of column n = g; A register r holds row
+}  // namespace
+
+// The mma.m16n8k16 layouts of the PTX ISA: lane = 4 g + t; B register r
+// holds k = 2t + 8r and 2t + 8r + 1 of column n = g; A register r holds row
 // g + 8 (r & 1), columns 2t + 8 (r >> 1) and the next. Lower half first.
-std::vector<std::uint32_t> build_fragments(const Rank1Filter& f, const TapScales& s) {
+std::vector<std::uint32_t> mma_fragments(const Rank1Filter& f, const MmaTapScales& s) {
     const int side = static_cast<int>(f.row.size());
     auto tap = [side](const std::vector<double>& taps, int exp, int i, int part) -> std::uint32_t {
         if (i < 0 || i >= side) return 0;
@@ -588,7 +575,7 @@ std::vector<std::uint32_t> build_fragments(const Rank1Filter& f, const TapScales
                 for (int h = 0; h < 2; ++h) {
                     for (int reg = 0; reg < 2; ++reg) {
                         const int i = 16 * j + 2 * t + 8 * reg - 8 * h - g;
-                        words[row_word(j, h, part, reg) * 32 + lane] =
+                        words[mma_row_word(j, h, part, reg) * 32 + lane] =
                             tap(f.row, s.row_exp, i, part) |
                             tap(f.row, s.row_exp, i + 1, part) << 16;
                     }
@@ -596,7 +583,7 @@ std::vector<std::uint32_t> build_fragments(const Rank1Filter& f, const TapScales
                 for (int reg = 0; reg < 4; ++reg) {
                     const int m = g + 8 * (reg & 1);
                     const int i = 16 * j + 2 * t + 8 * (reg >> 1) - m;
-                    words[column_word(j, part, reg) * 32 + lane] =
+                    words[mma_column_word(j, part, reg) * 32 + lane] =
                         tap(f.column, s.column_exp, i, part) |
                         tap(f.column, s.column_exp, i + 1, part) << 16;
                 }
@@ -605,8 +592,6 @@ std::vector<std::uint32_t> build_fragments(const Rank1Filter& f, const TapScales
     }
     return words;
 }
-
-}  // namespace
 
 bool mma_take(const Job& job, const DeviceJob& dj) {
     if (!mma_enabled()) return false;
@@ -624,7 +609,7 @@ bool mma_take(const Job& job, const DeviceJob& dj) {
     const auto factors = separate(job.params.filter);
     if (!factors) return false;
     // The undoing of the taps' scaling must be a normal float.
-    const TapScales s = tap_scales(*factors);
+    const MmaTapScales s = mma_tap_scales(*factors);
     return std::abs(s.row_exp + s.column_exp) < 120;
 }
 
@@ -638,9 +623,9 @@ std::size_t mma_shared_bytes(const DeviceJob& dj) {
 void MmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) {
     const auto factors = separate(job.params.filter);
     if (!factors) throw CudaError("fast-separable: the filter is not rank 1");
-    const TapScales s = tap_scales(*factors);
+    const MmaTapScales s = mma_tap_scales(*factors);
     unscale_ = static_cast<float>(std::ldexp(1.0, -(s.row_exp + s.column_exp)));
-    fragments_ = build_fragments(*factors, s);
+    fragments_ = mma_fragments(*factors, s);
     CUDA_CHECK(cudaMemcpyToSymbolAsync(d_fragments, fragments_.data(),
                                        fragments_.size() * sizeof(std::uint32_t), 0,
                                        cudaMemcpyHostToDevice, stream));

@@ -9,7 +9,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/hd.hpp"
 #include "core/job.hpp"
+#include "filters/rank1.hpp"
 #include "kernels/device_job.hpp"
 
 namespace cudaconv {
@@ -28,6 +30,35 @@ bool mma_take(const Job& job, const DeviceJob& device_job);
 // 129 KB (4 filtered channels, sides over 17, u8 output), more than some
 // GPUs give a block; fast-separable then keeps the job on its CUDA cores.
 std::size_t mma_shared_bytes(const DeviceJob& device_job);
+
+// The host arithmetic of the path, exposed for its tests (no device needed).
+//
+// Powers of two that scale the taps: the row taps so that the intermediate,
+// at most 255 * sum|row| * 2^row_exp, stays within 2^15 (fp16 ends at
+// 65504); the column taps so that their largest lies in [2^10, 2^11), where
+// their lo parts stay normal fp16.
+struct MmaTapScales {
+    int row_exp = 0;
+    int column_exp = 0;
+};
+MmaTapScales mma_tap_scales(const Rank1Filter& factors);
+
+// Where a lane's fragment words lie in mma_fragments(): word w of lane l at
+// w * 32 + l. Row pass (B operand of T): k-block j < 3, n half h, hi/lo
+// part, register reg < 2; column pass (A operand of G): k-block j, part,
+// register reg < 4.
+constexpr int kMmaRowWords = 3 * 2 * 2 * 2;
+constexpr int kMmaColumnWords = 3 * 2 * 4;
+CC_HD constexpr int mma_row_word(int j, int h, int part, int reg) {
+    return ((j * 2 + h) * 2 + part) * 2 + reg;
+}
+CC_HD constexpr int mma_column_word(int j, int part, int reg) {
+    return kMmaRowWords + (j * 2 + part) * 4 + reg;
+}
+// Every lane's fragments of T (T[k][n] = row[16 j + k - 8 h - n]) and G
+// (G[m][k] = column[16 j + k - m]), the taps scaled by `scales` and split
+// into hi and lo fp16 parts, in the mma.m16n8k16 layouts of the PTX ISA.
+std::vector<std::uint32_t> mma_fragments(const Rank1Filter& factors, const MmaTapScales& scales);
 
 // What a run of the tensor-core path prepares once: the taps as the tensor
 // cores' operand fragments (built here, copied to the device on the job's

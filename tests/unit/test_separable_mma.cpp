@@ -1,15 +1,23 @@
-// Which jobs fast-separable's tensor-core path takes (kernels/separable_mma.cu).
-// The GPU tests compare its outputs with cpu-ref, but the CUDA-core path
-// would pass them too had the tensor-core path refused: this holds the
-// choice itself. Host code only; no device needed.
+// fast-separable's tensor-core path (kernels/separable_mma.cu), its host
+// side: which jobs it takes (the GPU tests compare its outputs with cpu-ref,
+// but the CUDA-core path would pass them too had the tensor-core path
+// refused), and the taps' scaling and fragments, decoded here from the PTX
+// ISA's mma.m16n8k16 layouts independently of how they were built. No
+// device needed.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <optional>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "filters/gaussian.hpp"
 #include "filters/named.hpp"
+#include "filters/rank1.hpp"
 #include "kernels/separable_mma.hpp"
 
 namespace cudaconv::test {
@@ -126,6 +134,132 @@ TEST_CASE("tensor-core path: CUDACONV_FAST_SEPARABLE_MMA=0 turns it off", "[sepa
         MmaCase f32 = large;
         f32.device.in_depth = Depth::f32;
         CHECK_FALSE(takes(f32));  // asking for it does not widen what it can run
+    }
+}
+
+namespace {
+
+// An IEEE half's value from its bits.
+double half_value(std::uint16_t bits) {
+    const int exponent = (bits >> 10) & 0x1f;
+    const int mantissa = bits & 0x3ff;
+    double v = 0.0;
+    if (exponent == 0) {
+        v = std::ldexp(mantissa, -24);
+    } else if (exponent == 31) {
+        v = mantissa != 0 ? std::nan("") : INFINITY;
+    } else {
+        v = std::ldexp(1024 + mantissa, exponent - 25);
+    }
+    return (bits & 0x8000) ? -v : v;
+}
+
+// The value a fragment word's two halves hold: (lower, upper).
+std::pair<double, double> halves_of(std::uint32_t word) {
+    return {half_value(static_cast<std::uint16_t>(word & 0xffff)),
+            half_value(static_cast<std::uint16_t>(word >> 16))};
+}
+
+// hi + lo carries a tap to 2^-22 of itself, or to fp16's subnormal step.
+void check_tap(double held, double tap, const char* what, int j, int a, int b) {
+    INFO(what << " block " << j << " (" << a << ", " << b << "): " << held << " against " << tap);
+    if (tap == 0.0) {
+        CHECK(held == 0.0);
+    } else {
+        CHECK(std::abs(held - tap) <= std::ldexp(std::abs(tap), -21) + std::ldexp(1.0, -24));
+    }
+}
+
+void check_fragments(const Rank1Filter& f) {
+    const int side = static_cast<int>(f.row.size());
+    INFO("side " << side);
+    const MmaTapScales s = mma_tap_scales(f);
+    double row_sum = 0.0;
+    for (double v : f.row) row_sum += std::abs(v);
+    double column_max = 0.0;
+    for (double v : f.column) column_max = std::max(column_max, std::abs(v));
+    // The intermediate fits fp16 with room to spare, but not needlessly small.
+    const double largest_intermediate = 255.0 * std::ldexp(row_sum, s.row_exp);
+    CHECK(largest_intermediate <= 32768.0);
+    CHECK(largest_intermediate > 16384.0);
+    const double largest_column = std::ldexp(column_max, s.column_exp);
+    CHECK(largest_column >= 1024.0);
+    CHECK(largest_column < 2048.0);
+
+    const std::vector<std::uint32_t> words = mma_fragments(f, s);
+    REQUIRE(words.size() == static_cast<std::size_t>((kMmaRowWords + kMmaColumnWords) * 32));
+    auto scaled = [side](const std::vector<double>& taps, int exp, int i) {
+        return (i >= 0 && i < side) ? std::ldexp(taps[static_cast<std::size_t>(i)], exp) : 0.0;
+    };
+    for (int j = 0; j < 3; ++j) {
+        // T's block j, each n half: 16 k by 8 n. B register r of lane 4g + t
+        // holds k = 2t + 8r and the next, at n = g.
+        for (int h = 0; h < 2; ++h) {
+            double t_block[16][8] = {};
+            for (int lane = 0; lane < 32; ++lane) {
+                for (int part = 0; part < 2; ++part) {
+                    for (int reg = 0; reg < 2; ++reg) {
+                        const auto [lo_k, hi_k] =
+                            halves_of(words[mma_row_word(j, h, part, reg) * 32 + lane]);
+                        const int k = 2 * (lane & 3) + 8 * reg;
+                        t_block[k][lane >> 2] += lo_k;
+                        t_block[k + 1][lane >> 2] += hi_k;
+                    }
+                }
+            }
+            for (int k = 0; k < 16; ++k) {
+                for (int n = 0; n < 8; ++n) {
+                    check_tap(t_block[k][n], scaled(f.row, s.row_exp, 16 * j + k - 8 * h - n),
+                              "T", j, k, 8 * h + n);
+                }
+            }
+        }
+        // G's block j: 16 m by 16 k. A register r of lane 4g + t holds row
+        // g + 8 (r & 1), columns 2t + 8 (r >> 1) and the next.
+        double g_block[16][16] = {};
+        for (int lane = 0; lane < 32; ++lane) {
+            for (int part = 0; part < 2; ++part) {
+                for (int reg = 0; reg < 4; ++reg) {
+                    const auto [first, second] =
+                        halves_of(words[mma_column_word(j, part, reg) * 32 + lane]);
+                    const int m = (lane >> 2) + 8 * (reg & 1);
+                    const int k = 2 * (lane & 3) + 8 * (reg >> 1);
+                    g_block[m][k] += first;
+                    g_block[m][k + 1] += second;
+                }
+            }
+        }
+        for (int m = 0; m < 16; ++m) {
+            for (int k = 0; k < 16; ++k) {
+                check_tap(g_block[m][k], scaled(f.column, s.column_exp, 16 * j + k - m), "G", j, m,
+                          k);
+            }
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("tensor-core path: the taps' fragments hold the band matrices T and G",
+          "[separable-mma]") {
+    // Random signed taps over six decades, every odd side the path takes.
+    std::mt19937_64 gen(2026);
+    std::uniform_real_distribution<double> value(-1.0, 1.0);
+    std::uniform_int_distribution<int> decade(0, 6);
+    for (int side = 1; side <= 33; side += 2) {
+        Rank1Filter f;
+        for (int i = 0; i < side; ++i) {
+            f.row.push_back(value(gen) * std::pow(10.0, -decade(gen)));
+            f.column.push_back(value(gen) * std::pow(10.0, -decade(gen)));
+        }
+        check_fragments(f);
+    }
+    // The filters it is for: a 31-tap Gaussian, a Sobel, a box.
+    for (const char* name : {"gaussian:sigma=5", "sobel-x", "box:17"}) {
+        INFO(name);
+        const auto factors = separate(*make_named_filter(name));
+        REQUIRE(factors);
+        check_fragments(*factors);
     }
 }
 
