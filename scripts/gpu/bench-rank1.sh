@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs ON THE GPU MACHINE, from the repository root, after scripts/gpu/build.sh
-# made .carry/ here: the rank-1 (Gaussian) jobs of fast-separable beside fast,
-# the two-kernel separable and fft, as recorded in docs/PERFORMANCE.md; then
-# fast-separable's two paths on the same jobs (CUDACONV_FAST_SEPARABLE_MMA:
-# 1 the tensor cores on every side, 0 the CUDA cores), for the crossover.
+# made .carry/ here: the rank-1 (Gaussian) jobs of fast-separable beside fast
+# and the two-kernel separable, as recorded in docs/PERFORMANCE.md; then
+# fast-separable's two paths on the same u8 jobs (CUDACONV_FAST_SEPARABLE_MMA:
+# 1 the default, its tensor-core path; 0 its CUDA-core path).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=$(mktemp -d)

@@ -19,6 +19,7 @@
 #include "support/compare.hpp"
 #include "support/opencv_reference.hpp"
 #include "support/random_image.hpp"
+#include "support/scoped_env.hpp"
 #include "support/variant_tolerance.hpp"
 
 namespace cudaconv::test {
@@ -203,29 +204,6 @@ TEST_CASE("CUDA variants on larger images, every depth pair", "[gpu]") {
     report(tally);
 }
 
-// Sets an environment variable for one scope and puts back what was there,
-// whatever leaves the scope.
-class ScopedEnv {
-public:
-    ScopedEnv(const char* name, const char* value) : name_(name) {
-        if (const char* before = std::getenv(name)) before_ = before;
-        setenv(name, value, 1);
-    }
-    ScopedEnv(const ScopedEnv&) = delete;
-    ScopedEnv& operator=(const ScopedEnv&) = delete;
-    ~ScopedEnv() {
-        if (before_) {
-            setenv(name_, before_->c_str(), 1);
-        } else {
-            unsetenv(name_);
-        }
-    }
-
-private:
-    const char* name_;
-    std::optional<std::string> before_;
-};
-
 // fast takes only odd square filters with the anchor at the centre, on u8
 // and f32 inputs, through two paths (strips for the small sides, tiles for
 // the rest and on request): the jobs above give it few of those, so here is
@@ -309,11 +287,15 @@ TEST_CASE("fast-separable over its own jobs: every side, border, channel count, 
     std::uint64_t seed = 80000;
     const std::vector<std::pair<int, int>> sizes{{1, 1}, {7, 3}, {70, 41}, {150, 203}, {600, 45}};
     int pick = 0;
-    for (const char* rows : {"16", "96", "tensor cores"}) {
-        const bool tensor_cores = std::string(rows) == "tensor cores";
-        const ScopedEnv strip_rows("CUDACONV_FAST_SEPARABLE_ROWS", tensor_cores ? "16" : rows);
+    struct Path {
+        const char* strip_rows;  // the CUDA-core path's
+        bool tensor_cores;
+    };
+    for (const Path path : {Path{"16", false}, Path{"96", false}, Path{nullptr, true}}) {
+        const bool tensor_cores = path.tensor_cores;
+        const ScopedEnv strip_rows("CUDACONV_FAST_SEPARABLE_ROWS", path.strip_rows);
         const ScopedEnv mma("CUDACONV_FAST_SEPARABLE_MMA", tensor_cores ? "1" : "0");
-        const ScopedEnv blocks("CUDACONV_FAST_SEPARABLE_BLOCKS", tensor_cores ? "3" : "0");
+        const ScopedEnv blocks("CUDACONV_FAST_SEPARABLE_BLOCKS", tensor_cores ? "3" : nullptr);
         for (int side = 3; side <= 31; side += 2) {
             for (BorderMode border : all_border_modes()) {
                 if (border == BorderMode::valid) continue;

@@ -9,44 +9,22 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <optional>
 #include <random>
-#include <string>
 #include <vector>
 
 #include "filters/gaussian.hpp"
 #include "filters/named.hpp"
 #include "filters/rank1.hpp"
 #include "kernels/separable_mma.hpp"
+#include "support/scoped_env.hpp"
 
 namespace cudaconv::test {
 namespace {
 
 // CUDACONV_FAST_SEPARABLE_MMA set (or unset) for one scope.
-class MmaSetting {
+class MmaSetting : public ScopedEnv {
 public:
-    explicit MmaSetting(const char* value) {
-        if (const char* before = std::getenv(kName)) before_ = before;
-        if (value) {
-            setenv(kName, value, 1);
-        } else {
-            unsetenv(kName);
-        }
-    }
-    MmaSetting(const MmaSetting&) = delete;
-    MmaSetting& operator=(const MmaSetting&) = delete;
-    ~MmaSetting() {
-        if (before_) {
-            setenv(kName, before_->c_str(), 1);
-        } else {
-            unsetenv(kName);
-        }
-    }
-
-private:
-    static constexpr const char* kName = "CUDACONV_FAST_SEPARABLE_MMA";
-    std::optional<std::string> before_;
+    explicit MmaSetting(const char* value) : ScopedEnv("CUDACONV_FAST_SEPARABLE_MMA", value) {}
 };
 
 struct MmaCase {

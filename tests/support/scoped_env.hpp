@@ -1,0 +1,37 @@
+#pragma once
+// Sets (or, given nullptr, unsets) an environment variable for one scope and
+// puts back what was there, whatever leaves the scope: how tests reach a
+// variant's other paths (CUDACONV_FAST_STRIPS, CUDACONV_FAST_SEPARABLE_MMA,
+// ...).
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+namespace cudaconv::test {
+
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const char* value) : name_(name) {
+        if (const char* before = std::getenv(name)) before_ = before;
+        if (value) {
+            setenv(name, value, 1);
+        } else {
+            unsetenv(name);
+        }
+    }
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+    ~ScopedEnv() {
+        if (before_) {
+            setenv(name_, before_->c_str(), 1);
+        } else {
+            unsetenv(name_);
+        }
+    }
+
+private:
+    const char* name_;
+    std::optional<std::string> before_;
+};
+
+}  // namespace cudaconv::test
