@@ -110,8 +110,8 @@ std::vector<PlannedImage> plan_outputs(const std::vector<InputFile>& inputs,
             if (!folder.empty() && !fs::is_directory(folder, ec)) {
                 // -o FILE in a missing folder is a typo more often than a wish.
                 if (!makes_folders) {
-                    throw WorkError(fmt::format("{}: cannot write: the folder {} does not exist",
-                                                target.path, folder.string()));
+                    throw WorkError(fmt::format("{}: cannot write: {}", target.path,
+                                                unwritable_folder_reason(folder.string())));
                 }
                 folders.insert(folder.string());
             }

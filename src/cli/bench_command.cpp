@@ -28,11 +28,9 @@ one shows WRONG instead of a time, and bench exits 1.)";
 // A report file in a missing folder would fail only after the whole bench.
 void check_report_path(const std::string& option, const std::string& path) {
     if (path.empty() || path == kStdStream) return;
-    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
-    if (!folder.empty() && !std::filesystem::is_directory(folder)) {
-        throw UsageError(fmt::format("{} {}: the folder {} does not exist", option, path,
-                                     folder.string()));
-    }
+    const std::string reason =
+        unwritable_folder_reason(std::filesystem::path(path).parent_path().string());
+    if (!reason.empty()) throw UsageError(fmt::format("{} {}: {}", option, path, reason));
 }
 
 void write_text(const std::string& path, const std::string& text) {

@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -169,6 +170,15 @@ void write_stdout(const std::vector<std::uint8_t>& bytes) {
 }
 
 }  // namespace
+
+std::string unwritable_folder_reason(const std::string& folder) {
+    if (folder.empty()) return "";
+    std::error_code ec;
+    const std::filesystem::file_status status = std::filesystem::status(folder, ec);
+    if (std::filesystem::is_directory(status)) return "";
+    if (std::filesystem::exists(status)) return folder + " is a file, not a folder";
+    return "the folder " + folder + " does not exist";
+}
 
 void write_file_atomically(const std::string& path, const std::vector<std::uint8_t>& bytes) {
     if (path == kStdStream) return write_stdout(bytes);

@@ -70,6 +70,12 @@ std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::string& 
 // stdout. Throws WorkError "PATH: problem" and leaves nothing behind.
 void write_file_atomically(const std::string& path, const std::vector<std::uint8_t>& bytes);
 
+// Why an output cannot go into `folder` (the parent folder of its path), or
+// "" when it can be tried: "the folder F does not exist", or "F is a file,
+// not a folder". Checked before any work, so that a mistyped -o fails at
+// once rather than after the filtering.
+std::string unwritable_folder_reason(const std::string& folder);
+
 // Unlinks the temporary files that write_file_atomically is writing at this
 // moment, so an interrupted run leaves nothing behind. Async-signal-safe (a
 // fixed table and unlink()): meant for a SIGINT/SIGTERM handler that then

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/files.hpp"
 #include "support/run_command.hpp"
 
 namespace cudaconv::test {
@@ -146,7 +147,8 @@ TEST_CASE("bench usage errors exit 2 with one line", "[cli][bench][errors]") {
         {{"--border", "sideways"}, "--border \"sideways\""},
         {{"--repeat", "0"}, "--repeat"},
         {{"--csv", "-", "--json", "-"}, "both write to stdout"},
-        {{"--json", "no/such/folder/b.json"}, "does not exist"},
+        {{"--json", "no/such/folder/b.json"}, "the folder no/such/folder does not exist"},
+        {{"--csv", sample("camera.png") + "/b.csv"}, "camera.png is a file, not a folder"},
     };
     for (const auto& [extra, message] : cases) {
         std::vector<std::string> args{"bench", "--size", "8x8"};
