@@ -518,12 +518,7 @@ bool strips_take(const DeviceJob& job) {
     if (job.in_depth != Depth::u8 && job.in_depth != Depth::f32) return false;
     if (job.channels != 1 && job.channels != 3 && job.channels != 4) return false;
     // A u8 vector cannot hold a constant border value that is not a u8.
-    if (bytes && job.border == BorderMode::constant) {
-        const float v = job.border_value;
-        if (!(v >= 0.0f && v <= 255.0f && static_cast<float>(static_cast<int>(v)) == v)) {
-            return false;
-        }
-    }
+    if (bytes && !border_fits_u8(job.border, job.border_value)) return false;
     // Sample indices within a row are 32-bit (rebuild_vector); band indices
     // too (launch_one makes bands taller to keep them so).
     return job.src_width * job.channels < (std::int64_t{1} << 30);

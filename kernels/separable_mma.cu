@@ -601,10 +601,7 @@ bool mma_take(const Job& job, const DeviceJob& dj) {
     if (dj.origin_x != -(side / 2) || dj.origin_y != -(side / 2)) return false;
     if (dj.in_depth != Depth::u8 || dj.border == BorderMode::valid) return false;
     if (dj.channels < 1 || dj.channels > 4) return false;
-    if (dj.border == BorderMode::constant) {
-        const float v = dj.border_value;
-        if (!(v >= 0.0f && v <= 255.0f && std::nearbyint(v) == v)) return false;
-    }
+    if (!border_fits_u8(dj.border, dj.border_value)) return false;
     if (tiles_of(dj) > std::numeric_limits<int>::max() / 2) return false;
     const auto factors = separate(job.params.filter);
     if (!factors) return false;

@@ -1,10 +1,10 @@
 #include "core/auto_select.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include <fmt/format.h>
 
+#include "core/border.hpp"
 #include "filters/rank1.hpp"
 
 namespace cudaconv {
@@ -28,13 +28,11 @@ std::vector<std::string_view> auto_preference(const Job& job) {
     const bool rank1 = separate(f).has_value();
     const bool gray = job.src.channels == 1;
     const int side = std::max(f.width, f.height);
-    // What fast-separable's tensor-core path needs of a u8 job's border
-    // (kernels/separable_mma.hpp).
-    const double v = job.params.border_value;
-    const bool whole_u8_border = job.params.border != BorderMode::constant ||
-                                 (v >= 0.0 && v <= 255.0 && std::nearbyint(v) == v);
     const bool f32_gray = job.src.depth == Depth::f32 && gray && side >= kSeparableFirstSideF32;
-    const bool u8 = job.src.depth == Depth::u8 && whole_u8_border && side >= kSeparableFirstSideU8;
+    // fast-separable's tensor-core path takes u8 jobs whose border fits a u8.
+    const bool u8 = job.src.depth == Depth::u8 &&
+                    border_fits_u8(job.params.border, job.params.border_value) &&
+                    side >= kSeparableFirstSideU8;
     if (rank1 && (f32_gray || u8)) move_before(list, "fast-separable", "fast");
     const bool integer_output = job.dst.depth != Depth::f32;
     if (!rank1 && integer_output && f.taps.size() > kFastLargestTaps) {

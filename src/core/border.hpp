@@ -61,6 +61,15 @@ struct ValidBorder {
     CC_HD static std::int64_t index(std::int64_t p, std::int64_t) { return p; }
 };
 
+// Whether every sample outside the image is one a u8 image can hold: any
+// border but constant, or a constant one whose value is a whole number in
+// 0..255. Paths that stage u8 samples as they are (fast's strips, the
+// tensor-core path of fast-separable) take only such jobs, and auto knows it.
+CC_HD bool border_fits_u8(BorderMode mode, double value) {
+    return mode != BorderMode::constant ||
+           (value >= 0.0 && value <= 255.0 && static_cast<double>(static_cast<int>(value)) == value);
+}
+
 // Run-time dispatch, for code that is not templated on the policy.
 CC_HD std::int64_t border_index(BorderMode mode, std::int64_t p, std::int64_t len) {
     switch (mode) {
