@@ -538,14 +538,14 @@ protected:
         return Support::yes();
     }
 
-    void prepare(const Job&, const DeviceJob& job, cudaStream_t stream) override {
-        if (strips_take(job)) strips_prepare(job, stream);
-        else copy_taps_to_constant(c_taps, job, stream);
+    void prepare(const Job& job, const DeviceJob& device_job, cudaStream_t stream) override {
+        if (strips_take(device_job)) strip_plan_ = strips_prepare(job, device_job, stream);
+        else copy_taps_to_constant(c_taps, device_job, stream);
     }
 
     void launch(const DeviceJob& job, cudaStream_t stream) override {
         if (job.dst_width <= 0 || job.dst_height <= 0) return;
-        if (strips_take(job)) return strips_launch(job, stream);
+        if (strips_take(job)) return strips_launch(job, strip_plan_, stream);
         const bool launched = job.in_depth == Depth::u8
                                   ? launch_channels<std::uint8_t>(job, stream)
                                   : launch_channels<float>(job, stream);
@@ -554,6 +554,11 @@ protected:
                                         job.filter_width, job.filter_height, job.channels));
         }
     }
+
+    void finish() override { strip_plan_ = {}; }
+
+private:
+    StripPlan strip_plan_;  // the strip path's choice for this run (prepare)
 };
 
 }  // namespace

@@ -29,6 +29,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
+#include <type_traits>
+#include <vector>
 
 #include "kernels/cuda_check.hpp"
 #include "kernels/device_common.cuh"
@@ -40,6 +42,9 @@ namespace {
 
 constexpr int kLargestSide = 7;
 __constant__ float c_taps[kLargestSide * kLargestSide];
+// The integer path's taps: filter row j's columns 4g...4g+3 as the signed
+// bytes of word j * kDp4aGroups + g (strips_dp4a_words).
+__constant__ int c_dp4a_taps[kLargestSide * kDp4aGroups];
 
 // A lane's vector: 16 bytes, or 8 where 16 samples a row would need more
 // accumulators than registers (u8 filters of 5x5 and 7x7).
@@ -67,6 +72,9 @@ constexpr int kThreads = 32 * kWarpsPerBlock;
 #ifndef CUDACONV_STRIPS_MIN_BLOCKS
 #define CUDACONV_STRIPS_MIN_BLOCKS 4
 #endif
+#ifndef CUDACONV_STRIPS_INT_MIN_BLOCKS
+#define CUDACONV_STRIPS_INT_MIN_BLOCKS 4
+#endif
 
 template <int Side, int C, typename In, int VB>
 struct Band {
@@ -92,6 +100,9 @@ struct BandGrid {
     int count = 0;
     int rows = 0;               // output rows a band
     bool magic_finish = false;  // store_samples_magic (vector_store.cuh) is exact for this job
+    // Integer sums that are the outputs as they are (scale 1, delta 0): only
+    // clamped, with no float finish.
+    bool integer_finish = false;
 };
 
 // A row of S sums, by value, for the out-of-line store.
@@ -242,6 +253,57 @@ __device__ __forceinline__ float sample_of(unsigned int word, int i) {
     }
 }
 
+// The integer path: u8 samples and integer taps in [-128, 127]
+// (strips_dp4a_words), summed exactly in 32-bit integers. One DP4A adds the
+// products of a word's 4 unsigned bytes and 4 signed taps to a sum, where
+// the float path takes 4 FFMAs and a PRMT and FADD a sample to turn bytes
+// into floats (RGB u8 edge was bound by those instructions: ncu,
+// docs/PERFORMANCE.md 2026-11-24).
+__device__ __forceinline__ int dp4a_u8_s8(unsigned int samples, int taps, int sum) {
+    int out;
+    asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(out) : "r"(samples), "r"(taps), "r"(sum));
+    return out;
+}
+
+// Window bytes first, first + C, ..., first + (n - 1) C (n <= 4) as bytes
+// 0 ... n - 1 of one word, for DP4A: one PRMT where they lie in two
+// neighbouring words, two or three where they reach further (RGB's 3x3
+// taps span 7 bytes, RGBA's 9). Bytes n ... 3 are whatever is at hand:
+// their taps are 0. `first` and `n` are constants once the caller's loops
+// are unrolled, and so is every selector.
+template <int C>
+__device__ __forceinline__ unsigned int gather_bytes(const unsigned int* words, int first, int n) {
+    const int lo = first / 4;
+    const int last = (first + (n - 1) * C) / 4;
+    unsigned int near_selector = 0;  // the bytes in words lo and lo + 1, in their places
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+        const int b = first + c * C;
+        if (c < n && b / 4 <= lo + 1) near_selector |= static_cast<unsigned int>(b - 4 * lo) << (4 * c);
+    }
+    const unsigned int near = __byte_perm(words[lo], words[last > lo ? lo + 1 : lo], near_selector);
+    if (last <= lo + 1) return near;
+    // The rest lie in words lo + 2 and lo + 3.
+    const int hi = lo + 2;
+    unsigned int far_selector = 0;  // from words hi, hi + 1 into their places
+    unsigned int merge = 0;         // near's bytes, or the far word's
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+        const int b = first + c * C;
+        if (c >= n || b / 4 <= lo + 1) {
+            merge |= static_cast<unsigned int>(c) << (4 * c);
+        } else if (last == hi) {
+            merge |= static_cast<unsigned int>(4 + b - 4 * hi) << (4 * c);
+        } else {
+            far_selector |= static_cast<unsigned int>(b - 4 * hi) << (4 * c);
+            merge |= static_cast<unsigned int>(4 + c) << (4 * c);
+        }
+    }
+    const unsigned int far =
+        last == hi ? words[hi] : __byte_perm(words[hi], words[hi + 1], far_selector);
+    return __byte_perm(near, far, merge);
+}
+
 // Output row y of this lane (samples k...k+S-1) the slow way: a kept
 // alpha, a vector past the row's end, or an integer finish the one-FFMA
 // path cannot round exactly. Out of line, so that the row loop's code stays
@@ -294,6 +356,49 @@ __device__ __forceinline__ void store_row_fast(const DeviceJob& job, std::int64_
     }
 }
 
+// Four ints clamped to 0...255 as the bytes of a word, v0 lowest: two
+// cvt.pack.sat, each packing two below the bytes it is given.
+__device__ __forceinline__ unsigned int pack_saturated_u8(int v0, int v1, int v2, int v3) {
+    unsigned int high, word;
+    asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;" : "=r"(high) : "r"(v3), "r"(v2));
+    asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;" : "=r"(word) : "r"(v1), "r"(v0), "r"(high));
+    return word;
+}
+
+// The same, for the integer path's sums: clamped as they are where they
+// are the outputs (BandGrid::integer_finish: abs, then cvt.pack.sat, one
+// for two samples), else made floats exactly by the rounding magic's bits
+// (|sum| < 2^22: at most 255 * 128 * 49) for the float finish.
+template <int S>
+__device__ __forceinline__ void store_row_fast(const DeviceJob& job, std::int64_t k, std::int64_t y,
+                                               const int (&acc)[S], bool integer_finish) {
+    std::byte* out = job.dst + y * job.dst_pitch + k;
+    if (integer_finish) {
+        alignas(16) unsigned int words[S / 4];
+        if (job.take_abs) {  // one branch for the vector, not a select a sample
+#pragma unroll
+            for (int w = 0; w < S / 4; ++w) {
+                words[w] = pack_saturated_u8(abs(acc[4 * w]), abs(acc[4 * w + 1]),
+                                             abs(acc[4 * w + 2]), abs(acc[4 * w + 3]));
+            }
+        } else {
+#pragma unroll
+            for (int w = 0; w < S / 4; ++w) {
+                words[w] = pack_saturated_u8(acc[4 * w], acc[4 * w + 1], acc[4 * w + 2],
+                                             acc[4 * w + 3]);
+            }
+        }
+        store_vector<S>(out, words);
+    } else {
+        float sums[S];
+#pragma unroll
+        for (int s = 0; s < S; ++s) {
+            sums[s] = __int_as_float(acc[s] + __float_as_int(kRoundingMagic)) - kRoundingMagic;
+        }
+        store_samples_magic<std::uint8_t, S>(out, sums, job.scale, job.delta, job.take_abs);
+    }
+}
+
 // Band i of the launch order, as (across, down): first the columns of bands
 // at the image's left and right sides, then the rest row by row. The side
 // bands take longest (their outer lanes rebuild vectors through the border
@@ -307,9 +412,13 @@ __device__ __forceinline__ int2 band_at(int i, int across, int down) {
     return make_int2(1 + j % inner, j / inner);
 }
 
-template <int Side, int C, typename In, int VB>
-__global__ void __launch_bounds__(kThreads, CUDACONV_STRIPS_MIN_BLOCKS)
+// Integer: the integer path (u8 input, integer taps; see dp4a_u8_s8).
+template <int Side, int C, typename In, int VB, bool Integer>
+__global__ void __launch_bounds__(kThreads, Integer ? CUDACONV_STRIPS_INT_MIN_BLOCKS
+                                                   : CUDACONV_STRIPS_MIN_BLOCKS)
     strips_kernel(const __grid_constant__ DeviceJob job, BandGrid bands) {
+    static_assert(!Integer || sizeof(In) == 1, "the integer path reads u8 samples");
+    using Sum = std::conditional_t<Integer, int, float>;
     using B = Band<Side, C, In, VB>;
     using Vec = typename B::Vec;
     constexpr int kWords = B::kWords;
@@ -336,16 +445,18 @@ __global__ void __launch_bounds__(kThreads, CUDACONV_STRIPS_MIN_BLOCKS)
     const bool rebuilt = !inside && k < row_samples + kHv * S;
     const bool writes = lane >= kHv && lane < 32 - kHv && k < row_samples;
     const bool keep_alpha = C == 4 && job.filtered_channels == 3;
-    const bool fast_store = k + S <= row_samples && !keep_alpha &&
-                            (sizeof(In) == 1 ? job.out_depth == Depth::u8 && bands.magic_finish
-                                             : job.out_depth == Depth::f32);
+    const bool fast_store =
+        k + S <= row_samples && !keep_alpha &&
+        (sizeof(In) == 1
+             ? job.out_depth == Depth::u8 && (bands.magic_finish || (Integer && bands.integer_finish))
+             : job.out_depth == Depth::f32);
     const In constant = static_cast<In>(job.border_value);
 
-    float acc[Side][S];
+    Sum acc[Side][S];
 #pragma unroll
     for (int slot = 0; slot < Side; ++slot) {
 #pragma unroll
-        for (int s = 0; s < S; ++s) acc[slot][s] = 0.0f;
+        for (int s = 0; s < S; ++s) acc[slot][s] = 0;
     }
 
     const std::byte* column = job.src + k * static_cast<std::int64_t>(sizeof(In));
@@ -397,20 +508,17 @@ __global__ void __launch_bounds__(kThreads, CUDACONV_STRIPS_MIN_BLOCKS)
         // The window: vectors of lanes lane - hv ... lane + hv, as words
         // (lanes past either end of the warp take their own: they write
         // nothing).
-        float window[B::kWindow];
+        constexpr int kWindowWords = (2 * kHv + 1) * kWords;
+        unsigned int words[kWindowWords];
 #pragma unroll
-        for (int word = 0; word < (2 * kHv + 1) * kWords; ++word) {
+        for (int word = 0; word < kWindowWords; ++word) {
             if (!window_word_used<Side, C, In, VB>(word)) continue;  // resolved at compile time
             const int from = word / kWords - kHv;                     // lane offset
-            unsigned int w = word_of(mine, word % kWords);
+            words[word] = word_of(mine, word % kWords);
             if (from != 0) {
                 const int other = min(max(lane + from, 0), 31);
-                w = reinterpret_cast<const unsigned int*>(row)[other * kWords + word % kWords];
-            }
-            constexpr int per_word = 4 / static_cast<int>(sizeof(In));
-#pragma unroll
-            for (int i = 0; i < per_word; ++i) {
-                window[word * per_word + i] = sample_of<In>(w, i);
+                words[word] =
+                    reinterpret_cast<const unsigned int*>(row)[other * kWords + word % kWords];
             }
         }
         // Every lane has read the slot: row r + kAhead may take it.
@@ -421,14 +529,49 @@ __global__ void __launch_bounds__(kThreads, CUDACONV_STRIPS_MIN_BLOCKS)
         // row j into slot Side - 1 - j. Output rows before the band's first
         // or past its last take sums too, never stored: that keeps the body
         // free of branches.
+        if constexpr (Integer) {
+            // Each output's samples under a group of 4 filter columns as one
+            // word, the same for every filter row.
+            unsigned int packed[kDp4aGroups][S];
 #pragma unroll
-        for (int j = 0; j < Side; ++j) {
-#pragma unroll
-            for (int i = 0; i < Side; ++i) {
-                const float tap = c_taps[j * Side + i];
+            for (int g = 0; g * 4 < Side; ++g) {
 #pragma unroll
                 for (int s = 0; s < S; ++s) {
-                    acc[Side - 1 - j][s] += tap * window[B::kFirst + s + i * C];
+                    packed[g][s] =
+                        gather_bytes<C>(words, B::kFirst + s + 4 * g * C, min(4, Side - 4 * g));
+                }
+            }
+#pragma unroll
+            for (int j = 0; j < Side; ++j) {
+#pragma unroll
+                for (int g = 0; g * 4 < Side; ++g) {
+                    const int taps = c_dp4a_taps[j * kDp4aGroups + g];
+#pragma unroll
+                    for (int s = 0; s < S; ++s) {
+                        acc[Side - 1 - j][s] = dp4a_u8_s8(packed[g][s], taps, acc[Side - 1 - j][s]);
+                    }
+                }
+            }
+        } else {
+            float window[B::kWindow];
+#pragma unroll
+            for (int word = 0; word < kWindowWords; ++word) {
+                if (!window_word_used<Side, C, In, VB>(word)) continue;
+                constexpr int per_word = 4 / static_cast<int>(sizeof(In));
+#pragma unroll
+                for (int i = 0; i < per_word; ++i) {
+                    window[word * per_word + i] = sample_of<In>(words[word], i);
+                }
+            }
+#pragma unroll
+            for (int j = 0; j < Side; ++j) {
+#pragma unroll
+                for (int i = 0; i < Side; ++i) {
+                    const float tap = c_taps[j * Side + i];
+#pragma unroll
+                    for (int s = 0; s < S; ++s) {
+                        acc[Side - 1 - j][s] += tap * window[B::kFirst + s + i * C];
+                    }
                 }
             }
         }
@@ -437,11 +580,15 @@ __global__ void __launch_bounds__(kThreads, CUDACONV_STRIPS_MIN_BLOCKS)
         const int done = r - (Side - 1);
         if (done >= 0 && writes) {
             if (fast_store) {
-                store_row_fast<In, S>(job, k, y0 + done, acc[0]);
+                if constexpr (Integer) {
+                    store_row_fast<S>(job, k, y0 + done, acc[0], bands.integer_finish);
+                } else {
+                    store_row_fast<In, S>(job, k, y0 + done, acc[0]);
+                }
             } else {
-                Sums<S> sums;
+                Sums<S> sums;  // exact: |sum| < 2^24
 #pragma unroll
-                for (int s = 0; s < S; ++s) sums.v[s] = acc[0][s];
+                for (int s = 0; s < S; ++s) sums.v[s] = static_cast<float>(acc[0][s]);
                 store_row_slow<C, In, S>(job, k, y0 + done, row_samples, sums);
             }
         }
@@ -451,11 +598,11 @@ __global__ void __launch_bounds__(kThreads, CUDACONV_STRIPS_MIN_BLOCKS)
             for (int s = 0; s < S; ++s) acc[t][s] = acc[t + 1][s];
         }
 #pragma unroll
-        for (int s = 0; s < S; ++s) acc[Side - 1][s] = 0.0f;
+        for (int s = 0; s < S; ++s) acc[Side - 1][s] = 0;
     }
 }
 
-template <int Side, int C, typename In, int VB>
+template <int Side, int C, typename In, int VB, bool Integer>
 void launch_one(const DeviceJob& job, cudaStream_t stream) {
     using B = Band<Side, C, In, VB>;
     const std::int64_t row_samples = job.src_width * C;
@@ -473,29 +620,30 @@ void launch_one(const DeviceJob& job, cudaStream_t stream) {
     const double delta_magic = static_cast<double>(job.delta) + kRoundingMagic;
     bands.magic_finish = CUDACONV_STRIPS_MAGIC && std::fabs(job.delta) < 4194304.0f &&
                          static_cast<double>(static_cast<float>(delta_magic)) == delta_magic;
+    bands.integer_finish = Integer && job.scale == 1.0f && job.delta == 0.0f;
     const unsigned int blocks = (bands.count + kWarpsPerBlock - 1) / kWarpsPerBlock;
-    strips_kernel<Side, C, In, VB><<<blocks, kThreads, 0, stream>>>(job, bands);
+    strips_kernel<Side, C, In, VB, Integer><<<blocks, kThreads, 0, stream>>>(job, bands);
 }
 
-template <typename In, int C>
+template <typename In, int C, bool Integer>
 bool launch_side(const DeviceJob& job, cudaStream_t stream) {
     // u8 from 5x5 on in 8-byte vectors: 5 accumulator rows of 16 samples
     // spilled (800 bytes and more).
     constexpr int kWide = sizeof(In) == 1 ? 8 : 16;
     switch (job.filter_width) {
-        case 3: launch_one<3, C, In, 16>(job, stream); return true;
-        case 5: launch_one<5, C, In, kWide>(job, stream); return true;
-        case 7: launch_one<7, C, In, kWide>(job, stream); return true;
+        case 3: launch_one<3, C, In, 16, Integer>(job, stream); return true;
+        case 5: launch_one<5, C, In, kWide, Integer>(job, stream); return true;
+        case 7: launch_one<7, C, In, kWide, Integer>(job, stream); return true;
         default: return false;
     }
 }
 
-template <typename In>
+template <typename In, bool Integer = false>
 bool launch_channels(const DeviceJob& job, cudaStream_t stream) {
     switch (job.channels) {
-        case 1: return launch_side<In, 1>(job, stream);
-        case 3: return launch_side<In, 3>(job, stream);
-        case 4: return launch_side<In, 4>(job, stream);
+        case 1: return launch_side<In, 1, Integer>(job, stream);
+        case 3: return launch_side<In, 3, Integer>(job, stream);
+        case 4: return launch_side<In, 4, Integer>(job, stream);
         default: return false;
     }
 }
@@ -524,14 +672,50 @@ bool strips_take(const DeviceJob& job) {
     return job.src_width * job.channels < (std::int64_t{1} << 30);
 }
 
-void strips_prepare(const DeviceJob& job, cudaStream_t stream) {
-    copy_taps_to_constant(c_taps, job, stream);
+bool strips_dp4a_enabled() {
+    const char* text = std::getenv("CUDACONV_FAST_STRIPS_DP4A");
+    return text == nullptr || std::string_view(text) != "0";
 }
 
-void strips_launch(const DeviceJob& job, cudaStream_t stream) {
-    const bool launched = job.in_depth == Depth::u8
-                              ? launch_channels<std::uint8_t>(job, stream)
-                              : launch_channels<float>(job, stream);
+std::vector<std::int32_t> strips_dp4a_words(const std::vector<double>& taps, int side) {
+    if (side < 1 || side > kLargestSide ||
+        taps.size() != static_cast<std::size_t>(side) * static_cast<std::size_t>(side)) {
+        return {};
+    }
+    std::vector<std::int32_t> words(static_cast<std::size_t>(side) * kDp4aGroups, 0);
+    for (int j = 0; j < side; ++j) {
+        for (int i = 0; i < side; ++i) {
+            // The device holds the taps as floats: that value must be the integer.
+            const double tap = static_cast<float>(taps[static_cast<std::size_t>(j) * side + i]);
+            if (!(tap >= -128.0 && tap <= 127.0) || tap != std::floor(tap)) return {};
+            const auto byte = static_cast<std::uint32_t>(static_cast<std::int32_t>(tap) & 0xff);
+            auto& word = words[static_cast<std::size_t>(j) * kDp4aGroups + i / 4];
+            word = static_cast<std::int32_t>(static_cast<std::uint32_t>(word) | byte << (8 * (i % 4)));
+        }
+    }
+    return words;
+}
+
+StripPlan strips_prepare(const Job& job, const DeviceJob& device_job, cudaStream_t stream) {
+    StripPlan plan;
+    if (device_job.in_depth == Depth::u8 && strips_dp4a_enabled()) {
+        plan.dp4a_words = strips_dp4a_words(job.params.filter.taps, device_job.filter_width);
+    }
+    if (plan.integer()) {
+        CUDA_CHECK(cudaMemcpyToSymbolAsync(c_dp4a_taps, plan.dp4a_words.data(),
+                                           plan.dp4a_words.size() * sizeof(std::int32_t), 0,
+                                           cudaMemcpyHostToDevice, stream));
+    } else {
+        copy_taps_to_constant(c_taps, device_job, stream);
+    }
+    return plan;
+}
+
+void strips_launch(const DeviceJob& job, const StripPlan& plan, cudaStream_t stream) {
+    bool launched = false;
+    if (plan.integer()) launched = launch_channels<std::uint8_t, true>(job, stream);
+    else if (job.in_depth == Depth::u8) launched = launch_channels<std::uint8_t>(job, stream);
+    else launched = launch_channels<float>(job, stream);
     if (!launched) throw CudaError("fast: the strip path was asked for a job it does not take");
 }
 

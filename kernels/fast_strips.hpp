@@ -4,6 +4,10 @@
 // strips_take() first and runs its tile path on the jobs it refuses.
 #include <cuda_runtime.h>
 
+#include <cstdint>
+#include <vector>
+
+#include "core/job.hpp"
 #include "kernels/device_job.hpp"
 
 namespace cudaconv {
@@ -13,8 +17,29 @@ namespace cudaconv {
 // whole u8). CUDACONV_FAST_STRIPS=0 turns it off, so that tests
 // and benchmarks reach the tile path for the same jobs.
 bool strips_take(const DeviceJob& job);
-// The taps into the strip path's constant memory, on the job's stream.
-void strips_prepare(const DeviceJob& job, cudaStream_t stream);
-void strips_launch(const DeviceJob& job, cudaStream_t stream);
+
+// The integer path: on u8 input, a filter whose taps are all integers in
+// [-128, 127] (edge, laplacian, sobel, ...) is summed exactly in 32-bit
+// integers with DP4A, 4 taps an instruction, instead of in floats. Its
+// outputs are the float path's (both sums are exact). CUDACONV_FAST_STRIPS_DP4A=0
+// turns it off, for tests and benchmarks of the float path on such filters.
+bool strips_dp4a_enabled();
+// Words of 4 filter columns a filter row for DP4A: row j's taps 4g...4g+3
+// as the signed bytes (tap 4g + b in byte b, 0 past the row's end) of word
+// j * kDp4aGroups + g. Empty when some tap is not such an integer, or the
+// side is not 1...7.
+constexpr int kDp4aGroups = 2;  // words a filter row: 7 taps at most
+std::vector<std::int32_t> strips_dp4a_words(const std::vector<double>& taps, int side);
+
+// What strips_prepare chose for a run: the integer path's tap words, or
+// none for the float path.
+struct StripPlan {
+    std::vector<std::int32_t> dp4a_words;
+    bool integer() const { return !dp4a_words.empty(); }
+};
+// The taps into the strip path's constant memory, on the job's stream,
+// as floats or as the integer path's words.
+StripPlan strips_prepare(const Job& job, const DeviceJob& device_job, cudaStream_t stream);
+void strips_launch(const DeviceJob& job, const StripPlan& plan, cudaStream_t stream);
 
 }  // namespace cudaconv

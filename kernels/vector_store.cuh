@@ -62,6 +62,26 @@ __device__ __forceinline__ unsigned int magic_clamp(float w) {
     return __float_as_uint(fminf(fmaxf(w, kRoundingMagic), kRoundingMagic + kMax));
 }
 
+// The low byte (u8) or half (u16) of each of S words, packed with PRMT
+// and stored as one vector: the words hold finished samples already
+// clamped to the output's range.
+template <typename Out, int S>
+__device__ __forceinline__ void store_low_parts(std::byte* dst, const unsigned int* bits) {
+    constexpr int kWords = S * static_cast<int>(sizeof(Out)) / 4;
+    alignas(16) unsigned int words[kWords];
+#pragma unroll
+    for (int w = 0; w < kWords; ++w) {
+        if constexpr (sizeof(Out) == 1) {
+            const unsigned int lo = __byte_perm(bits[4 * w], bits[4 * w + 1], 0x0040u);
+            const unsigned int hi = __byte_perm(bits[4 * w + 2], bits[4 * w + 3], 0x0040u);
+            words[w] = __byte_perm(lo, hi, 0x5410u);
+        } else {
+            words[w] = __byte_perm(bits[2 * w], bits[2 * w + 1], 0x5410u);
+        }
+    }
+    store_vector<kWords * 4>(dst, words);
+}
+
 // S sums finished as above and stored as one vector of u8 or u16.
 template <typename Out, int S>
 __device__ __forceinline__ void store_samples_magic(std::byte* dst, const float* sums, float scale,
@@ -80,19 +100,7 @@ __device__ __forceinline__ void store_samples_magic(std::byte* dst, const float*
 #pragma unroll
         for (int s = 0; s < S; ++s) bits[s] = magic_clamp<Out>(fmaf(sums[s], scale, delta_magic));
     }
-    constexpr int kWords = S * static_cast<int>(sizeof(Out)) / 4;
-    alignas(16) unsigned int words[kWords];
-#pragma unroll
-    for (int w = 0; w < kWords; ++w) {
-        if constexpr (sizeof(Out) == 1) {
-            const unsigned int lo = __byte_perm(bits[4 * w], bits[4 * w + 1], 0x0040u);
-            const unsigned int hi = __byte_perm(bits[4 * w + 2], bits[4 * w + 3], 0x0040u);
-            words[w] = __byte_perm(lo, hi, 0x5410u);
-        } else {
-            words[w] = __byte_perm(bits[2 * w], bits[2 * w + 1], 0x5410u);
-        }
-    }
-    store_vector<kWords * 4>(dst, words);
+    store_low_parts<Out, S>(dst, bits);
 }
 
 }  // namespace cudaconv

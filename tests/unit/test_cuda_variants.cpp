@@ -51,6 +51,10 @@ struct Case {
     bool centred_anchor = false;  // the anchor fast needs, instead of a random one
     bool rank1 = false;           // always an outer product (fast-separable's jobs)
     bool whole_border_value = false;  // a constant border value a u8 sample can hold
+    // Whole taps in [-128, 127], small or to the ends of that range (fast's
+    // integer path), and scale 1 with delta 0 (its integer-only finish).
+    bool integer_taps = false;
+    bool plain_finish = false;
     std::optional<std::uint64_t> filter_seed;  // the taps' own seed, to repeat a filter
 };
 
@@ -80,6 +84,13 @@ ConvParams random_params(const Case& c, std::mt19937_64& gen) {
             }
         }
     }
+    if (c.integer_taps) {
+        std::mt19937_64 tap_gen(taps_seed);
+        const int range = taps_seed % 2 == 0 ? 3 : 127;  // like edge's taps, or any s8
+        std::uniform_int_distribution<int> tap(-range, range);
+        for (double& t : p.filter.taps) t = tap(tap_gen);
+        if (taps_seed % 4 == 1) p.filter.taps.front() = -128.0;
+    }
     p.anchor_x = std::uniform_int_distribution<int>(0, c.filter_width - 1)(gen);
     p.anchor_y = std::uniform_int_distribution<int>(0, c.filter_height - 1)(gen);
     if (c.centred_anchor) {
@@ -96,6 +107,10 @@ ConvParams random_params(const Case& c, std::mt19937_64& gen) {
     p.delta = std::uniform_real_distribution<double>(-20.0, 40.0)(gen);
     p.take_abs = gen() % 2 == 0;
     p.alpha = gen() % 2 == 0 ? AlphaMode::keep : AlphaMode::filter;
+    if (c.plain_finish) {
+        p.scale = 1.0;
+        p.delta = 0.0;
+    }
     return p;
 }
 
@@ -267,6 +282,45 @@ TEST_CASE("fast over its own jobs: every size, border, channel count, depth pair
     CHECK(tally["fast"].passed > 0);
 }
 
+// fast's strip path sums u8 images under integer taps in [-128, 127] with
+// DP4A (its integer path): every side it takes, border, channel count and
+// output depth, taps small (as edge's) and to the ends of s8, the plain
+// finish (scale 1, delta 0: integers clamped as they are) and the float
+// one, the strip sizes of the test above, and bands of 1 and 5 rows.
+TEST_CASE("fast's integer path: integer taps on u8 input, every side, border, channel count",
+          "[gpu]") {
+    if (skip_without_device() || skip_before_hopper()) return;
+    std::vector<Backend*> fast{find_backend("fast")};
+    REQUIRE(fast.front() != nullptr);
+    std::map<std::string, VariantTally> tally;
+    std::uint64_t seed = 75000;
+    const std::vector<std::pair<int, int>> sizes{{1, 1},   {5, 3},    {16, 2},  {37, 19},
+                                                 {128, 9}, {257, 33}, {700, 70}};
+    int pick = 0;
+    for (int side = 3; side <= 7; side += 2) {
+        for (BorderMode border : all_border_modes()) {
+            if (border == BorderMode::valid) continue;
+            for (const auto& [w, h] : sizes) {
+                std::optional<ScopedEnv> band_rows;
+                if (pick % 4 == 1) band_rows.emplace("CUDACONV_STRIPS_ROWS", pick % 8 == 1 ? "1" : "5");
+                for (int channels : {1, 3, 4}) {
+                    ++pick;
+                    Case c{w, h, side, side, channels, border, Depth::u8,
+                           pick % 4 == 3 ? kDepths[pick / 4 % 3] : Depth::u8, ++seed};
+                    c.centred_anchor = true;
+                    c.whole_border_value = true;  // else the tile path takes constant borders
+                    c.integer_taps = true;
+                    c.plain_finish = pick % 2 == 0;
+                    run_case(c, fast, tally);
+                }
+            }
+        }
+    }
+    report(tally);
+    CHECK(tally["fast"].refusals.empty());
+    CHECK(tally["fast"].passed > 0);
+}
+
 // fast-separable takes odd square rank-1 filters 3..31 with a centred
 // anchor: every side, border and channel count (2 has strips of its own
 // width), on widths that end a strip part way (600 gray pixels are three
@@ -375,7 +429,8 @@ TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
                 run_case(c, variants, tally);
             }
             // fast's strip path on u8: several bands across (the last part
-            // full) and down (the last cut short), in bands of 5 rows.
+            // full) and down (the last cut short), in bands of 5 rows; the
+            // same with integer taps (its DP4A path) at every side.
             {
                 const ScopedEnv band_rows("CUDACONV_STRIPS_ROWS", "5");
                 const std::vector<Backend*> fast{find_backend("fast")};
@@ -383,6 +438,15 @@ TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
                 c.centred_anchor = true;
                 c.whole_border_value = true;
                 run_case(c, fast, tally);
+                for (int side : {3, 5, 7}) {
+                    c = {300, 13, side, side, side == 5 ? 4 : 3, border, Depth::u8, Depth::u8,
+                         ++seed};
+                    c.centred_anchor = true;
+                    c.whole_border_value = true;
+                    c.integer_taps = true;
+                    c.plain_finish = side != 5;
+                    run_case(c, fast, tally);
+                }
             }
             // fast-separable's tensor-core path with u8 outputs (through its
             // output tile): tiles inside the image across and at its sides,

@@ -1,0 +1,104 @@
+// fast's strip path (kernels/fast_strips.cu), its host side: which filters
+// take the integer (DP4A) path and the tap words it gives the device,
+// decoded here byte by byte. The GPU tests compare the path's outputs with
+// cpu-ref; these need no device.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "filters/named.hpp"
+#include "kernels/fast_strips.hpp"
+#include "support/scoped_env.hpp"
+
+namespace cudaconv::test {
+namespace {
+
+// Byte b of word w as DP4A's signed operand reads it.
+int signed_byte(std::int32_t word, int b) {
+    return static_cast<std::int8_t>((static_cast<std::uint32_t>(word) >> (8 * b)) & 0xffu);
+}
+
+// Every tap of the filter, read back from the words as the kernel reads
+// them (row j, group g, byte b is column 4 g + b), and zero past the row.
+void check_words_hold(const std::vector<double>& taps, int side,
+                      const std::vector<std::int32_t>& words) {
+    REQUIRE(words.size() == static_cast<std::size_t>(side) * kDp4aGroups);
+    for (int j = 0; j < side; ++j) {
+        for (int g = 0; g < kDp4aGroups; ++g) {
+            for (int b = 0; b < 4; ++b) {
+                const int column = 4 * g + b;
+                const int expected =
+                    column < side
+                        ? static_cast<int>(taps[static_cast<std::size_t>(j) * side + column])
+                        : 0;
+                CHECK(signed_byte(words[static_cast<std::size_t>(j) * kDp4aGroups + g], b) ==
+                      expected);
+            }
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("fast's integer path: the edge filter's tap words", "[strips]") {
+    const Filter edge = make_named_filter("edge").value();
+    const std::vector<std::int32_t> words = strips_dp4a_words(edge.taps, 3);
+    // [-1 -1 -1; -1 8 -1; -1 -1 -1]: bytes ff ff ff 00, ff 08 ff 00, ...
+    REQUIRE(words.size() == 6);
+    CHECK(static_cast<std::uint32_t>(words[0]) == 0x00ffffffu);
+    CHECK(words[1] == 0);
+    CHECK(static_cast<std::uint32_t>(words[2]) == 0x00ff08ffu);
+    CHECK(static_cast<std::uint32_t>(words[4]) == 0x00ffffffu);
+}
+
+TEST_CASE("fast's integer path: random integer taps of every side, to the ends of s8",
+          "[strips]") {
+    std::mt19937_64 gen(7);
+    std::uniform_int_distribution<int> tap(-128, 127);
+    for (int side = 1; side <= 7; ++side) {
+        for (int trial = 0; trial < 20; ++trial) {
+            std::vector<double> taps(static_cast<std::size_t>(side) * side);
+            for (double& t : taps) t = tap(gen);
+            taps.front() = -128.0;
+            taps.back() = 127.0;
+            const std::vector<std::int32_t> words = strips_dp4a_words(taps, side);
+            check_words_hold(taps, side, words);
+        }
+    }
+}
+
+TEST_CASE("fast's integer path: filters it leaves to the float path", "[strips]") {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    for (double bad : {0.5, -0.25, 128.0, -129.0, 1e9, nan, inf, -inf}) {
+        std::vector<double> taps(9, 1.0);
+        taps[4] = bad;
+        CHECK(strips_dp4a_words(taps, 3).empty());
+    }
+    // A tap that is an integer only once rounded to float (the device's
+    // taps are floats, so the float is what counts): 3 + 2^-30.
+    std::vector<double> near_integer(9, 1.0);
+    near_integer[0] = 3.0 + std::ldexp(1.0, -30);
+    CHECK_FALSE(strips_dp4a_words(near_integer, 3).empty());
+    // Sides past 7 and taps that do not make a square of the side.
+    CHECK(strips_dp4a_words(std::vector<double>(81, 1.0), 9).empty());
+    CHECK(strips_dp4a_words(std::vector<double>(8, 1.0), 3).empty());
+    CHECK(strips_dp4a_words({}, 0).empty());
+    // Gaussians and boxes are not integer taps once normalised.
+    CHECK(strips_dp4a_words(make_named_filter("gaussian:3").value().taps, 3).empty());
+}
+
+TEST_CASE("fast's integer path: CUDACONV_FAST_STRIPS_DP4A=0 turns it off", "[strips]") {
+    {
+        const ScopedEnv unset("CUDACONV_FAST_STRIPS_DP4A", nullptr);
+        CHECK(strips_dp4a_enabled());
+    }
+    const ScopedEnv off("CUDACONV_FAST_STRIPS_DP4A", "0");
+    CHECK_FALSE(strips_dp4a_enabled());
+}
+
+}  // namespace cudaconv::test
