@@ -379,6 +379,13 @@ TEST_CASE("the sample filter files parse to what their README says", "[filters]"
     CHECK(parse_filter_spec((samples / "sobel5x5.csv").string()).taps ==
           outer(column(ky), column(kx)));
 
+    const Filter hat = parse_filter_spec((samples / "log7x7.txt").string());
+    CHECK(hat.width == 7);
+    CHECK(hat.height == 7);
+    CHECK(hat.sum() == 0.0);
+    CHECK(hat.taps == hat.rotated_180().taps);
+    CHECK(hat.at(3, 3) == 24.0);
+
     // Every sample is parsed, including ones added later.
     int parsed = 0;
     for (const auto& entry : fs::directory_iterator(samples)) {
@@ -387,7 +394,7 @@ TEST_CASE("the sample filter files parse to what their README says", "[filters]"
         CHECK_NOTHROW(parse_filter_spec(entry.path().string()));
         ++parsed;
     }
-    CHECK(parsed >= 4);
+    CHECK(parsed >= 5);
 }
 
 TEST_CASE("bad specs name the spec and the problem", "[filters]") {
