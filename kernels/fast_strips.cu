@@ -356,8 +356,9 @@ __device__ __forceinline__ void store_row_fast(const DeviceJob& job, std::int64_
     }
 }
 
-// Four ints clamped to 0...255 as the bytes of a word, v0 lowest: two
-// cvt.pack.sat, each packing two below the bytes it is given.
+// Four ints clamped to 0...255 as the bytes of a word, v0 lowest: one
+// cvt.pack.sat makes v3 and v2 the low half of a word, the second shifts
+// that up and packs v1 and v0 below it.
 __device__ __forceinline__ unsigned int pack_saturated_u8(int v0, int v1, int v2, int v3) {
     unsigned int high, word;
     asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;" : "=r"(high) : "r"(v3), "r"(v2));
