@@ -23,8 +23,10 @@
 // input's type: a constant border value that is not a u8 (0.5, 300); those
 // jobs' edge tiles read through the border policy from global memory
 // instead. Jobs outside its instantiations (even or non-square sizes, an
-// anchor off centre, `valid`, u16 input) are refused with the reason, and
-// `auto` then takes the next variant.
+// anchor off centre, `valid`, u16 input, sides past 15) go to the
+// tensor-core path (kernels/dense_mma.cu), as do the larger filters it runs
+// faster; only jobs neither can run (past 33x33) are refused, and `auto`
+// then takes the next variant.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -44,6 +46,7 @@
 #include "kernels/cuda_backend.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/cuda_registry.hpp"
+#include "kernels/dense_mma.hpp"
 #include "kernels/device_common.cuh"
 #include "kernels/fast_strips.hpp"
 #include "kernels/vector_store.cuh"
@@ -497,11 +500,41 @@ bool is_instantiated_side(int side) {
     return false;
 }
 
+// Why fast's CUDA-core paths (strips and tiles) cannot run a job, or empty
+// when they can. The tensor-core path (kernels/dense_mma.cu) takes the rest.
+std::string tile_paths_refusal(const Job& job) {
+    const ConvParams& p = job.params;
+    const Filter& f = p.filter;
+    if (f.width != f.height || !is_instantiated_side(f.width)) {
+        return fmt::format("fast's CUDA-core paths are built for odd square filters 3x3 to "
+                           "15x15; this one is {}x{}",
+                           f.width, f.height);
+    }
+    if (p.anchor_x != f.width / 2 || p.anchor_y != f.height / 2) {
+        return "fast's CUDA-core paths need the anchor at the filter's centre";
+    }
+    if (p.border == BorderMode::valid) return "fast's CUDA-core paths do not do the valid border";
+    if (job.src.depth == Depth::u16) return "fast's CUDA-core paths read u8 and f32, not u16";
+    if (job.src.channels == 2) return "fast's CUDA-core paths are built for 1, 3 and 4 channels";
+    // Tile indices are 32-bit, with room for the grid's stride past the
+    // last (a tile is at least 1 KB by 4 rows: about 4 TB of u8 image).
+    const int s = job.src.depth == Depth::u8 ? 16 : 4;
+    const int rows = s == 16 ? Shape<std::uint8_t>::kWarpsY * Shape<std::uint8_t>::R
+                             : Shape<float>::kWarpsY * Shape<float>::R;
+    const std::int64_t tiles =
+        tiles_across(job.src.width * job.src.channels, s) * tiles_down(job.src.height, rows);
+    if (tiles > std::numeric_limits<int>::max() / 2) {
+        return "the image has more tiles than fast can number";
+    }
+    return {};
+}
+
 class FastBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "fast"; }
     std::string_view summary() const override {
-        return "native depth, bulk copies to shared memory, persistent grid (odd square 3..15)";
+        return "native depth, bulk copies to shared memory, persistent grid (odd square 3..15); "
+               "tensor cores in 3xTF32 for larger filters, any shape up to 33x33";
     }
 
 protected:
@@ -512,40 +545,33 @@ protected:
                 "is {}.{}",
                 device.name, device.cc_major, device.cc_minor));
         }
-        const ConvParams& p = job.params;
-        const Filter& f = p.filter;
-        if (f.width != f.height || !is_instantiated_side(f.width)) {
-            return Support::no(fmt::format(
-                "fast is built for odd square filters 3x3 to 15x15; this one is {}x{}", f.width,
-                f.height));
-        }
-        if (p.anchor_x != f.width / 2 || p.anchor_y != f.height / 2) {
-            return Support::no("fast needs the anchor at the filter's centre");
-        }
-        if (p.border == BorderMode::valid) return Support::no("fast does not do the valid border");
-        if (job.src.depth == Depth::u16) return Support::no("fast reads u8 and f32 images, not u16");
-        if (job.src.channels == 2) return Support::no("fast is built for 1, 3 and 4 channels");
-        // Tile indices are 32-bit, with room for the grid's stride past the
-        // last (a tile is at least 1 KB by 4 rows: about 4 TB of u8 image).
-        const int s = job.src.depth == Depth::u8 ? 16 : 4;
-        const int rows = s == 16 ? Shape<std::uint8_t>::kWarpsY * Shape<std::uint8_t>::R
-                                 : Shape<float>::kWarpsY * Shape<float>::R;
-        const std::int64_t tiles =
-            tiles_across(job.src.width * job.src.channels, s) * tiles_down(job.src.height, rows);
-        if (tiles > std::numeric_limits<int>::max() / 2) {
-            return Support::no("the image has more tiles than fast can number");
-        }
-        return Support::yes();
+        if (tile_paths_refusal(job).empty()) return Support::yes();
+        // Every other job goes to the tensor-core path, if it can run it.
+        const std::string refusal = dense_mma_refusal(job);
+        if (refusal.empty()) return Support::yes();
+        return Support::no(refusal);
     }
 
     void prepare(const Job& job, const DeviceJob& device_job, cudaStream_t stream) override {
-        if (strips_take(device_job)) strip_plan_ = strips_prepare(job, device_job, stream);
-        else copy_taps_to_constant(c_taps, device_job, stream);
+        if (strips_take(device_job) && !dense_mma_take(job, true)) {
+            path_ = Path::strips;
+            strip_plan_ = strips_prepare(job, device_job, stream);
+        } else if (dense_mma_take(job, tile_paths_refusal(job).empty())) {
+            path_ = Path::tensor_cores;
+            mma_.prepare(job, device_job, stream);
+        } else {
+            path_ = Path::tiles;
+            copy_taps_to_constant(c_taps, device_job, stream);
+        }
     }
 
     void launch(const DeviceJob& job, cudaStream_t stream) override {
         if (job.dst_width <= 0 || job.dst_height <= 0) return;
-        if (strips_take(job)) return strips_launch(job, strip_plan_, stream);
+        switch (path_) {
+            case Path::strips: return strips_launch(job, strip_plan_, stream);
+            case Path::tensor_cores: return mma_.launch(job, stream);
+            case Path::tiles: break;
+        }
         const bool launched = job.in_depth == Depth::u8
                                   ? launch_channels<std::uint8_t>(job, stream)
                                   : launch_channels<float>(job, stream);
@@ -555,10 +581,17 @@ protected:
         }
     }
 
-    void finish() override { strip_plan_ = {}; }
+    void finish() override {
+        strip_plan_ = {};
+        mma_.clear();
+    }
 
 private:
-    StripPlan strip_plan_;  // the strip path's choice for this run (prepare)
+    // The path this run takes, and what it prepared (prepare).
+    enum class Path { strips, tensor_cores, tiles };
+    Path path_ = Path::tiles;
+    StripPlan strip_plan_;
+    DenseMmaPath mma_;
 };
 
 }  // namespace

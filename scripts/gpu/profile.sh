@@ -26,7 +26,7 @@ if [[ ${#jobs[@]} -eq 0 ]]; then
         "4000x3000x3 u8 gaussian:sigma=5 fast-separable")
 fi
 # Each variant's main kernel, as ncu names it.
-declare -A kernel_of=([fast]="regex:fast_kernel|strips_kernel" [fast-separable]="regex:fast_separable_kernel|separable_mma_kernel"
+declare -A kernel_of=([fast]="regex:fast_kernel|strips_kernel|dense_mma_kernel" [fast-separable]="regex:fast_separable_kernel|separable_mma_kernel"
                       [separable]=regex:separable [fft]=regex:. [smem]=regex:smem)
 for job in "${jobs[@]}"; do
   read -r size depth filter variant <<<"$job"

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <random>
@@ -219,9 +220,9 @@ TEST_CASE("CUDA variants on larger images, every depth pair", "[gpu]") {
     report(tally);
 }
 
-// fast takes only odd square filters with the anchor at the centre, on u8
-// and f32 inputs, through two paths (strips for the small sides, tiles for
-// the rest and on request): the jobs above give it few of those, so here is
+// fast's CUDA-core paths take only odd square filters with the anchor at
+// the centre, on u8 and f32 inputs (strips for the small sides, tiles for
+// the rest and on request): the jobs above give them few of those, so here is
 // a product of its own, every size it is built for, with widths whose rows end in a
 // partial vector, images smaller than the filter, and images of several
 // tiles (1 KB by 4 rows for u8, by 32 for f32) so that a block walks more
@@ -254,9 +255,12 @@ TEST_CASE("fast over its own jobs: every size, border, channel count, depth pair
                 // About half the time, 3 blocks walk all of the image's tiles.
                 std::optional<ScopedEnv> few_blocks;
                 if (depth_pick % 6 < 3) few_blocks.emplace("CUDACONV_FAST_BLOCKS", "3");
-                // Sides 3, 5 and 7 go the strip path; a third of
-                // them the tile path, which runs the same jobs.
-                std::optional<ScopedEnv> tiles_only;
+                // Sides 3, 5 and 7 go the strip path, 9 to 15 the
+                // tensor-core path (its own test is below); a third of the
+                // cases keep fast's CUDA-core paths, and a third more the
+                // tile path alone, which runs the strips' jobs too.
+                std::optional<ScopedEnv> tiles_only, no_tensor_cores;
+                if (depth_pick % 9 >= 3) no_tensor_cores.emplace("CUDACONV_FAST_MMA", "0");
                 if (depth_pick % 9 >= 6) tiles_only.emplace("CUDACONV_FAST_STRIPS", "0");
                 // A quarter of the time, strip bands of 1 or 5 rows: many
                 // bands down, fewer input rows than the ring of rows copied
@@ -319,6 +323,84 @@ TEST_CASE("fast's integer path: integer taps on u8 input, every side, border, ch
     report(tally);
     CHECK(tally["fast"].refusals.empty());
     CHECK(tally["fast"].passed > 0);
+}
+
+// fast's tensor-core path (kernels/dense_mma.cu), asked for on every job it
+// can run: filters of every shape up to 33x33 (odd and even, square or not,
+// one tap wide or tall), random anchors, every border with `valid`, 1 to 4
+// channels, every depth pair; images of one tile, of tiles cut short at
+// the right and bottom, and smaller than the filter; half the time 3 blocks
+// walk all the (tile, channel) items.
+TEST_CASE("fast's tensor-core path: every shape to 33x33, border, channel count, depth pair",
+          "[gpu]") {
+    if (skip_without_device() || skip_before_hopper()) return;
+    std::vector<Backend*> fast{find_backend("fast")};
+    REQUIRE(fast.front() != nullptr);
+    const ScopedEnv tensor_cores("CUDACONV_FAST_MMA", "1");
+    std::map<std::string, VariantTally> tally;
+    std::uint64_t seed = 77000;
+    const std::vector<std::pair<int, int>> filters{
+        {1, 1}, {2, 3}, {3, 3}, {4, 7}, {7, 7}, {9, 9}, {12, 5}, {15, 15},
+        {16, 16}, {17, 17}, {24, 31}, {31, 31}, {33, 33}, {33, 1}, {1, 33}};
+    const std::vector<std::pair<int, int>> sizes{{5, 3}, {64, 64}, {70, 41}, {150, 203}};
+    int pick = 0;
+    for (const auto& [fw, fh] : filters) {
+        for (BorderMode border : all_border_modes()) {
+            for (const auto& [w, h] : sizes) {
+                std::optional<ScopedEnv> few_blocks;
+                if (pick % 4 < 2) few_blocks.emplace("CUDACONV_FAST_BLOCKS", "3");
+                for (int n = 0; n < 2; ++n) {
+                    const int channels = 1 + (pick + n) % 4;
+                    const Depth in = kDepths[pick % 3];
+                    const Depth out = kDepths[(pick / 3) % 3];
+                    ++pick;
+                    run_case({w, h, fw, fh, channels, border, in, out, ++seed}, fast, tally);
+                }
+            }
+        }
+    }
+    report(tally);
+    CHECK(tally["fast"].refusals.empty());
+    CHECK(tally["fast"].passed > 0);
+}
+
+// The tensor-core path splits samples into TF32 parts and multiplies the
+// band's zeros too, so a tile holding an infinity is summed in plain floats
+// instead (else 0 x Inf would turn outputs that never read it into NaN).
+// Infinities of both signs, far apart, in f32 images: cpu-ref's outputs are
+// infinite where their windows hold one and finite elsewhere, and fast's
+// must equal them, with no NaN. The tolerance is the finite samples'.
+TEST_CASE("fast's tensor-core path: infinities in a float image", "[gpu]") {
+    if (skip_without_device() || skip_before_hopper()) return;
+    Backend* fast = find_backend("fast");
+    REQUIRE(fast != nullptr);
+    const ScopedEnv tensor_cores("CUDACONV_FAST_MMA", "1");
+    for (int channels : {1, 3}) {
+        for (const auto& [fw, fh] : std::vector<std::pair<int, int>>{{9, 9}, {17, 5}}) {
+            INFO(channels << " channels, filter " << fw << "x" << fh);
+            cv::Mat src = random_image(200, 150, CV_MAKETYPE(CV_32F, channels), 31);
+            ConvParams params;
+            params.filter = random_filter(fw, fh, 32);
+            params.anchor_x = fw / 2;
+            params.anchor_y = fh / 2;
+            const Job finite_job{const_view(src), {}, params};
+            const Tolerance tolerance = tolerance_for(*fast, finite_job, src);
+            const float inf = std::numeric_limits<float>::infinity();
+            src.ptr<float>(30)[40 * channels] = inf;
+            src.ptr<float>(120)[170 * channels + channels - 1] = -inf;
+
+            cv::Mat expected(src.size(), src.type());
+            find_backend("cpu-ref")->run(Job{const_view(src), mutable_view(expected), params}, {});
+            cv::Mat actual(src.size(), src.type(), cv::Scalar::all(0));
+            const Job job{const_view(src), mutable_view(actual), params};
+            REQUIRE(fast->can_run(job).ok);
+            fast->run(job, {});
+            CHECK(cv::checkRange(expected, true) == false);  // the infinities reached outputs
+            const Comparison cmp = compare_images(expected, actual, tolerance);
+            CHECK(cmp.ok);
+            if (!cmp.ok) std::cout << cmp.describe() << "\n";
+        }
+    }
 }
 
 // fast-separable takes odd square rank-1 filters 3..31 with a centred
@@ -463,6 +545,19 @@ TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
                     c.whole_border_value = true;
                     run_case(c, separable, tally);
                 }
+            }
+            // fast's tensor-core path, one block walking every (tile,
+            // channel) item so that its shared memory is reused: RGBA u8
+            // (alpha kept or filtered, as the seed says) and gray f32, on
+            // tiles cut short at the right and bottom.
+            {
+                const ScopedEnv one_block("CUDACONV_FAST_BLOCKS", "1");
+                const ScopedEnv tensor_cores("CUDACONV_FAST_MMA", "1");
+                const std::vector<Backend*> fast{find_backend("fast")};
+                Case c{90, 70, 13, 9, 4, border, Depth::u8, Depth::u8, ++seed};
+                run_case(c, fast, tally);
+                c = {70, 65, 31, 31, 1, border, Depth::f32, Depth::f32, ++seed};
+                run_case(c, fast, tally);
             }
             // One block of fast walks all of an image's tiles, so that its
             // shared-memory buffers are reused (both barrier parities, the
