@@ -35,7 +35,7 @@ std::vector<std::string_view> auto_preference(const Job& job) {
                     side >= kSeparableFirstSideU8;
     if (rank1 && (f32_gray || u8)) move_before(list, "fast-separable", "fast");
     const bool integer_output = job.dst.depth != Depth::f32;
-    if (!rank1 && integer_output && f.taps.size() > kFastLargestTaps) {
+    if (!rank1 && integer_output && f.taps.size() > kFftAheadOfLadderTaps) {
         move_before(list, "fft", "separable");
     }
     return list;

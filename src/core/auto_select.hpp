@@ -14,7 +14,9 @@
 namespace cudaconv {
 
 // Fastest first, as measured on an H100 (docs/PERFORMANCE.md, 2026-11-23,
-// 4000x3000 images): fast for odd square filters up to 15x15, the
+// 4000x3000 images): fast for every filter up to 33x33 (ahead of fft there
+// since its tensor-core path, 2026-11-25: 31x31 gray f32 422 against 557 us,
+// RGB u8 1041 against 1318), the
 // rank-1 variants next, then the tutorial ladder in its measured order
 // (smem ahead of smem-cached: 961 against 7190 us on 15x15 f32). A CUDA
 // variant is considered only when a device is present; cpu-ref, the
@@ -37,15 +39,16 @@ constexpr std::array<std::string_view, 12> kAutoPreference{
 //    the job to fast-separable's CUDA-core path (RGB 9x9: 540 us), so fast
 //    stays first there. RGB f32 and u16 are not measured, so they keep the
 //    list's order (docs/PERFORMANCE.md);
-//  - a dense filter (not rank 1) with more taps than fast's largest
-//    (15x15): fft right after the fast variants (31x31: 557 us against
+//  - a dense filter (not rank 1) with more taps than 15x15, where fast
+//    refuses it (past 33x33, or before Hopper): fft right after the fast
+//    variants (31x31: 557 us against
 //    smem's 3215, cudnn's 5372 and smem-cached's 30274), for 8/16-bit
 //    outputs only, where fft's documented error bound (kernels/fft_sizes.hpp)
 //    keeps results within SPEC's 1 level for images and filters of ordinary
 //    range; a float output keeps the direct variants and SPEC's 1e-5.
 constexpr int kSeparableFirstSideF32 = 9;
 constexpr int kSeparableFirstSideU8 = 9;
-constexpr std::size_t kFastLargestTaps = 15 * 15;
+constexpr std::size_t kFftAheadOfLadderTaps = 15 * 15;
 std::vector<std::string_view> auto_preference(const Job& job);
 
 struct DeviceContext {
