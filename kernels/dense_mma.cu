@@ -288,15 +288,9 @@ __device__ void filter_in_floats(const DeviceJob& job, int c, std::int64_t x0, s
     for (int k = static_cast<int>(threadIdx.x); k < kTileRows * kTileColumns; k += kThreads) {
         const std::int64_t x = x0 + k % kTileColumns;
         const std::int64_t y = y0 + k / kTileColumns;
-        if (x >= job.dst_width || y >= job.dst_height) continue;
-        float sum = 0.0f;
-        for (int j = 0; j < job.filter_height; ++j) {
-            for (int i = 0; i < job.filter_width; ++i) {
-                sum += job.taps[j * job.filter_width + i] *
-                       load_bordered<In>(job, x + job.origin_x + i, y + job.origin_y + j, c);
-            }
+        if (x < job.dst_width && y < job.dst_height) {
+            store_result(job, x, y, c, direct_sum<In>(job, x, y, c));
         }
-        store_result(job, x, y, c, sum);
     }
 }
 

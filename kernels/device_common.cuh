@@ -48,6 +48,21 @@ __device__ __forceinline__ void store_output(const DeviceJob& job, std::int64_t 
     }
 }
 
+// The plain float sum of output (x, y), channel c: every tap times its
+// input sample through the border policy, in the filter's row order.
+template <typename T>
+__device__ __forceinline__ float direct_sum(const DeviceJob& job, std::int64_t x, std::int64_t y,
+                                            int c) {
+    float sum = 0.0f;
+    for (int j = 0; j < job.filter_height; ++j) {
+        for (int i = 0; i < job.filter_width; ++i) {
+            sum += job.taps[j * job.filter_width + i] *
+                   load_bordered<T>(job, x + job.origin_x + i, y + job.origin_y + j, c);
+        }
+    }
+    return sum;
+}
+
 // scale, delta, |.|, then the output depth.
 __device__ __forceinline__ void store_result(const DeviceJob& job, std::int64_t x, std::int64_t y,
                                              int c, float sum) {

@@ -1,6 +1,7 @@
 // naive: one thread per output pixel, image and filter in global memory.
 // The first rung of the ladder (first-principles blog, lecture): every tap
-// reads the input straight from global memory through the border policy.
+// reads the input straight from global memory through the border policy
+// (direct_sum, kernels/device_common.cuh).
 #include <cuda_runtime.h>
 
 #include "kernels/cuda_backend.hpp"
@@ -22,14 +23,7 @@ __global__ void naive_kernel(DeviceJob job) {
     const std::int64_t y = static_cast<std::int64_t>(blockIdx.y) * blockDim.y + threadIdx.y;
     if (x >= job.dst_width || y >= job.dst_height) return;
     for (int c = 0; c < job.filtered_channels; ++c) {
-        float sum = 0.0f;
-        for (int j = 0; j < job.filter_height; ++j) {
-            for (int i = 0; i < job.filter_width; ++i) {
-                sum += job.taps[j * job.filter_width + i] *
-                       load_bordered<In>(job, x + job.origin_x + i, y + job.origin_y + j, c);
-            }
-        }
-        store_result(job, x, y, c, sum);
+        store_result(job, x, y, c, direct_sum<In>(job, x, y, c));
     }
     copy_unfiltered<In>(job, x, y);
 }
