@@ -16,7 +16,8 @@
 # Each cudaconv run is warmed up once on 4 images first (untimed).
 # Prints images/s, the ratios issue 6 sets targets for, and peak RSS
 # (/usr/bin/time -v, else getrusage). Logs go to $OUT (or ./gpu-out).
-# Takes about 3 minutes on 16 cores.
+# Takes about 3 minutes on 16 cores. DENSE_KERNEL=fft (or another variant)
+# runs the 31x31 batch on that variant instead of auto's choice, to compare.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 final=${OUT:-gpu-out}
@@ -103,13 +104,16 @@ cp "$work"/in/img00[0-3].jpg "$work/warm/"
 for run in none edge dense31; do
   spec=$run
   [[ $run == dense31 ]] && spec=$work/dense31.txt
-  "$cudaconv" "$work/warm" -f "$spec" -o "$work/warm-out-$run/" -q || say "warm-up -f $run failed"
+  kernel=auto
+  [[ $run == dense31 ]] && kernel=${DENSE_KERNEL:-auto}
+  "$cudaconv" "$work/warm" -f "$spec" -k "$kernel" -o "$work/warm-out-$run/" -q || say "warm-up -f $run failed"
 done
 for run in none edge dense31; do
   rm -rf "$work/out-$run"
   spec=$run
-  [[ $run == dense31 ]] && spec=$work/dense31.txt
-  timed "cudaconv-$run" "$cudaconv" "$work/in" -f "$spec" -o "$work/out-$run/{stem}.png" --json "$final/cudaconv-$run.json" -v
+  kernel=auto
+  [[ $run == dense31 ]] && spec=$work/dense31.txt && kernel=${DENSE_KERNEL:-auto}
+  timed "cudaconv-$run" "$cudaconv" "$work/in" -f "$spec" -k "$kernel" -o "$work/out-$run/{stem}.png" --json "$final/cudaconv-$run.json" -v
   say "cudaconv -f $run: $(grep 'info: done' "$final/cudaconv-$run.err" | tail -1)"
   # -v's line on CUDA's start-up.
   awk '/CUDA start-up/ {sub(/.*debug: /, ""); print "  " $0}' "$final/cudaconv-$run.err" |
