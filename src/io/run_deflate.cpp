@@ -10,147 +10,17 @@
 #include <utility>
 #include <vector>
 
+#include "io/deflate_codes.hpp"
+
 // RFC 1951 section numbers are given where a rule comes from.
 namespace cudaconv {
 namespace {
 
-constexpr int kMaxCodeBits = 15;       // literal/length and distance codes (3.2.7)
-constexpr int kMaxCodeLengthBits = 7;  // the code that codes the code lengths
-constexpr int kLitLenSymbols = 286;    // 0-255 bytes, 256 end of block, 257-285 lengths
-constexpr int kEndOfBlock = 256;
-constexpr int kMinRun = 3;
-constexpr int kMaxRun = 258;
+using namespace deflate;
+
 // Bytes of input a block: its own Huffman codes follow the data's changes
 // down an image, for a header of about 100 bytes.
 constexpr std::size_t kBlockBytes = std::size_t{256} << 10;
-constexpr std::size_t kMaxStoredBytes = 65535;  // a stored block's LEN (3.2.4)
-
-// A run's length as a symbol and extra bits (3.2.5).
-struct LengthCode {
-    std::uint16_t symbol = 0;
-    std::uint8_t extra_bits = 0;
-    std::uint16_t extra = 0;
-};
-
-const std::array<LengthCode, kMaxRun + 1>& length_codes() {
-    static const std::array<LengthCode, kMaxRun + 1> table = [] {
-        constexpr int kBase[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
-                                   31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
-        constexpr int kExtra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
-                                    2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
-        std::array<LengthCode, kMaxRun + 1> t{};
-        for (int code = 0; code < 29; ++code) {
-            const int last = code == 28 ? 258 : kBase[code] + (1 << kExtra[code]) - 1;
-            for (int len = kBase[code]; len <= last && len <= kMaxRun; ++len) {
-                // 258 has its own code (285), so 284's range stops at 257.
-                if (len == 258 && code != 28) continue;
-                t[static_cast<std::size_t>(len)] = {static_cast<std::uint16_t>(257 + code),
-                                                    static_cast<std::uint8_t>(kExtra[code]),
-                                                    static_cast<std::uint16_t>(len - kBase[code])};
-            }
-        }
-        return t;
-    }();
-    return table;
-}
-
-// Code lengths of an optimal prefix code for freq, no longer than limit.
-// Symbols of frequency 0 get no code. At least two symbols must be used.
-std::vector<std::uint8_t> code_lengths(const std::vector<std::uint32_t>& freq, int limit) {
-    const int n = static_cast<int>(freq.size());
-    std::vector<int> used;  // symbols in order of frequency, least first
-    for (int s = 0; s < n; ++s) {
-        if (freq[s] > 0) used.push_back(s);
-    }
-    std::stable_sort(used.begin(), used.end(), [&](int a, int b) { return freq[a] < freq[b]; });
-    const int leaves = static_cast<int>(used.size());
-
-    // Huffman's tree with two queues: the leaves in order, and the inner
-    // nodes, which are made in order of weight (van Leeuwen).
-    std::vector<std::uint64_t> weight(static_cast<std::size_t>(2 * leaves));
-    std::vector<int> parent(static_cast<std::size_t>(2 * leaves), -1);
-    for (int i = 0; i < leaves; ++i) weight[i] = freq[used[i]];
-    int next_leaf = 0;
-    int next_inner = leaves;
-    int made = leaves;
-    auto take_smallest = [&]() {
-        if (next_leaf < leaves && (next_inner >= made || weight[next_leaf] <= weight[next_inner])) {
-            return next_leaf++;
-        }
-        return next_inner++;
-    };
-    for (int k = 0; k < leaves - 1; ++k) {
-        const int a = take_smallest();
-        const int b = take_smallest();
-        weight[made] = weight[a] + weight[b];
-        parent[a] = parent[b] = made;
-        ++made;
-    }
-    // Depths from the root (the last node) down: parents come after children.
-    std::vector<int> depth(static_cast<std::size_t>(made), 0);
-    for (int i = made - 2; i >= 0; --i) depth[i] = depth[parent[i]] + 1;
-
-    // How many codes of each length; codes past the limit are folded back,
-    // keeping Kraft's sum exactly 1 (the way zlib and miniz do it).
-    std::vector<int> count(static_cast<std::size_t>(std::max(limit, leaves) + 1), 0);
-    for (int i = 0; i < leaves; ++i) ++count[static_cast<std::size_t>(std::min(depth[i], limit))];
-    std::uint64_t kraft = 0;  // in units of 2^-limit
-    for (int len = 1; len <= limit; ++len) kraft += static_cast<std::uint64_t>(count[len]) << (limit - len);
-    while (kraft > (std::uint64_t{1} << limit)) {
-        --count[limit];
-        for (int len = limit - 1; len > 0; --len) {
-            if (count[len] > 0) {
-                --count[len];
-                count[len + 1] += 2;
-                break;
-            }
-        }
-        --kraft;
-    }
-    // The most frequent symbols get the shortest codes.
-    std::vector<std::uint8_t> lengths(static_cast<std::size_t>(n), 0);
-    int at = leaves - 1;
-    for (int len = 1; len <= limit; ++len) {
-        for (int k = 0; k < count[len]; ++k) lengths[used[at--]] = static_cast<std::uint8_t>(len);
-    }
-    return lengths;
-}
-
-// Canonical codes for the lengths (3.2.2), bit-reversed: deflate sends a
-// code's first bit first, and the bit writer fills from the low end.
-std::vector<std::uint16_t> canonical_codes(const std::vector<std::uint8_t>& lengths) {
-    int count[kMaxCodeBits + 1] = {};
-    for (std::uint8_t len : lengths) ++count[len];
-    count[0] = 0;
-    int next[kMaxCodeBits + 1] = {};
-    int code = 0;
-    for (int bits = 1; bits <= kMaxCodeBits; ++bits) {
-        code = (code + count[bits - 1]) << 1;
-        next[bits] = code;
-    }
-    std::vector<std::uint16_t> codes(lengths.size(), 0);
-    for (std::size_t s = 0; s < lengths.size(); ++s) {
-        const int len = lengths[s];
-        if (len == 0) continue;
-        int c = next[len]++;
-        int reversed = 0;
-        for (int b = 0; b < len; ++b, c >>= 1) reversed = (reversed << 1) | (c & 1);
-        codes[s] = static_cast<std::uint16_t>(reversed);
-    }
-    return codes;
-}
-
-// Two symbols at least, so that every code is a complete prefix code.
-void use_two_symbols(std::vector<std::uint32_t>& freq) {
-    int used = 0;
-    for (std::uint32_t f : freq) used += f > 0;
-    for (std::size_t s = 0; used < 2 && s < freq.size(); ++s) {
-        if (freq[s] == 0) {
-            freq[s] = 1;
-            ++used;
-        }
-    }
-}
 
 // Deflate's bits, first bit lowest. After each put the whole bytes go out
 // with one 8-byte store, without a branch (the output needs 8 bytes of
@@ -290,95 +160,36 @@ std::size_t tokenize(const std::uint8_t* data, std::size_t begin, std::size_t en
     return n;
 }
 
-// The code lengths of both alphabets, run-length coded with the code
-// length alphabet's 16 (repeat the last 3-6 times), 17 (3-10 zeros) and 18
-// (11-138 zeros) (3.2.7). Each entry: symbol, extra bits' value.
-std::vector<std::pair<std::uint8_t, std::uint8_t>> code_length_symbols(
-    const std::vector<std::uint8_t>& lengths) {
-    std::vector<std::pair<std::uint8_t, std::uint8_t>> out;
-    std::size_t i = 0;
-    while (i < lengths.size()) {
-        const std::uint8_t v = lengths[i];
-        std::size_t run = 1;
-        while (i + run < lengths.size() && lengths[i + run] == v) ++run;
-        i += run;
-        if (v == 0) {
-            while (run >= 11) {
-                const std::size_t r = std::min<std::size_t>(run, 138);
-                out.push_back({18, static_cast<std::uint8_t>(r - 11)});
-                run -= r;
-            }
-            if (run >= 3) {
-                out.push_back({17, static_cast<std::uint8_t>(run - 3)});
-                run = 0;
-            }
-        } else {
-            out.push_back({v, 0});
-            --run;
-            while (run >= 3) {
-                const std::size_t r = std::min<std::size_t>(run, 6);
-                out.push_back({16, static_cast<std::uint8_t>(r - 3)});
-                run -= r;
-            }
-        }
-        for (; run > 0; --run) out.push_back({v, 0});
-    }
-    return out;
-}
-
-constexpr int kCodeLengthOrder[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5,
-                                      11, 4,  12, 3, 13, 2, 14, 1, 15};
-constexpr int kCodeLengthExtraBits[19] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                                          0, 0, 0, 0, 0, 0, 2, 3, 7};
-
 // One block: dynamic Huffman codes, or stored as it is where that is smaller.
 constexpr int kTokenValues = 256 + kMaxRun + 1;
 
 void write_block(const std::uint8_t* data, std::size_t begin, std::size_t end, bool last,
                  std::vector<std::uint16_t>& tokens, BitWriter& bits) {
-    const auto& lengths_table = length_codes();
     std::uint32_t token_freq[kTokenValues] = {};
     const std::size_t token_count = tokenize(data, begin, end, tokens.data(), token_freq);
-    std::vector<std::uint32_t> lit_freq(token_freq, token_freq + 256);
-    lit_freq.resize(kLitLenSymbols, 0);
-    std::uint64_t run_extra_bits = 0;
-    std::uint64_t runs = 0;
+    std::uint32_t lit_freq[kLitLenSymbols] = {};
+    std::copy(token_freq, token_freq + 256, lit_freq);
     for (int run = kMinRun; run <= kMaxRun; ++run) {
-        const std::uint32_t f = token_freq[256 + run];
-        const LengthCode& lc = lengths_table[static_cast<std::size_t>(run)];
-        lit_freq[lc.symbol] += f;
-        run_extra_bits += static_cast<std::uint64_t>(f) * lc.extra_bits;
-        runs += f;
+        lit_freq[length_code(run).symbol] += token_freq[256 + run];
     }
     lit_freq[kEndOfBlock] = 1;
-    use_two_symbols(lit_freq);
-    const std::vector<std::uint8_t> lit_len = code_lengths(lit_freq, kMaxCodeBits);
-    const std::vector<std::uint16_t> lit_code = canonical_codes(lit_len);
-    // Distance 1 only: one distance code, of one bit (3.2.7 allows it).
-    const std::vector<std::uint8_t> dist_len{1};
-
-    int lit_count = kLitLenSymbols;
-    while (lit_count > 257 && lit_len[lit_count - 1] == 0) --lit_count;
-    std::vector<std::uint8_t> all_lengths(lit_len.begin(), lit_len.begin() + lit_count);
-    all_lengths.insert(all_lengths.end(), dist_len.begin(), dist_len.end());
-    const auto cl_symbols = code_length_symbols(all_lengths);
-    std::vector<std::uint32_t> cl_freq(19, 0);
-    for (const auto& [symbol, extra] : cl_symbols) ++cl_freq[symbol];
-    use_two_symbols(cl_freq);
-    const std::vector<std::uint8_t> cl_len = code_lengths(cl_freq, kMaxCodeLengthBits);
-    const std::vector<std::uint16_t> cl_code = canonical_codes(cl_len);
-    int cl_count = 19;
-    while (cl_count > 4 && cl_len[kCodeLengthOrder[cl_count - 1]] == 0) --cl_count;
-
-    // Its size both ways, in bits.
-    std::uint64_t dynamic_bits = 3 + 5 + 5 + 4 + 3 * static_cast<std::uint64_t>(cl_count);
-    for (const auto& [symbol, extra] : cl_symbols) {
-        dynamic_bits += cl_len[symbol] + kCodeLengthExtraBits[symbol];
-    }
+    use_two_symbols(lit_freq, kLitLenSymbols);
+    std::array<std::uint16_t, kLitLenSymbols> order{};
+    int leaves = 0;
     for (int s = 0; s < kLitLenSymbols; ++s) {
-        dynamic_bits += static_cast<std::uint64_t>(lit_freq[s]) * lit_len[s];
+        if (lit_freq[s] > 0) order[static_cast<std::size_t>(leaves++)] = static_cast<std::uint16_t>(s);
     }
-    dynamic_bits += run_extra_bits + runs * dist_len[0];
+    std::stable_sort(order.begin(), order.begin() + leaves,
+                     [&](std::uint16_t a, std::uint16_t b) { return lit_freq[a] < lit_freq[b]; });
+    auto scratch = std::make_unique<HuffmanScratch>();
+    auto codes = std::make_unique<DynamicCodes>();
+    huffman_lengths(lit_freq, kLitLenSymbols, order.data(), leaves, kMaxCodeBits, codes->lit_len,
+                    *scratch);
+    finish_dynamic_codes(*codes, *scratch);
+
+    // Its size both ways, in bits. (Stored, counted as if each 64 KB chunk
+    // took a whole byte of padding.)
+    const std::uint64_t dynamic_bits = codes->header_bits + data_bits(lit_freq, *codes);
     const std::size_t size = end - begin;
     const std::uint64_t stored_bits =
         8 * static_cast<std::uint64_t>(size) + 40 * (size / kMaxStoredBytes + 1) + 8;
@@ -386,7 +197,7 @@ void write_block(const std::uint8_t* data, std::size_t begin, std::size_t end, b
     if (stored_bits < dynamic_bits) {
         std::size_t at = begin;
         do {
-            const std::size_t n = std::min(kMaxStoredBytes, end - at);
+            const std::size_t n = std::min<std::size_t>(kMaxStoredBytes, end - at);
             const bool final_chunk = last && at + n == end;
             bits.put(final_chunk ? 1 : 0, 3);  // BFINAL, BTYPE 00
             bits.align();
@@ -400,28 +211,20 @@ void write_block(const std::uint8_t* data, std::size_t begin, std::size_t end, b
         return;
     }
 
-    bits.put(last ? 1 : 0, 1);  // BFINAL
-    bits.put(2, 2);             // BTYPE 10: dynamic Huffman codes
-    bits.put(static_cast<std::uint64_t>(lit_count - 257), 5);
-    bits.put(dist_len.size() - 1, 5);
-    bits.put(static_cast<std::uint64_t>(cl_count - 4), 4);
-    for (int k = 0; k < cl_count; ++k) bits.put(cl_len[kCodeLengthOrder[k]], 3);
-    for (const auto& [symbol, extra] : cl_symbols) {
-        bits.put(cl_code[symbol], cl_len[symbol]);
-        if (kCodeLengthExtraBits[symbol] > 0) bits.put(extra, kCodeLengthExtraBits[symbol]);
-    }
+    write_dynamic_header(*codes, last, bits);
     // Each token's bits in one table: a byte's code; a run's length code,
     // its extra bits, then distance code 0 (a 0 bit).
     std::uint32_t token_bits[kTokenValues];
     std::uint8_t token_bit_count[kTokenValues];
     for (int t = 0; t < 256; ++t) {
-        token_bits[t] = lit_code[t];
-        token_bit_count[t] = lit_len[t];
+        token_bits[t] = codes->lit_code[t];
+        token_bit_count[t] = codes->lit_len[t];
     }
     for (int run = kMinRun; run <= kMaxRun; ++run) {
-        const LengthCode& lc = lengths_table[static_cast<std::size_t>(run)];
-        const int len = lit_len[lc.symbol];
-        token_bits[256 + run] = lit_code[lc.symbol] | (static_cast<std::uint32_t>(lc.extra) << len);
+        const LengthCode lc = length_code(run);
+        const int len = codes->lit_len[lc.symbol];
+        token_bits[256 + run] =
+            codes->lit_code[lc.symbol] | (static_cast<std::uint32_t>(lc.extra) << len);
         token_bit_count[256 + run] = static_cast<std::uint8_t>(len + lc.extra_bits + 1);
     }
     // On a copy of the writer: a local whose address is not taken stays in
@@ -438,7 +241,7 @@ void write_block(const std::uint8_t* data, std::size_t begin, std::size_t end, b
     }
     if (k < token_count) local.put(token_bits[tokens[k]], token_bit_count[tokens[k]]);
     bits = local;
-    bits.put(lit_code[kEndOfBlock], lit_len[kEndOfBlock]);
+    bits.put(codes->lit_code[kEndOfBlock], codes->lit_len[kEndOfBlock]);
 }
 
 }  // namespace
