@@ -10,6 +10,7 @@
 
 #include "kernels/cuda_check.hpp"
 #include "kernels/cuda_resources.hpp"
+#include "kernels/png_deflate.hpp"
 
 namespace cudaconv {
 namespace {
@@ -106,6 +107,42 @@ private:
     int uncaught_;
 };
 // ---------------------------------------------------------------------------
+
+// The output as PNG's compressed rows (RunOptions::png_rows), where PNG
+// holds its samples; false, with the request untouched, where it does not
+// or the device had no room for the encoder's buffers (the pixels are
+// downloaded instead).
+bool compress_for_png(const Job& job, const std::byte* d_result, std::size_t dst_row,
+                      PngRowsRequest& request, RunTimings& timings, cudaStream_t stream) {
+    if (!png_rows_on_device_supported(job.dst.width, job.dst.channels, job.dst.depth)) return false;
+    DeviceImageRows rows;
+    rows.data = d_result;
+    rows.width = job.dst.width;
+    rows.height = job.dst.height;
+    rows.pitch = static_cast<std::int64_t>(dst_row);
+    rows.channels = job.dst.channels;
+    rows.depth = job.dst.depth;
+    const Event start, stop;
+    CUDA_CHECK(cudaEventRecord(start.get(), stream));
+    DevicePngStream compressed;
+    try {
+        compressed = compress_png_rows(rows, request.sample_rows, stream);
+    } catch (const CudaError& e) {
+        // Out of memory is not sticky: free what the encoder kept and
+        // download the pixels. Any other error shows again at the download.
+        release_png_rows_buffers();
+        if (e.status() != cudaErrorMemoryAllocation) throw;
+        cudaGetLastError();  // clears it
+        return false;
+    }
+    CUDA_CHECK(cudaEventRecord(stop.get(), stream));
+    CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    request.zlib = std::move(compressed.zlib);
+    request.sample = std::move(compressed.sample);
+    request.done = true;
+    timings.png_rows_ms = elapsed_ms(start, stop);
+    return true;
+}
 
 }  // namespace
 
@@ -245,6 +282,12 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
         throw;
     }
     finish();
+
+    if (options.png_rows && compress_for_png(job, d_result, dst_row, *options.png_rows,
+                                             timings, stream.get())) {
+        timings.upload_ms = elapsed_ms(up_start, up_stop);
+        return timings;
+    }
 
     const Event down_start, down_stop;
     CUDA_CHECK(cudaEventRecord(down_start.get(), stream.get()));

@@ -11,7 +11,14 @@ namespace cudaconv {
 
 class CudaError : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    explicit CudaError(const std::string& what, cudaError_t status = cudaErrorUnknown)
+        : std::runtime_error(what), status_(status) {}
+    // The runtime's code, for the few callers that recover from one
+    // (cudaErrorMemoryAllocation); cudaErrorUnknown for cuFFT's and ours.
+    cudaError_t status() const { return status_; }
+
+private:
+    cudaError_t status_;
 };
 
 [[noreturn]] void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line);

@@ -16,7 +16,8 @@
 # Each cudaconv run is warmed up once on 4 images first (untimed).
 # Prints images/s, the ratios issue 6 sets targets for, and peak RSS
 # (/usr/bin/time -v, else getrusage). Logs go to $OUT (or ./gpu-out).
-# Takes about 3 minutes on 16 cores. DENSE_KERNEL=fft (or another variant)
+# Takes about 3 minutes on 16 cores. HOST_PNG=1 adds an edge run with
+# the PNGs compressed by the workers instead of the GPU. DENSE_KERNEL=fft (or another variant)
 # runs the 31x31 batch on that variant instead of auto's choice, to compare.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -108,12 +109,18 @@ for run in none edge dense31; do
   [[ $run == dense31 ]] && kernel=${DENSE_KERNEL:-auto}
   "$cudaconv" "$work/warm" -f "$spec" -k "$kernel" -o "$work/warm-out-$run/" -q || say "warm-up -f $run failed"
 done
-for run in none edge dense31; do
+# HOST_PNG=1 adds an edge run whose PNGs the workers compress
+# (CUDACONV_DEVICE_PNG=0), to compare with the device's compression.
+runs=(none edge dense31)
+[[ ${HOST_PNG:-0} == 1 ]] && runs+=(edge-host-png)
+for run in "${runs[@]}"; do
   rm -rf "$work/out-$run"
   spec=$run
   kernel=auto
+  device_png=1
   [[ $run == dense31 ]] && spec=$work/dense31.txt && kernel=${DENSE_KERNEL:-auto}
-  timed "cudaconv-$run" "$cudaconv" "$work/in" -f "$spec" -k "$kernel" -o "$work/out-$run/{stem}.png" --json "$final/cudaconv-$run.json" -v
+  [[ $run == edge-host-png ]] && spec=edge && device_png=0
+  timed "cudaconv-$run" env CUDACONV_DEVICE_PNG=$device_png "$cudaconv" "$work/in" -f "$spec" -k "$kernel" -o "$work/out-$run/{stem}.png" --json "$final/cudaconv-$run.json" -v
   say "cudaconv -f $run: $(grep 'info: done' "$final/cudaconv-$run.err" | tail -1)"
   # -v's line on CUDA's start-up.
   awk '/CUDA start-up/ {sub(/.*debug: /, ""); print "  " $0}' "$final/cudaconv-$run.err" |
@@ -127,7 +134,7 @@ done
 python3 - "$final" <<'PY' | tee -a "$log"
 import json, statistics, sys
 final = sys.argv[1]
-for run in ("none", "edge", "dense31"):
+for run in ("none", "edge", "dense31", "edge-host-png"):
     try:
         rows = [json.loads(l) for l in open(f"{final}/cudaconv-{run}.json")]
     except OSError:
@@ -146,7 +153,8 @@ for run in ("none", "edge", "dense31"):
           f"{busy / wall:.1f} over the batch, {head_busy / 1000.0:.1f} in its first second; "
           f"cores decoding or encoding on average {codec / wall:.1f}; "
           f"median ms: decode {t('decode'):.0f}, upload {t('upload'):.2f}, filter {t('filter'):.2f}, "
-          f"download {t('download'):.2f}, encode {t('encode'):.0f}, total {t('total'):.0f}")
+          f"download {t('download'):.2f}, png rows {t('png_rows'):.2f}, encode {t('encode'):.0f}, "
+          f"total {t('total'):.0f}, GPU thread a run {t('run'):.2f}")
 PY
 
 # 3. The Python script a user would write instead.
@@ -227,6 +235,10 @@ ratio("cudaconv-edge", "cudaconv-none", 0.9, "target >=")
 ratio("cudaconv-dense31", "cudaconv-none", 0.9, "target >=")
 ratio("cudaconv-dense31", "python-dense31", 2.0, "target >=")
 ratio("cudaconv-edge", "python-edge", 1.0, "target >=")
+if "cudaconv-edge-host-png" in ips:
+    print(f"edge with PNGs compressed on the GPU / by the workers = "
+          f"{ips['cudaconv-edge'] / ips['cudaconv-edge-host-png']:.2f}")
+    ratio("cudaconv-edge-host-png", "cudaconv-none", 0.9, "target >=")
 PY
 # The device tool brings back only a few files: the log, and the rest packed.
 packed=$(mktemp)

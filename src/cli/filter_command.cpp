@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -33,6 +34,7 @@
 #include "filters/spec.hpp"
 #include "io/format_probe.hpp"
 #include "io/image_io.hpp"
+#include "io/png_encoder.hpp"
 #include "kernels/device_info.hpp"
 
 namespace cudaconv {
@@ -138,6 +140,9 @@ struct ImageWork : WorkItem {
     bool choose_on_gpu_thread = false;
     OutputTarget target;
     ImageReport report;
+    // A PNG output of a CUDA variant: its rows compressed on the device,
+    // which then downloads the stream instead of dst's pixels.
+    std::optional<PngRowsRequest> png_rows;
 };
 
 class FilterCommand {
@@ -347,11 +352,16 @@ private:
             work->backend = choose_backend(job, report.input);
             work->on_gpu = work->backend->uses_cuda();
         }
-        // The GPU copies the result straight into dst (staged by the driver).
-        // Its pages are touched here, on a worker, so that the one GPU thread
-        // does not take the page faults of a fresh allocation (9000 for 12
-        // megapixels of RGB).
-        if (work->on_gpu) touch_pages(work->dst);
+        if (work->on_gpu && png_rows_on_device(*work)) {
+            work->png_rows.emplace();
+            work->png_rows->sample_rows = png_sample_rows(work->dst.rows);
+        } else if (work->on_gpu) {
+            // The GPU copies the result straight into dst (staged by the
+            // driver). Its pages are touched here, on a worker, so that the
+            // one GPU thread does not take the page faults of a fresh
+            // allocation (9000 for 12 megapixels of RGB).
+            touch_pages(work->dst);
+        }
         // A variant may name itself differently in the output path ({kernel}).
         if (options_.kernel == "auto" && names_kernel()) retarget(*work, image);
         if (work->backend) report.variant = std::string(work->backend->name());
@@ -400,6 +410,18 @@ private:
         if (!folder.empty()) fs::create_directories(folder, ec);
     }
 
+    // PNG's rows compressed on the device (kernels/png_deflate.hpp): for a
+    // PNG output at level 1 whose samples PNG holds, unless
+    // CUDACONV_DEVICE_PNG=0 (to compare with the workers' encoder). A batch
+    // of 12-megapixel edge maps spent a third more on encoding than on the
+    // photos' (docs/PERFORMANCE.md); here the workers only wrap the stream.
+    bool png_rows_on_device(const ImageWork& work) const {
+        const char* env = std::getenv("CUDACONV_DEVICE_PNG");
+        if (env && std::string_view(env) == "0") return false;
+        return png_rows_stream_fits(work.target.extension, encode_) &&
+               (work.report.out_depth == Depth::u8 || work.report.out_depth == Depth::u16);
+    }
+
     void filter(ImageWork& work) {
         if (!params_) return;  // -f none
         const Job job{view_of(std::as_const(work.src)), view_of(work.dst), *params_};
@@ -412,7 +434,9 @@ private:
         }
         try {
             const auto start = Clock::now();
-            work.report.run = work.backend->run(job, {options_.warmup, options_.repeat, 0});
+            RunOptions run_options{options_.warmup, options_.repeat, 0};
+            if (work.png_rows) run_options.png_rows = &*work.png_rows;
+            work.report.run = work.backend->run(job, run_options);
             work.report.run_ms = ms_since(start);
         } catch (const UsageError&) {
             throw;
@@ -429,12 +453,21 @@ private:
         const auto start = Clock::now();
         EncodeOptions encode = encode_;
         encode.threads = std::max(encode.threads, work.encode_threads);
-        write_file_atomically(work.target.path, encode_image(work.dst, work.target.extension,
-                                                             encode, work.target.path));
+        if (work.png_rows && work.png_rows->done) {
+            write_file_atomically(
+                work.target.path,
+                encode_png_rows_stream(work.dst.cols, work.dst.rows, work.report.out_depth,
+                                       work.dst.channels(), work.png_rows->zlib,
+                                       work.png_rows->sample, work.target.path));
+        } else {
+            write_file_atomically(work.target.path, encode_image(work.dst, work.target.extension,
+                                                                 encode, work.target.path));
+        }
         work.report.encode_ms = ms_since(start);
         work.report.total_ms = ms_since(work.report.started);
         work.src.release();
         work.dst.release();
+        work.png_rows.reset();
     }
 
     const FilterOptions& options_;

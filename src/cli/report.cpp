@@ -46,7 +46,11 @@ void print_timings(std::FILE* stream, const ImageReport& r) {
                    s.min_ms, s.max_ms);
     }
     fmt::print(stream, "  ({:.1f} Mpix/s, {:.2f} GB/s)\n", s.mpix_per_s, s.gb_per_s);
-    stage("download", r.run.download_ms, on_gpu);
+    if (r.run.png_rows_ms > 0.0) {
+        stage("png rows", r.run.png_rows_ms, true);  // compressed on the device
+    } else {
+        stage("download", r.run.download_ms, on_gpu);
+    }
     stage("encode", r.encode_ms, true);
     stage("total", r.total_ms, true);
 }
@@ -70,6 +74,7 @@ nlohmann::json to_json(const ImageReport& r) {
           {"upload", r.run.upload_ms},
           {"filter", s.median_ms},
           {"download", r.run.download_ms},
+          {"png_rows", r.run.png_rows_ms},
           {"encode", r.encode_ms},
           {"total", r.total_ms},
           {"run", r.run_ms}}},

@@ -2,6 +2,7 @@
 // The one interface every variant implements (cpu-ref, the CUDA ladder,
 // the fast path), after CUTLASS's Operation: describe, can_run, run.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,18 @@ struct Support {
     static Support no(std::string why) { return {false, std::move(why)}; }
 };
 
+// A CUDA variant's output as PNG's compressed rows instead of pixels
+// (kernels/png_deflate.hpp): what a batch writing PNGs asks for, so that the
+// workers only wrap the stream in chunks (io/png_encoder.hpp). A variant
+// that cannot leaves `done` false and fills job.dst as usual.
+struct PngRowsRequest {
+    std::vector<int> sample_rows;  // rows to return filtered too (png_sample_rows)
+    // Set by the variant:
+    bool done = false;                  // then job.dst was not written
+    std::vector<std::uint8_t> zlib;     // IDAT's zlib stream
+    std::vector<std::uint8_t> sample;   // the sample rows, each after its filter byte
+};
+
 struct RunOptions {
     int warmup = 0;  // untimed filter runs before the timed ones
     int repeat = 1;  // timed filter runs; the output is from the last
@@ -27,13 +40,19 @@ struct RunOptions {
     // finds its input in the L2 the one before left warm (as CUTLASS's
     // profiler does). 0 keeps one copy. CPU variants ignore it.
     std::size_t rotate_bytes = 0;
+    // CUDA variants: compress the output for a PNG on the device and return
+    // that instead (nullptr: download the pixels). CPU variants ignore it.
+    PngRowsRequest* png_rows = nullptr;
 };
 
 // What a run measured, in milliseconds. CUDA variants time with events;
 // CPU variants with a steady clock. Upload/download stay 0 on the CPU.
 struct RunTimings {
     double upload_ms = 0.0;
-    double download_ms = 0.0;
+    double download_ms = 0.0;  // the pixels; 0 when png_rows took their place
+    // CUDA variants asked for RunOptions::png_rows: compressing on the
+    // device and downloading the stream.
+    double png_rows_ms = 0.0;
     std::vector<double> filter_ms;  // one entry per timed repeat
 };
 

@@ -182,28 +182,35 @@ CC_HD void canonical_codes(const std::uint8_t* lengths, int n, std::uint16_t* co
     }
 }
 
-constexpr int kCodeLengthOrder[kCodeLengthSymbols] = {16, 17, 18, 0, 8,  7, 9,  6, 10, 5,
-                                                      11, 4,  12, 3, 13, 2, 14, 1, 15};
+// The order in which a header sends the code length code's lengths (a
+// function, not an array: device code cannot index a host constant).
+CC_HD int code_length_order(int k) {
+    constexpr int kOrder[kCodeLengthSymbols] = {16, 17, 18, 0, 8,  7, 9,  6, 10, 5,
+                                                11, 4,  12, 3, 13, 2, 14, 1, 15};
+    return kOrder[k];
+}
 CC_HD int code_length_extra_bits(int symbol) {
     return symbol == 16 ? 2 : symbol == 17 ? 3 : symbol == 18 ? 7 : 0;
 }
 
 // A dynamic block's codes (3.2.7), for a literal/length alphabet and the
 // one distance code of a runs-only stream (distance 1, coded in one bit).
+// No member initialisers: the GPU keeps it in shared memory, which cannot
+// have them; finish_dynamic_codes sets every field but lit_len.
 struct DynamicCodes {
     std::uint8_t lit_len[kLitLenSymbols];
     std::uint16_t lit_code[kLitLenSymbols];
-    int lit_count = 0;  // HLIT + 257: the lengths sent
+    int lit_count;  // HLIT + 257: the lengths sent
     // The literal/length and distance code lengths, run-length coded with
     // symbols 16 (repeat the last 3-6 times), 17 (3-10 zeros) and 18 (11-138
     // zeros); each with its extra bits' value.
     std::uint8_t cl_symbol[kLitLenSymbols + 1];
     std::uint8_t cl_extra[kLitLenSymbols + 1];
-    int cl_symbols = 0;
+    int cl_symbols;
     std::uint8_t cl_len[kCodeLengthSymbols];
     std::uint16_t cl_code[kCodeLengthSymbols];
-    int cl_count = 0;  // HCLEN + 4
-    std::uint32_t header_bits = 0;  // BFINAL and BTYPE included
+    int cl_count;  // HCLEN + 4
+    std::uint32_t header_bits;  // BFINAL and BTYPE included
 };
 
 // Run-length codes lengths[0, n) into codes.cl_symbol/cl_extra.
@@ -267,7 +274,7 @@ CC_HD void finish_dynamic_codes(DynamicCodes& codes, HuffmanScratch& scratch) {
                     scratch);
     canonical_codes(codes.cl_len, kCodeLengthSymbols, codes.cl_code);
     int cl_count = kCodeLengthSymbols;
-    while (cl_count > 4 && codes.cl_len[kCodeLengthOrder[cl_count - 1]] == 0) --cl_count;
+    while (cl_count > 4 && codes.cl_len[code_length_order(cl_count - 1)] == 0) --cl_count;
     codes.cl_count = cl_count;
 
     std::uint32_t bits = 3 + 5 + 5 + 4 + 3 * static_cast<std::uint32_t>(cl_count);
@@ -279,11 +286,13 @@ CC_HD void finish_dynamic_codes(DynamicCodes& codes, HuffmanScratch& scratch) {
 }
 
 // The bits of a literal/length histogram's data under codes: every symbol's
-// code, a run's extra bits and its distance code (one bit); without the
-// header and the end-of-block code.
+// code (the end of block's too, at its count in lit_freq), a run's extra
+// bits and its distance code (one bit); without the header.
 CC_HD std::uint64_t data_bits(const std::uint32_t* lit_freq, const DynamicCodes& codes) {
     std::uint64_t bits = 0;
-    for (int s = 0; s < 256; ++s) bits += static_cast<std::uint64_t>(lit_freq[s]) * codes.lit_len[s];
+    for (int s = 0; s <= kEndOfBlock; ++s) {
+        bits += static_cast<std::uint64_t>(lit_freq[s]) * codes.lit_len[s];
+    }
     for (int s = 257; s < kLitLenSymbols; ++s) {
         const int extra = s < 265 || s == 285 ? 0 : (s - 261) / 4;
         bits += static_cast<std::uint64_t>(lit_freq[s]) * (codes.lit_len[s] + extra + 1);
@@ -300,7 +309,7 @@ CC_HD void write_dynamic_header(const DynamicCodes& codes, bool last, Bits& bits
     bits.put(static_cast<std::uint32_t>(codes.lit_count - 257), 5);
     bits.put(0, 5);  // HDIST: one distance code
     bits.put(static_cast<std::uint32_t>(codes.cl_count - 4), 4);
-    for (int k = 0; k < codes.cl_count; ++k) bits.put(codes.cl_len[kCodeLengthOrder[k]], 3);
+    for (int k = 0; k < codes.cl_count; ++k) bits.put(codes.cl_len[code_length_order(k)], 3);
     for (int k = 0; k < codes.cl_symbols; ++k) {
         const int symbol = codes.cl_symbol[k];
         bits.put(codes.cl_code[symbol], codes.cl_len[symbol]);

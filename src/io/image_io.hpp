@@ -65,6 +65,19 @@ void check_output_format(const std::string& path, const std::string& extension,
 std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::string& extension,
                                        const EncodeOptions& options, const std::string& path);
 
+// Whether encode_image writes this extension with cudaconv's own PNG writer
+// at level 1, whose runs-only stream a CUDA variant can make on the device
+// instead (RunOptions::png_rows).
+bool png_rows_stream_fits(const std::string& extension, const EncodeOptions& options);
+
+// The PNG file around such a stream (png_encoder.hpp's png_from_runs_stream),
+// with encode_image's errors: WorkError "PATH: problem".
+std::vector<std::uint8_t> encode_png_rows_stream(std::int64_t width, std::int64_t height,
+                                                 Depth depth, int channels,
+                                                 const std::vector<std::uint8_t>& zlib,
+                                                 const std::vector<std::uint8_t>& sample,
+                                                 const std::string& path);
+
 // Writes to a temporary file in the destination's folder, then renames it
 // over the destination, so readers never see a partial file. `-` writes
 // stdout. Throws WorkError "PATH: problem" and leaves nothing behind.

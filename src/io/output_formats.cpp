@@ -178,6 +178,28 @@ void check_output_format(const std::string& path, const std::string& extension,
     }
 }
 
+bool png_rows_stream_fits(const std::string& extension, const EncodeOptions& options) {
+    const OutputFormat* format = find_format(extension);
+    return format && std::string_view(format->name) == "PNG" &&
+           std::clamp(options.png_level, 0, 9) == 1;
+}
+
+std::vector<std::uint8_t> encode_png_rows_stream(std::int64_t width, std::int64_t height,
+                                                 Depth depth, int channels,
+                                                 const std::vector<std::uint8_t>& zlib,
+                                                 const std::vector<std::uint8_t>& sample,
+                                                 const std::string& path) {
+    const std::string name = display_name(path);
+    try {
+        return png_from_runs_stream(static_cast<int>(width), static_cast<int>(height),
+                                    static_cast<int>(depth_bytes(depth)), channels, zlib, sample);
+    } catch (const std::bad_alloc&) {
+        throw WorkError(name + ": out of memory encoding PNG");
+    } catch (const std::exception& e) {
+        throw WorkError(name + ": cannot encode PNG: " + e.what());
+    }
+}
+
 std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::string& extension,
                                        const EncodeOptions& options, const std::string& path) {
     const std::string name = display_name(path);

@@ -218,28 +218,19 @@ constexpr double kRunsSlack = 1.15;
 
 Method choose_method(const cv::Mat& image, std::size_t row_bytes, int level,
                      libdeflate_compressor* compressor) {
-    const int strips = std::min(kSampleStrips, std::max(1, image.rows / kStripRows));
-    const int rows = std::min(kStripRows, image.rows);
-    std::vector<std::uint8_t> sample((row_bytes + 1) * static_cast<std::size_t>(strips * rows));
+    const std::vector<int> rows = png_sample_rows(image.rows);
+    std::vector<std::uint8_t> sample((row_bytes + 1) * rows.size());
     std::vector<std::uint8_t> out(std::max(libdeflate_zlib_compress_bound(compressor, sample.size()),
                                            run_deflate_bound(sample.size())));
     std::size_t best_deflate = 0;
     std::size_t best_runs = 0;
     Method deflate_method;
     Method runs_method{true, kFilterUp};
-    // Row 0 stays out where it can: Up leaves it as it is (None), one row
-    // in the image's 3000 but one in the sample's 32, where it tipped the
-    // choice to libdeflate on smooth images (a 31x31 blur: runs 30% larger
-    // on such a sample, 3% smaller on the whole image).
-    const int top = image.rows > rows ? 1 : 0;
     for (std::uint8_t filter : {kFilterUp, kFilterNone}) {
         std::uint8_t* at = sample.data();
-        for (int s = 0; s < strips; ++s) {
-            const int first = top + static_cast<int>(static_cast<long long>(image.rows - top - rows) *
-                                                     s / std::max(1, strips - 1));
-            for (int y = first; y < first + rows; ++y, at += row_bytes + 1) {
-                filter_row(image, y, filter, at);
-            }
+        for (int y : rows) {
+            filter_row(image, y, filter, at);
+            at += row_bytes + 1;
         }
         const std::size_t size =
             libdeflate_zlib_compress(compressor, sample.data(), sample.size(), out.data(), out.size());
@@ -267,18 +258,108 @@ struct CompressorDeleter {
     void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
 };
 
+// The file: signature, IHDR, the stream in IDATs of at most max_idat_bytes,
+// IEND.
+std::vector<std::uint8_t> png_file(int width, int height, int sample_bytes, int channels,
+                                   const std::uint8_t* stream, std::size_t stream_size,
+                                   std::size_t max_idat_bytes) {
+    if (max_idat_bytes == 0 || max_idat_bytes > kMaxIdatBytes) max_idat_bytes = kMaxIdatBytes;
+    std::uint8_t header[13] = {};
+    for (int i = 0; i < 4; ++i) {
+        header[i] = static_cast<std::uint8_t>(static_cast<std::uint32_t>(width) >> (24 - 8 * i));
+        header[4 + i] =
+            static_cast<std::uint8_t>(static_cast<std::uint32_t>(height) >> (24 - 8 * i));
+    }
+    header[8] = static_cast<std::uint8_t>(sample_bytes * 8);  // bit depth
+    header[9] = colour_type(channels);
+    // header[10..12]: deflate compression, adaptive filtering, no interlace
+
+    std::vector<std::uint8_t> png;
+    const std::size_t chunks = (stream_size + max_idat_bytes - 1) / max_idat_bytes;
+    png.reserve(sizeof kSignature + 25 + stream_size + 12 * chunks + 12);
+    png.insert(png.end(), std::begin(kSignature), std::end(kSignature));
+    put_chunk(png, "IHDR", header, sizeof header);
+    // Past max_idat_bytes the stream goes in consecutive IDATs, which readers join.
+    for (std::size_t at = 0; at < stream_size; at += max_idat_bytes) {
+        put_chunk(png, "IDAT", stream + at, std::min(max_idat_bytes, stream_size - at));
+    }
+    put_chunk(png, "IEND", nullptr, 0);
+    return png;
+}
+
 }  // namespace
+
+std::vector<int> png_sample_rows(int height) {
+    const int strips = std::min(kSampleStrips, std::max(1, height / kStripRows));
+    const int rows = std::min(kStripRows, height);
+    // Row 0 stays out where it can: Up leaves it as it is (None), one row
+    // in the image's 3000 but one in the sample's 32, where it tipped the
+    // choice to libdeflate on smooth images (a 31x31 blur: runs 30% larger
+    // on such a sample, 3% smaller on the whole image).
+    const int top = height > rows ? 1 : 0;
+    std::vector<int> sample;
+    for (int s = 0; s < strips; ++s) {
+        const int first = top + static_cast<int>(static_cast<long long>(height - top - rows) * s /
+                                                 std::max(1, strips - 1));
+        for (int y = first; y < first + rows; ++y) sample.push_back(y);
+    }
+    return sample;
+}
+
+std::vector<std::uint8_t> png_from_runs_stream(int width, int height, int sample_bytes,
+                                               int channels, const std::vector<std::uint8_t>& zlib,
+                                               const std::vector<std::uint8_t>& sample,
+                                               std::size_t max_idat_bytes) {
+    colour_type(channels);  // throws for a channel count we do not write
+    if (width <= 0 || height <= 0 || (sample_bytes != 1 && sample_bytes != 2)) {
+        throw std::invalid_argument("PNG holds 8- or 16-bit samples of a nonempty image");
+    }
+    std::unique_ptr<libdeflate_compressor, CompressorDeleter> compressor(
+        libdeflate_alloc_compressor(1));
+    if (!compressor) throw std::bad_alloc();
+    // encode_png's rule at level 1: runs, unless a string search compresses
+    // the sample by more than kRunsSlack.
+    std::vector<std::uint8_t> out(
+        std::max(libdeflate_zlib_compress_bound(compressor.get(), sample.size()),
+                 run_deflate_bound(sample.size())));
+    const std::size_t runs = run_deflate_zlib(sample.data(), sample.size(), out.data());
+    const std::size_t searched = libdeflate_zlib_compress(compressor.get(), sample.data(),
+                                                          sample.size(), out.data(), out.size());
+    if (sample.empty() || searched == 0 ||
+        static_cast<double>(runs) <= kRunsSlack * static_cast<double>(searched)) {
+        return png_file(width, height, sample_bytes, channels, zlib.data(), zlib.size(),
+                        max_idat_bytes);
+    }
+    // Strings repeat at a distance: the rows again, through libdeflate.
+    const std::size_t rows_size =
+        (static_cast<std::size_t>(width) * static_cast<std::size_t>(channels * sample_bytes) + 1) *
+        static_cast<std::size_t>(height);
+    std::unique_ptr<std::uint8_t[]> rows(new std::uint8_t[rows_size]);
+    libdeflate_decompressor* inflater = libdeflate_alloc_decompressor();
+    if (!inflater) throw std::bad_alloc();
+    const libdeflate_result inflated = libdeflate_zlib_decompress(
+        inflater, zlib.data(), zlib.size(), rows.get(), rows_size, nullptr);
+    libdeflate_free_decompressor(inflater);
+    if (inflated != LIBDEFLATE_SUCCESS) {
+        throw std::runtime_error("the device's PNG stream does not inflate to the image's rows");
+    }
+    const std::size_t bound = libdeflate_zlib_compress_bound(compressor.get(), rows_size);
+    std::unique_ptr<std::uint8_t[]> stream(new std::uint8_t[bound]);
+    const std::size_t size =
+        libdeflate_zlib_compress(compressor.get(), rows.get(), rows_size, stream.get(), bound);
+    if (size == 0) throw std::runtime_error("libdeflate could not compress the rows");
+    return png_file(width, height, sample_bytes, channels, stream.get(), size, max_idat_bytes);
+}
 
 std::vector<std::uint8_t> encode_png(const cv::Mat& image, int level,
                                      std::size_t max_idat_bytes, int threads) {
     if (image.empty()) throw std::invalid_argument("PNG cannot hold an empty image");
-    if (max_idat_bytes == 0 || max_idat_bytes > kMaxIdatBytes) max_idat_bytes = kMaxIdatBytes;
     const int depth = image.depth();
     if (depth != CV_8U && depth != CV_16U) {
         throw std::invalid_argument("PNG holds 8- or 16-bit samples");
     }
     const int channels = image.channels();
-    const std::uint8_t type = colour_type(channels);
+    colour_type(channels);  // throws for a channel count we do not write
     const int width = image.cols;
     const int height = image.rows;
     const std::size_t sample_bytes = depth == CV_8U ? 1 : 2;
@@ -315,27 +396,8 @@ std::vector<std::uint8_t> encode_png(const cv::Mat& image, int level,
     if (stream_size == 0) throw std::runtime_error("libdeflate could not compress the rows");
     rows.reset();
 
-    std::uint8_t header[13] = {};
-    for (int i = 0; i < 4; ++i) {
-        header[i] = static_cast<std::uint8_t>(static_cast<std::uint32_t>(width) >> (24 - 8 * i));
-        header[4 + i] =
-            static_cast<std::uint8_t>(static_cast<std::uint32_t>(height) >> (24 - 8 * i));
-    }
-    header[8] = static_cast<std::uint8_t>(sample_bytes * 8);  // bit depth
-    header[9] = type;
-    // header[10..12]: deflate compression, adaptive filtering, no interlace
-
-    std::vector<std::uint8_t> png;
-    const std::size_t chunks = (stream_size + max_idat_bytes - 1) / max_idat_bytes;
-    png.reserve(sizeof kSignature + 25 + stream_size + 12 * chunks + 12);
-    png.insert(png.end(), std::begin(kSignature), std::end(kSignature));
-    put_chunk(png, "IHDR", header, sizeof header);
-    // Past max_idat_bytes the stream goes in consecutive IDATs, which readers join.
-    for (std::size_t at = 0; at < stream_size; at += max_idat_bytes) {
-        put_chunk(png, "IDAT", stream.get() + at, std::min(max_idat_bytes, stream_size - at));
-    }
-    put_chunk(png, "IEND", nullptr, 0);
-    return png;
+    return png_file(width, height, static_cast<int>(sample_bytes), channels, stream.get(),
+                    stream_size, max_idat_bytes);
 }
 
 }  // namespace cudaconv

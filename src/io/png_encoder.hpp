@@ -31,4 +31,20 @@ constexpr std::size_t kMaxIdatBytes = std::size_t{1} << 30;
 std::vector<std::uint8_t> encode_png(const cv::Mat& image, int level,
                                      std::size_t max_idat_bytes = kMaxIdatBytes, int threads = 1);
 
+// The rows encode_png's level-1 check compresses both ways: 8 strips of 4
+// rows spread down an image of `height` rows (fewer in a small one), row 0
+// left out where it can be.
+std::vector<int> png_sample_rows(int height);
+
+// A PNG around a zlib stream of the image's filtered rows (each after its
+// filter byte) made elsewhere, by runs (kernels/png_deflate.hpp: the GPU).
+// sample: the filtered rows png_sample_rows(height) names, as the stream
+// holds them. encode_png's level-1 rule holds here too: where a string
+// search compresses the sample more than 15% smaller than runs, the stream
+// is inflated and compressed again by libdeflate's level 1.
+std::vector<std::uint8_t> png_from_runs_stream(int width, int height, int sample_bytes,
+                                               int channels, const std::vector<std::uint8_t>& zlib,
+                                               const std::vector<std::uint8_t>& sample,
+                                               std::size_t max_idat_bytes = kMaxIdatBytes);
+
 }  // namespace cudaconv

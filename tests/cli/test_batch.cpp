@@ -9,14 +9,19 @@
 
 #include <chrono>
 #include <fstream>
+#include <iostream>
+#include <map>
 #include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
+#include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "kernels/device_info.hpp"
 #include "support/files.hpp"
 #include "support/run_command.hpp"
+#include "support/scoped_env.hpp"
 
 namespace cudaconv::test {
 namespace fs = std::filesystem;
@@ -507,6 +512,71 @@ TEST_CASE("batch: a second SIGINT ends at once and leaves no partial file",
     CHECK(((WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) ||
            (WIFEXITED(status) && WEXITSTATUS(status) == 130)));
     batch.check_outputs();
+}
+
+}  // namespace cudaconv::test
+
+namespace cudaconv::test {
+
+// A CUDA variant's PNGs are compressed on the device (kernels/png_deflate.hpp)
+// and the pixels not downloaded: --json shows it, and the files hold the
+// same pixels as those the workers compress (CUDACONV_DEVICE_PNG=0), for
+// gray, colour, alpha and 16-bit outputs. A JPEG output is not affected.
+TEST_CASE("batch: PNGs of a CUDA variant are compressed on the device, same pixels",
+          "[cli][batch][gpu]") {
+    const DeviceProbe& probe = probe_devices();
+    if (probe.devices.empty()) {
+        std::cout << "SKIPPED: no CUDA device (" << probe.problem << ")\n";
+        return;
+    }
+    TempDir dir;
+    const fs::path in = dir / "in";
+    fs::create_directories(in);
+    for (const char* name : {"camera.png", "chelsea.png", "chelsea-alpha.png", "camera-16bit.png"}) {
+        copy_sample(name, in / name);
+    }
+    auto run = [&](const char* device_png, const std::string& out) {
+        const ScopedEnv env("CUDACONV_DEVICE_PNG", device_png);
+        const auto r = run_cudaconv({"in", "-f", "edge", "-k", "naive", "--json", "-", "-q", "-o", out},
+                                    dir.path());
+        REQUIRE(r.exit_code == 0);
+        std::map<std::string, nlohmann::json> timings;
+        std::istringstream lines(r.out);
+        std::string line;
+        while (std::getline(lines, line)) {
+            const auto j = nlohmann::json::parse(line);
+            if (!j.contains("summary")) timings[j["input"]] = j["timings_ms"];
+        }
+        REQUIRE(timings.size() == 4);
+        return timings;
+    };
+    for (const auto& [input, t] : run("1", "device/{stem}.png")) {
+        INFO(input);
+        CHECK(t["png_rows"].get<double>() > 0.0);
+        CHECK(t["download"].get<double>() == 0.0);
+    }
+    for (const auto& [input, t] : run("0", "host/{stem}.png")) {
+        INFO(input);
+        CHECK(t["png_rows"].get<double>() == 0.0);
+        CHECK(t["download"].get<double>() > 0.0);
+    }
+    for (const char* stem : {"camera", "chelsea", "chelsea-alpha", "camera-16bit"}) {
+        INFO(stem);
+        const cv::Mat device = cv::imread((dir / "device" / stem).string() + ".png", cv::IMREAD_UNCHANGED);
+        const cv::Mat host = cv::imread((dir / "host" / stem).string() + ".png", cv::IMREAD_UNCHANGED);
+        REQUIRE(!device.empty());
+        REQUIRE(device.type() == host.type());
+        CHECK(cv::norm(device, host, cv::NORM_INF) == 0);
+    }
+    // A JPEG's pixels come down as before.
+    const ScopedEnv env("CUDACONV_DEVICE_PNG", "1");
+    const auto r = run_cudaconv({"in/chelsea.png", "-f", "edge", "-k", "naive", "--json", "-", "-q",
+                                 "-o", "chelsea.jpg"},
+                                dir.path());
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(r.out.substr(0, r.out.find('\n')));
+    CHECK(j["timings_ms"]["png_rows"].get<double>() == 0.0);
+    CHECK(j["timings_ms"]["download"].get<double>() > 0.0);
 }
 
 }  // namespace cudaconv::test
