@@ -68,6 +68,7 @@ struct BlockPlan {
 struct StreamLayout {
     std::uint64_t bits;
     std::uint32_t adler;
+    std::uint32_t unused;  // written too: the host copies the whole struct
 };
 
 // ---- PNG rows --------------------------------------------------------------
@@ -476,6 +477,7 @@ __global__ void __launch_bounds__(kLayoutThreads)
     }
     if (threadIdx.x == 0) {
         layout->bits = at;
+        layout->unused = 0;
         // The initial 1 of Adler-32's first sum, added once a byte to the second.
         const std::uint64_t second = (sums[1] + n % kAdlerBase) % kAdlerBase;
         const std::uint64_t first = (1 + sums[0]) % kAdlerBase;
@@ -499,7 +501,7 @@ __global__ void __launch_bounds__(kThreads)
     const bool final_block = b + 1 == g.blocks;
     const std::uint64_t begin = g.block_begin(b);
     const std::uint64_t end = g.block_end(b);
-    const BlockPlan plan = plans[b];
+    const BlockPlan& plan = plans[b];  // by field: its padding is never written
     const std::uint8_t* data = plan.filter == kFilterUp ? up : none;
     const std::uint64_t at = offsets[b];
 

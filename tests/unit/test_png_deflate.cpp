@@ -200,8 +200,9 @@ TEST_CASE("PNG rows on the device: a stored block over several 65535-byte chunks
     CHECK(s.zlib.size() < 150001 + 3 * 5 + 2000);
 }
 
+// In the sanitizers' quick set (scripts/gpu/check.sh).
 TEST_CASE("PNG rows on the device make files OpenCV reads back pixel for pixel",
-          "[gpu][png-deflate]") {
+          "[gpu][png-deflate][gpu-quick]") {
     if (skip_without_device()) return;
     int cases = 0;
     for (int type : {CV_8UC1, CV_8UC3, CV_8UC4, CV_16UC1, CV_16UC3, CV_16UC4}) {
