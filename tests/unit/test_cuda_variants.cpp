@@ -20,18 +20,12 @@
 #include "support/compare.hpp"
 #include "support/opencv_reference.hpp"
 #include "support/random_image.hpp"
+#include "support/skip_without_device.hpp"
 #include "support/scoped_env.hpp"
 #include "support/variant_tolerance.hpp"
 
 namespace cudaconv::test {
 namespace {
-
-bool skip_without_device() {
-    const DeviceProbe& probe = probe_devices();
-    if (!probe.devices.empty()) return false;
-    std::cout << "SKIPPED: no CUDA device (" << probe.problem << ")\n";
-    return true;
-}
 
 std::vector<Backend*> cuda_backends() {
     std::vector<Backend*> list;

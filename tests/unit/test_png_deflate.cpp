@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <iostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -26,18 +25,11 @@
 #include "io/png_encoder.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/cuda_resources.hpp"
-#include "kernels/device_info.hpp"
 #include "kernels/png_deflate.hpp"
+#include "support/skip_without_device.hpp"
 
 namespace cudaconv::test {
 namespace {
-
-bool skip_without_device() {
-    const DeviceProbe& probe = probe_devices();
-    if (!probe.devices.empty()) return false;
-    std::cout << "SKIPPED: no CUDA device (" << probe.problem << ")\n";
-    return true;
-}
 
 // The image on the device with rows `pad` bytes longer than its pixels
 // (as the CUDA variants pad theirs), compressed there.

@@ -1,0 +1,18 @@
+#pragma once
+// GPU tests start with `if (skip_without_device()) return;`: without a
+// device they print the line CTest's SKIP_REGULAR_EXPRESSION matches
+// (tests/CMakeLists.txt) and pass as skipped.
+#include <iostream>
+
+#include "kernels/device_info.hpp"
+
+namespace cudaconv::test {
+
+inline bool skip_without_device() {
+    const DeviceProbe& probe = probe_devices();
+    if (!probe.devices.empty()) return false;
+    std::cout << "SKIPPED: no CUDA device (" << probe.problem << ")\n";
+    return true;
+}
+
+}  // namespace cudaconv::test
