@@ -8,6 +8,7 @@
 #include <cstring>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "io/png_encoder.hpp"
+#include "io/run_deflate.hpp"
 #include "support/random_image.hpp"
 
 namespace cudaconv {
@@ -233,6 +235,76 @@ TEST_CASE("encode_png on several threads writes the same file", "[io][png]") {
     }
     const cv::Mat gray16 = test::random_image(700, 900, CV_16UC1, 4);  // stored blocks
     CHECK(cv::norm(decode(encode_png(gray16, 1, kMaxIdatBytes, 3)), gray16, cv::NORM_INF) == 0.0);
+}
+
+}  // namespace cudaconv
+
+namespace cudaconv {
+namespace {
+
+// An image's rows filtered Up (photos) or None, in PNG's byte order with
+// their filter bytes, as a device stream would hold them, and its
+// runs-only zlib stream.
+struct RowsStream {
+    std::vector<std::uint8_t> rows;
+    std::vector<std::uint8_t> zlib;
+    std::vector<std::uint8_t> sample;
+};
+
+RowsStream rows_stream(const cv::Mat& image, bool up) {  // 8-bit BGR
+    RowsStream s;
+    const std::size_t stride = static_cast<std::size_t>(image.cols) * 3 + 1;
+    for (int y = 0; y < image.rows; ++y) {
+        s.rows.push_back(up ? 2 : 0);
+        for (int x = 0; x < image.cols; ++x) {
+            for (int c : {2, 1, 0}) {
+                const int above = up && y > 0 ? image.at<cv::Vec3b>(y - 1, x)[c] : 0;
+                s.rows.push_back(static_cast<std::uint8_t>(image.at<cv::Vec3b>(y, x)[c] - above));
+            }
+        }
+    }
+    s.zlib.resize(run_deflate_bound(s.rows.size()));
+    s.zlib.resize(run_deflate_zlib(s.rows.data(), s.rows.size(), s.zlib.data()));
+    for (int y : png_sample_rows(image.rows)) {
+        s.sample.insert(s.sample.end(), s.rows.begin() + static_cast<std::ptrdiff_t>(y * stride),
+                        s.rows.begin() + static_cast<std::ptrdiff_t>((y + 1) * stride));
+    }
+    return s;
+}
+
+}  // namespace
+
+// The PNG around a stream made elsewhere (the GPU's): kept as it is where
+// runs compress the sample about as well as a search, inflated and
+// compressed again by libdeflate where strings repeat at a distance; the
+// pixels the same either way.
+TEST_CASE("png_from_runs_stream keeps a runs stream, and recompresses where strings repeat",
+          "[io][png]") {
+    const cv::Mat photo =
+        cv::imread(std::string(CUDACONV_SOURCE_DIR) + "/images/rocket.jpg", cv::IMREAD_COLOR);
+    REQUIRE_FALSE(photo.empty());
+    const RowsStream kept = rows_stream(photo, true);
+    const std::vector<std::uint8_t> png =
+        png_from_runs_stream(photo.cols, photo.rows, 1, 3, kept.zlib, kept.sample);
+    CHECK(cv::norm(decode(png), photo, cv::NORM_INF) == 0.0);
+    const auto chunks = idat_chunks(png);
+    REQUIRE(chunks.size() == 1);
+    CHECK(chunks[0] == kept.zlib);  // the stream as it came
+
+    const cv::Mat tile = test::random_image(16, 16, CV_8UC3, 21);
+    cv::Mat tiled;
+    cv::repeat(tile, 40, 50, tiled);  // 800 x 640
+    const RowsStream searched = rows_stream(tiled, false);
+    const std::vector<std::uint8_t> smaller =
+        png_from_runs_stream(tiled.cols, tiled.rows, 1, 3, searched.zlib, searched.sample);
+    CHECK(cv::norm(decode(smaller), tiled, cv::NORM_INF) == 0.0);
+    CHECK(smaller.size() < searched.zlib.size() / 4);
+
+    // A stream that does not inflate to the rows is an error, not a file.
+    std::vector<std::uint8_t> broken = searched.zlib;
+    broken.resize(broken.size() / 2);
+    CHECK_THROWS_AS(png_from_runs_stream(tiled.cols, tiled.rows, 1, 3, broken, searched.sample),
+                    std::runtime_error);
 }
 
 }  // namespace cudaconv
