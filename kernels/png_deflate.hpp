@@ -2,9 +2,10 @@
 // A filtered image's PNG rows, compressed on the device (issue 6). A batch
 // of filtered images is bound by the workers' PNG encoding, and an edge
 // map costs them a third more than the photo it came from; the GPU has the
-// output in its memory already and does the same work in about a
-// millisecond. What comes back is IDAT's zlib stream, a few MB instead of
-// the image, and the worker only wraps it in chunks (png_encoder.hpp).
+// output in its memory already and does the same work in about 2 ms (a
+// core takes 130 ms for a 12-megapixel edge map). What comes back is IDAT's
+// zlib stream, a few MB instead of the image, and the worker only wraps it
+// in chunks (png_encoder.hpp).
 //
 // The stream is the CPU writer's kind (io/run_deflate.hpp): runs only,
 // coded as matches at distance 1, with Huffman codes of each block's own.
@@ -12,11 +13,12 @@
 // whichever codes it smaller: measured per block, where the CPU writer
 // chooses one filter for the image from a sample. Each of 256 threads
 // tokenises its own stretch of the block (so runs stop at stretch edges,
-// about 256 bytes apart: a run codes at most 258 anyway), a block's
-// threads count its symbols, and one thread makes the codes
-// (io/deflate_codes.hpp, the CPU writer's definition). From every
-// stretch's size in bits, each thread knows where its bits go, and writes
-// them there; a block that codes larger than stored is stored.
+// about 256 bytes apart: a run codes at most 258 anyway, and a block's
+// first byte is a literal), a block's threads count its symbols under both
+// filters, and one thread a filter makes its codes (io/deflate_codes.hpp,
+// the CPU writer's definition). From every stretch's size in bits, each
+// thread knows where its bits go, and writes them there; a block that
+// codes larger than stored is stored. Adler-32 comes from per-block sums.
 #include <cuda_runtime.h>
 
 #include <cstddef>
