@@ -12,7 +12,7 @@
 #   4. one 12-megapixel JPEG to PNG, one process: -f edge with -k auto
 #      (which runs one cheap image on the CPU rather than start CUDA) and
 #      with -k fast (the GPU), against -f none (decode + encode alone),
-#      median of 5 each.
+#      median of 11 each, interleaved.
 # Each cudaconv run is warmed up once on 4 images first (untimed).
 # Prints images/s, the ratios issue 6 sets targets for, and peak RSS
 # (/usr/bin/time -v, else getrusage). Logs go to $OUT (or ./gpu-out).
@@ -201,17 +201,22 @@ def run(name, args, i):
 # start-up (src/core/auto_select.hpp); -k fast is the GPU path.
 runs = {"none": ["-f", "none"], "edge-auto": ["-f", "edge"], "edge-gpu": ["-f", "edge", "-k", "fast"]}
 walls = {name: [] for name in runs}
-for i in range(5):  # interleaved, so all see the same machine
+# Interleaved, so all see the same machine; 11 of each, as one run of an
+# image moves by 15% between calls (decode times of one image 70-110 ms).
+count = 11
+for i in range(count):
     for name, args in runs.items():
         walls[name].append(run(name, args, i))
 med = {name: statistics.median(w) for name, w in walls.items()}
-print(f"single 12 MP JPEG -> PNG, median of 5 process wall times: "
+print(f"single 12 MP JPEG -> PNG, median of {count} process wall times: "
       f"decode+encode alone (-f none) {med['none']:.3f} s")
 for name in ("edge-auto", "edge-gpu"):
     print(f"  -f edge, {name}: {med[name]:.3f} s, ratio {med[name] / med['none']:.3f} (target <= 1.15)")
 for name in runs:
+    print(f"  {name}, each run (s): " + " ".join(f"{w:.3f}" for w in walls[name]))
+for name in runs:
     print(f"  stages of the last {name} run:")
-    print("  " + open(f"{final}/single-{name}-4.out").read().replace("\n", "\n  "))
+    print("  " + open(f"{final}/single-{name}-{count - 1}.out").read().replace("\n", "\n  "))
 PY
 [[ ${PIPESTATUS[0]} == 0 ]] || say "single-image runs failed: see $final/single-*.out"
 
