@@ -27,6 +27,7 @@ public:
     void run() {
         std::vector<std::thread> threads;
         threads.emplace_back([this] { gpu_loop(); });
+        if (stages_.prepare_for_gpu) threads.emplace_back([this] { prepare_loop(); });
         for (int i = 0; i < options_.workers; ++i) threads.emplace_back([this] { worker_loop(); });
         for (std::thread& t : threads) t.join();
         if (fatal_) std::rethrow_exception(fatal_);
@@ -82,7 +83,7 @@ private:
         if (item->on_gpu) {
             {
                 const std::lock_guard<std::mutex> lock(mutex_);
-                gpu_queue_.push_back(std::move(item));
+                (stages_.prepare_for_gpu ? prepare_queue_ : gpu_queue_).push_back(std::move(item));
             }
             changed_.notify_all();
             return;
@@ -99,6 +100,34 @@ private:
         if (attempt(index, [&] { stages_.encode(*item); })) stages_.done(*item);
         item.reset();  // free the images before another decode may start
         release();
+    }
+
+    // Images bound for the GPU, in order, through prepare_for_gpu.
+    void prepare_loop() {
+        for (;;) {
+            std::unique_ptr<WorkItem> item;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                while (prepare_queue_.empty() && !all_done()) changed_.wait_for(lock, kStopPoll);
+                if (prepare_queue_.empty()) return;
+                item = std::move(prepare_queue_.front());
+                prepare_queue_.pop_front();
+            }
+            const std::size_t index = item->index;
+            if (stopping()) {
+                drop(index);
+                continue;
+            }
+            if (!attempt(index, [&] { stages_.prepare_for_gpu(*item); })) {
+                release();
+                continue;
+            }
+            {
+                const std::lock_guard<std::mutex> lock(mutex_);
+                gpu_queue_.push_back(std::move(item));
+            }
+            changed_.notify_all();
+        }
     }
 
     void gpu_loop() {
@@ -166,6 +195,7 @@ private:
     const PipelineOptions& options_;
     std::mutex mutex_;
     std::condition_variable changed_;
+    std::deque<std::unique_ptr<WorkItem>> prepare_queue_;
     std::deque<std::unique_ptr<WorkItem>> gpu_queue_;
     std::deque<std::unique_ptr<WorkItem>> encode_queue_;
     std::size_t next_ = 0;

@@ -2,7 +2,9 @@
 // The batch executor. Worker threads decode, encode and write; a CPU
 // variant filters on the worker that decoded the image; CUDA variants
 // filter on one GPU thread, which owns the device work (one CUDA context,
-// and the buffers it keeps between images of one size). While the GPU
+// and the buffers it keeps between images of one size); where the stages
+// have prepare_for_gpu, a thread of its own runs it on each image before
+// the GPU thread takes it. While the GPU
 // thread filters one image, the workers decode the next ones and encode
 // the previous ones. A worker with a filtered image waiting encodes it
 // before decoding another, and at most max_in_flight images are between
@@ -44,6 +46,11 @@ struct PipelineStages {
     // On a worker: read and decode, and say where to filter.
     std::function<std::unique_ptr<WorkItem>(std::size_t index)> decode;
     std::function<void(WorkItem&)> filter;  // on a worker, or the GPU thread
+    // Optional: an image bound for the GPU thread goes through this first,
+    // on a thread of its own, in order (the batch copies it into page-locked
+    // memory, batch/pinned_slots.hpp). It may wait, for a slot the GPU
+    // thread gives back.
+    std::function<void(WorkItem&)> prepare_for_gpu;
     std::function<void(WorkItem&)> encode;  // on a worker: encode and write
     // Exactly one of these per index taken (done, failed, skipped,
     // dropped); they may be called from any thread, at the same time.

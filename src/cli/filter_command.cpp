@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -21,6 +22,7 @@
 #include "batch/heap_reuse.hpp"
 #include "batch/inputs.hpp"
 #include "batch/interrupt.hpp"
+#include "batch/pinned_slots.hpp"
 #include "batch/pipeline.hpp"
 #include "batch/plan.hpp"
 #include "batch/progress.hpp"
@@ -143,6 +145,9 @@ struct ImageWork : WorkItem {
     // A PNG output of a CUDA variant: its rows compressed on the device,
     // which then downloads the stream instead of dst's pixels.
     std::optional<PngRowsRequest> png_rows;
+    // Where src's pixels are, once copied into page-locked memory for the
+    // upload (batch/pinned_slots.hpp); given back after the filter.
+    PinnedSlots::Lease pinned;
 };
 
 class FilterCommand {
@@ -211,6 +216,12 @@ public:
 
         const GracefulStop stop;
         PipelineStages stages;
+        if (const int slots = pinned_slot_count(work.size()); slots > 0) {
+            pinned_.emplace(slots);
+            stages.prepare_for_gpu = [&](WorkItem& item) {
+                copy_to_pinned(static_cast<ImageWork&>(item), stop);
+            };
+        }
         stages.decode = [&](std::size_t k) { return decode(work[k]); };
         stages.filter = [&](WorkItem& item) { filter(static_cast<ImageWork&>(item)); };
         stages.encode = [&](WorkItem& item) { encode(static_cast<ImageWork&>(item)); };
@@ -410,6 +421,31 @@ private:
         if (!folder.empty()) fs::create_directories(folder, ec);
     }
 
+    // Page-locked slots for a GPU batch's uploads (batch/pinned_slots.hpp):
+    // 3, one on the GPU and two copied ahead, in batches of at least 16
+    // images (making them takes about 30 ms each); 0 without a CUDA variant
+    // to run. CUDACONV_PINNED_SLOTS=N sets the count, 0 turns them off.
+    int pinned_slot_count(std::size_t images) const {
+        constexpr int kSlots = 3;
+        constexpr std::size_t kLeastImages = 16;
+        if (!may_use_cuda()) return 0;
+        if (const char* env = std::getenv("CUDACONV_PINNED_SLOTS")) return std::max(0, std::atoi(env));
+        return images >= kLeastImages ? kSlots : 0;
+    }
+
+    // An image bound for the GPU thread, copied into a page-locked slot (on
+    // the pipeline's thread for it, while the GPU thread runs the images
+    // before it); left in ordinary memory when no slot can be had.
+    void copy_to_pinned(ImageWork& work, const GracefulStop& stop) {
+        if (!work.src.isContinuous() || work.src.empty()) return;
+        const std::size_t bytes = work.src.total() * work.src.elemSize();
+        PinnedSlots::Lease lease = pinned_->acquire(bytes, [&] { return stop.requested(); });
+        if (!lease) return;
+        std::memcpy(lease.data(), work.src.data, bytes);
+        work.src = cv::Mat(work.src.rows, work.src.cols, work.src.type(), lease.data());
+        work.pinned = std::move(lease);
+    }
+
     // PNG's rows compressed on the device (kernels/png_deflate.hpp): for a
     // PNG output at level 1 whose samples PNG holds, unless
     // CUDACONV_DEVICE_PNG=0 (to compare with the workers' encoder). A batch
@@ -447,6 +483,7 @@ private:
                                         e.what()));
         }
         work.src.release();  // the input is no longer needed: memory for the next
+        work.pinned.reset();
     }
 
     void encode(ImageWork& work) {
@@ -486,6 +523,7 @@ private:
     bool one_image_cpu_ = false;
     EncodeOptions encode_;  // options_.encode, with the threads this run gives encoding
     std::optional<DeviceContext> device_;
+    std::optional<PinnedSlots> pinned_;  // a GPU batch's upload slots
     std::set<Backend*> announced_;
     std::set<std::string> retargeted_;  // outputs named once the variant was known
     BatchProgress* progress_ = nullptr;

@@ -521,7 +521,8 @@ namespace cudaconv::test {
 // A CUDA variant's PNGs are compressed on the device (kernels/png_deflate.hpp)
 // and the pixels not downloaded: --json shows it, and the files hold the
 // same pixels as those the workers compress (CUDACONV_DEVICE_PNG=0), for
-// gray, colour, alpha and 16-bit outputs. A JPEG output is not affected.
+// gray, colour, alpha and 16-bit outputs, and as those of inputs uploaded
+// from page-locked slots. A JPEG output is not affected.
 TEST_CASE("batch: PNGs of a CUDA variant are compressed on the device, same pixels",
           "[cli][batch][gpu]") {
     const DeviceProbe& probe = probe_devices();
@@ -560,13 +561,22 @@ TEST_CASE("batch: PNGs of a CUDA variant are compressed on the device, same pixe
         CHECK(t["png_rows"].get<double>() == 0.0);
         CHECK(t["download"].get<double>() > 0.0);
     }
+    {
+        // The inputs uploaded from page-locked slots (batch/pinned_slots.hpp),
+        // which a batch uses from 16 images: 2 slots for these 4.
+        const ScopedEnv slots("CUDACONV_PINNED_SLOTS", "2");
+        run("1", "pinned/{stem}.png");
+    }
     for (const char* stem : {"camera", "chelsea", "chelsea-alpha", "camera-16bit"}) {
         INFO(stem);
         const cv::Mat device = cv::imread((dir / "device" / stem).string() + ".png", cv::IMREAD_UNCHANGED);
         const cv::Mat host = cv::imread((dir / "host" / stem).string() + ".png", cv::IMREAD_UNCHANGED);
+        const cv::Mat pinned = cv::imread((dir / "pinned" / stem).string() + ".png", cv::IMREAD_UNCHANGED);
         REQUIRE(!device.empty());
         REQUIRE(device.type() == host.type());
+        REQUIRE(pinned.type() == host.type());
         CHECK(cv::norm(device, host, cv::NORM_INF) == 0);
+        CHECK(cv::norm(pinned, host, cv::NORM_INF) == 0);
     }
     // A JPEG's pixels come down as before.
     const ScopedEnv env("CUDACONV_DEVICE_PNG", "1");

@@ -10,7 +10,9 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "batch/pipeline.hpp"
 
@@ -144,6 +146,50 @@ TEST_CASE("encodes get one thread while images remain, the idle workers' at the 
             if (seen.decodes_begun < kCount - (kWorkers - 1)) CHECK(seen.threads == 1);
         }
     }
+}
+
+}  // namespace cudaconv
+
+namespace cudaconv {
+
+// prepare_for_gpu (the batch's copy into page-locked slots) runs once on
+// every image bound for the GPU thread, before that thread filters it, and
+// never on the workers' images; a failure there is that image's, and the
+// batch goes on.
+TEST_CASE("prepare_for_gpu runs on each GPU image before its filter", "[batch]") {
+    Recorder r;
+    PipelineStages s = stages_for(r);
+    std::mutex mutex;
+    std::vector<std::size_t> prepared;  // in the order prepare_for_gpu saw them
+    std::atomic<int> filtered_unprepared{0};
+    std::map<const WorkItem*, bool> ready;
+    s.prepare_for_gpu = [&](WorkItem& item) {
+        if (item.index == 6) throw std::runtime_error("no slot");
+        const std::lock_guard<std::mutex> lock(mutex);
+        prepared.push_back(item.index);
+        ready[&item] = true;
+    };
+    s.filter = [&](WorkItem& item) {
+        if (item.on_gpu) {
+            const std::lock_guard<std::mutex> lock(mutex);
+            if (!ready[&item]) ++filtered_unprepared;
+        }
+    };
+    constexpr int kCount = 40;
+    run_pipeline(s, {kCount, 4, 6});
+    CHECK(r.done == kCount - 1);
+    CHECK(r.failed == 1);  // image 6
+    CHECK(filtered_unprepared == 0);
+    // Images 0, 2, 4, ... go to the GPU (stages_for): all but 6 prepared.
+    // Decodes finish out of order, so the order is only mostly rising: each
+    // is checked to be there once.
+    std::vector<std::size_t> sorted = prepared;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<std::size_t> expected;
+    for (std::size_t k = 0; k < kCount; k += 2) {
+        if (k != 6) expected.push_back(k);
+    }
+    CHECK(sorted == expected);
 }
 
 }  // namespace cudaconv
