@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -26,8 +27,11 @@ public:
 
     void run() {
         std::vector<std::thread> threads;
-        threads.emplace_back([this] { gpu_loop(); });
-        if (stages_.prepare_for_gpu) threads.emplace_back([this] { prepare_loop(); });
+        threads.emplace_back([this] { relay(gpu_queue_, stages_.filter, encode_queue_); });
+        if (stages_.prepare_for_gpu) {
+            threads.emplace_back(
+                [this] { relay(prepare_queue_, stages_.prepare_for_gpu, gpu_queue_); });
+        }
         for (int i = 0; i < options_.workers; ++i) threads.emplace_back([this] { worker_loop(); });
         for (std::thread& t : threads) t.join();
         if (fatal_) std::rethrow_exception(fatal_);
@@ -102,56 +106,33 @@ private:
         release();
     }
 
-    // Images bound for the GPU, in order, through prepare_for_gpu.
-    void prepare_loop() {
-        for (;;) {
-            std::unique_ptr<WorkItem> item;
-            {
-                std::unique_lock<std::mutex> lock(mutex_);
-                while (prepare_queue_.empty() && !all_done()) changed_.wait_for(lock, kStopPoll);
-                if (prepare_queue_.empty()) return;
-                item = std::move(prepare_queue_.front());
-                prepare_queue_.pop_front();
-            }
-            const std::size_t index = item->index;
-            if (stopping()) {
-                drop(index);
-                continue;
-            }
-            if (!attempt(index, [&] { stages_.prepare_for_gpu(*item); })) {
-                release();
-                continue;
-            }
-            {
-                const std::lock_guard<std::mutex> lock(mutex_);
-                gpu_queue_.push_back(std::move(item));
-            }
-            changed_.notify_all();
-        }
-    }
+    using Queue = std::deque<std::unique_ptr<WorkItem>>;
 
-    void gpu_loop() {
+    // One thread's loop: images from `from`, in order, through `stage`, on
+    // to `to`, until every image is done. The GPU thread (the filter) and
+    // the one before it (prepare_for_gpu) are such loops.
+    void relay(Queue& from, const std::function<void(WorkItem&)>& stage, Queue& to) {
         for (;;) {
             std::unique_ptr<WorkItem> item;
             {
                 std::unique_lock<std::mutex> lock(mutex_);
-                while (gpu_queue_.empty() && !all_done()) changed_.wait_for(lock, kStopPoll);
-                if (gpu_queue_.empty()) return;
-                item = std::move(gpu_queue_.front());
-                gpu_queue_.pop_front();
+                while (from.empty() && !all_done()) changed_.wait_for(lock, kStopPoll);
+                if (from.empty()) return;
+                item = std::move(from.front());
+                from.pop_front();
             }
             const std::size_t index = item->index;
             if (stopping()) {
                 drop(index);
                 continue;
             }
-            if (!attempt(index, [&] { stages_.filter(*item); })) {
+            if (!attempt(index, [&] { stage(*item); })) {
                 release();
                 continue;
             }
             {
                 const std::lock_guard<std::mutex> lock(mutex_);
-                encode_queue_.push_back(std::move(item));
+                to.push_back(std::move(item));
             }
             changed_.notify_all();
         }
@@ -195,9 +176,9 @@ private:
     const PipelineOptions& options_;
     std::mutex mutex_;
     std::condition_variable changed_;
-    std::deque<std::unique_ptr<WorkItem>> prepare_queue_;
-    std::deque<std::unique_ptr<WorkItem>> gpu_queue_;
-    std::deque<std::unique_ptr<WorkItem>> encode_queue_;
+    Queue prepare_queue_;  // bound for the GPU, before prepare_for_gpu
+    Queue gpu_queue_;
+    Queue encode_queue_;
     std::size_t next_ = 0;
     std::size_t in_flight_ = 0;
     std::exception_ptr fatal_;
