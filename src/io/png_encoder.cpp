@@ -216,6 +216,14 @@ constexpr int kSampleStrips = 8;
 constexpr int kStripRows = 4;
 constexpr double kRunsSlack = 1.15;
 
+// The level-1 rule on a sample's compressed sizes: runs, unless the string
+// search's is more than kRunsSlack times smaller (or failed: 0). Used for
+// the CPU's own streams and for those made on the GPU.
+bool runs_close_enough(std::size_t runs, std::size_t searched) {
+    return searched == 0 ||
+           static_cast<double>(runs) <= kRunsSlack * static_cast<double>(searched);
+}
+
 Method choose_method(const cv::Mat& image, std::size_t row_bytes, int level,
                      libdeflate_compressor* compressor) {
     const std::vector<int> rows = png_sample_rows(image.rows);
@@ -246,11 +254,7 @@ Method choose_method(const cv::Mat& image, std::size_t row_bytes, int level,
             }
         }
     }
-    if (level == 1 && static_cast<double>(best_runs) <=
-                          kRunsSlack * static_cast<double>(best_deflate == 0 ? best_runs
-                                                                             : best_deflate)) {
-        return runs_method;
-    }
+    if (level == 1 && runs_close_enough(best_runs, best_deflate)) return runs_method;
     return deflate_method;
 }
 
@@ -317,16 +321,14 @@ std::vector<std::uint8_t> png_from_runs_stream(int width, int height, int sample
     std::unique_ptr<libdeflate_compressor, CompressorDeleter> compressor(
         libdeflate_alloc_compressor(1));
     if (!compressor) throw std::bad_alloc();
-    // encode_png's rule at level 1: runs, unless a string search compresses
-    // the sample by more than kRunsSlack.
+    // encode_png's rule at level 1 (runs_close_enough) on the sample.
     std::vector<std::uint8_t> out(
         std::max(libdeflate_zlib_compress_bound(compressor.get(), sample.size()),
                  run_deflate_bound(sample.size())));
     const std::size_t runs = run_deflate_zlib(sample.data(), sample.size(), out.data());
     const std::size_t searched = libdeflate_zlib_compress(compressor.get(), sample.data(),
                                                           sample.size(), out.data(), out.size());
-    if (sample.empty() || searched == 0 ||
-        static_cast<double>(runs) <= kRunsSlack * static_cast<double>(searched)) {
+    if (sample.empty() || runs_close_enough(runs, searched)) {
         return png_file(width, height, sample_bytes, channels, zlib.data(), zlib.size(),
                         max_idat_bytes);
     }
