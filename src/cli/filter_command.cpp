@@ -23,6 +23,7 @@
 #include "batch/inputs.hpp"
 #include "batch/interrupt.hpp"
 #include "batch/pinned_slots.hpp"
+#include "batch/prefaulted_output.hpp"
 #include "batch/pipeline.hpp"
 #include "batch/plan.hpp"
 #include "batch/progress.hpp"
@@ -96,40 +97,26 @@ std::size_t images_in_flight(int in_flight, int workers) {
 // process's CPU affinity and quota where the hardware count does not.
 unsigned cpu_threads() { return static_cast<unsigned>(std::max(1, cv::getNumThreads())); }
 
-// The pixels an image file's header claims (PNG's IHDR, JPEG's frame
-// header, ...), read from its first bytes before it is decoded; 0 when
-// they cannot be told (stdin, an unreadable file, a header further in).
-std::int64_t claimed_pixels(const std::string& path) {
+// What an image file's header claims (PNG's IHDR, JPEG's frame header,
+// ...), read from its first bytes before it is decoded; a width and height
+// of 0 when they cannot be told (stdin, an unreadable file, a header
+// further in) or are not plausible.
+detail::FormatProbe claimed_header(const std::string& path) {
     constexpr std::size_t kHeadBytes = 256 * 1024;  // past a large EXIF block
-    if (path == "-") return 0;
+    if (path == "-") return {};
     std::ifstream file(path, std::ios::binary);
     std::vector<char> head(kHeadBytes);
     file.read(head.data(), static_cast<std::streamsize>(head.size()));
     const auto got = static_cast<std::size_t>(std::max<std::streamsize>(file.gcount(), 0));
-    const detail::FormatProbe probe =
+    detail::FormatProbe probe =
         detail::probe_image(reinterpret_cast<const std::uint8_t*>(head.data()), got);
     // A corrupt header may claim anything; decoding will say what is wrong.
     constexpr std::int64_t kPlausibleSide = std::int64_t{1} << 20;
     if (probe.width <= 0 || probe.height <= 0 || probe.width > kPlausibleSide ||
         probe.height > kPlausibleSide) {
-        return 0;
+        probe.width = probe.height = 0;
     }
-    return probe.width * probe.height;
-}
-
-// One write a page of m's memory: the page faults of a fresh allocation
-// taken now, and next to nothing on memory the heap reuses
-// (heap_reuse.hpp), where clearing all 36 MB of a 12-megapixel image
-// would cost a worker 3-5 ms. The last byte too: the buffer need not start
-// on a page, so the loop's last write, up to a page before the end, may
-// fall short of the last page.
-void touch_pages(cv::Mat& m) {
-    constexpr std::size_t kPageBytes = 4096;  // or a multiple: every page is still touched
-    std::uint8_t* begin = m.data;
-    const auto bytes = static_cast<std::size_t>(m.dataend - m.data);
-    if (bytes == 0) return;
-    for (std::size_t at = 0; at < bytes; at += kPageBytes) begin[at] = 0;
-    begin[bytes - 1] = 0;
+    return probe;
 }
 
 // One image on its way through the pipeline.
@@ -193,11 +180,16 @@ public:
         // decoding, the header's size tells; the channels are taken as 3.
         // Once the warm-up has started, CUDA is paid for: the rule then stays
         // out, whatever the decoded image turns out to be.
-        if (!requested_ && params_ && work.size() == 1) {
-            const std::int64_t pixels = claimed_pixels(plan_[work.front()].source.path);
+        if (params_ && work.size() == 1) {
+            const detail::FormatProbe header = claimed_header(plan_[work.front()].source.path);
+            const std::int64_t pixels = header.width * header.height;
             one_image_cpu_ =
-                pixels > 0 && cpu_ms_before_cuda_starts(pixels * 3, params_->filter.taps.size(),
-                                                        cpu_threads(), filter_runs());
+                !requested_ && pixels > 0 &&
+                cpu_ms_before_cuda_starts(pixels * 3, params_->filter.taps.size(),
+                                          cpu_threads(), filter_runs());
+            if (one_image_cpu_ || (requested_ && !requested_->uses_cuda())) {
+                prefault_output(header);
+            }
         }
         if (may_use_cuda() && !work.empty() && !one_image_cpu_) warmup_.start();
         // One image: its PNG is compressed on every core, which are idle
@@ -263,6 +255,17 @@ private:
 
     static std::string display(const std::string& input) {
         return input == kStdStream ? "<stdin>" : input;
+    }
+
+    // A single image on a CPU variant: its output's pages taken while it
+    // decodes (batch/prefaulted_output.hpp), where the header tells the type.
+    void prefault_output(const detail::FormatProbe& header) {
+        if (header.width <= 0 || header.channels == 0) return;
+        const Size2D size = output_size(header.width, header.height, *params_);
+        if (size.width <= 0 || size.height <= 0) return;
+        const Depth in_depth = header.sample_bytes == 2 ? Depth::u16 : Depth::u8;
+        prefaulted_.start(static_cast<int>(size.height), static_cast<int>(size.width),
+                          cv_type_of(out_depth_.value_or(in_depth), header.channels));
     }
 
     // Filterings a run makes: --warmup plus --repeat.
@@ -354,8 +357,13 @@ private:
                 report.input, work->src.cols, work->src.rows, params_->filter.width,
                 params_->filter.height));
         }
-        work->dst = cv::Mat(static_cast<int>(size.height), static_cast<int>(size.width),
-                            cv_type_of(out_depth, work->src.channels()));
+        const int dst_type = cv_type_of(out_depth, work->src.channels());
+        work->dst = prefaulted_.take(static_cast<int>(size.height), static_cast<int>(size.width),
+                                     dst_type);
+        if (work->dst.empty()) {
+            work->dst = cv::Mat(static_cast<int>(size.height), static_cast<int>(size.width),
+                                dst_type);
+        }
         const Job job{view_of(std::as_const(work->src)), view_of(work->dst), *params_};
         if (choose_later()) {
             work->choose_on_gpu_thread = work->on_gpu = true;
@@ -370,7 +378,9 @@ private:
             // The GPU copies the result straight into dst (staged by the
             // driver). Its pages are touched here, on a worker, so that the
             // one GPU thread does not take the page faults of a fresh
-            // allocation (9000 for 12 megapixels of RGB).
+            // allocation (9000 for 12 megapixels of RGB). On memory the heap
+            // reuses (heap_reuse.hpp), next to nothing, where clearing all 36
+            // MB would cost a worker 3-5 ms.
             touch_pages(work->dst);
         }
         // A variant may name itself differently in the output path ({kernel}).
@@ -528,6 +538,7 @@ private:
     std::set<std::string> retargeted_;  // outputs named once the variant was known
     BatchProgress* progress_ = nullptr;
     CudaWarmup warmup_;
+    PrefaultedOutput prefaulted_;  // a single image's output, for a CPU variant
 };
 
 }  // namespace

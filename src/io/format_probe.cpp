@@ -82,9 +82,16 @@ void walk_jpeg(const Bytes& b, FormatProbe& probe) {
             return;
         }
         if (pos + length > b.size) return truncated();
-        if (is_start_of_frame(marker) && length >= 7) {
+        if (is_start_of_frame(marker) && length >= 8) {
             probe.height = b.be16(pos + 3);
             probe.width = b.be16(pos + 5);
+            // libjpeg gives 8-bit samples; OpenCV turns CMYK into BGR.
+            const int precision = b.data[pos + 2];
+            const int components = b.data[pos + 7];
+            const bool known = precision == 8 && (components == 1 || components == 3 ||
+                                                  components == 4);
+            probe.channels = known ? (components == 1 ? 1 : 3) : 0;
+            probe.sample_bytes = known ? 1 : 0;
         }
         pos += length;
         if (marker != 0xDA) continue;
@@ -107,6 +114,24 @@ void walk_jpeg(const Bytes& b, FormatProbe& probe) {
     }
 }
 
+// As OpenCV's PNG decoder chooses (grfmt_png.cpp, readHeader): gray stays
+// one channel, colour and palette become BGR, anything with alpha BGRA;
+// 16-bit stays 16-bit, fewer bits become 8.
+void png_decoded_type(int bit_depth, int colour_type, FormatProbe& probe) {
+    const bool known_depth = bit_depth == 1 || bit_depth == 2 || bit_depth == 4 ||
+                             bit_depth == 8 || bit_depth == 16;
+    int channels = 0;
+    switch (colour_type) {
+        case 0: channels = 1; break;          // gray
+        case 2: case 3: channels = 3; break;  // RGB, palette
+        case 4: case 6: channels = 4; break;  // gray + alpha, RGBA
+        default: break;
+    }
+    if (!known_depth || channels == 0) return;
+    probe.channels = channels;
+    probe.sample_bytes = bit_depth == 16 ? 2 : 1;
+}
+
 // Chunk by chunk to IEND; libpng checks the CRCs itself.
 void walk_png(const Bytes& b, FormatProbe& probe) {
     constexpr std::uint32_t kMaxChunkLength = 0x7FFFFFFF;  // the PNG spec's limit
@@ -120,10 +145,13 @@ void walk_png(const Bytes& b, FormatProbe& probe) {
         }
         if (b.size - pos - 8 < std::size_t{length} + 4) break;
         const char* type = reinterpret_cast<const char*>(b.data + pos + 4);
-        if (std::memcmp(type, "IHDR", 4) == 0 && length >= 8) {
+        if (std::memcmp(type, "IHDR", 4) == 0 && length >= 10) {
             probe.width = b.be32(pos + 8);
             probe.height = b.be32(pos + 12);
+            png_decoded_type(b.data[pos + 16], b.data[pos + 17], probe);
         }
+        // Transparency for a colour or palette image: OpenCV adds alpha.
+        if (std::memcmp(type, "tRNS", 4) == 0 && probe.channels == 3) probe.channels = 4;
         if (std::memcmp(type, "IEND", 4) == 0) return;
         pos += std::size_t{length} + 12;
     }

@@ -30,6 +30,11 @@ struct FormatProbe {
     ImageFormat format = ImageFormat::unknown;
     std::int64_t width = 0;  // 0 when this format's header is not read
     std::int64_t height = 0;
+    // What OpenCV decodes a JPEG or PNG into (cv::IMREAD_UNCHANGED), told
+    // from the header: a prediction, for buffers made before the decode
+    // (the decoded image itself is what counts); 0 when not told.
+    int channels = 0;
+    int sample_bytes = 0;
     std::string problem;  // non-empty: why decoding must not be tried
 };
 

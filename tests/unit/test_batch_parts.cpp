@@ -2,8 +2,12 @@
 // templates, and input expansion on a small tree.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
+#include <stdexcept>
+#include <tuple>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -12,6 +16,7 @@
 #include "batch/heap_reuse.hpp"
 #include "batch/inputs.hpp"
 #include "batch/plan.hpp"
+#include "batch/prefaulted_output.hpp"
 #include "batch/progress.hpp"
 #include "cli/output_path.hpp"
 #include "core/errors.hpp"
@@ -82,6 +87,55 @@ TEST_CASE("the existing-output options exclude each other", "[batch]") {
 #if defined(__GLIBC__)
 // An image-sized block comes from the heap, not a mapping of its own, and
 // stays there once freed: the next image's block is the same memory. The
+TEST_CASE("a prefaulted output is handed over only when it is what was asked for", "[batch]") {
+    PrefaultedOutput output;
+    output.start(300, 400, CV_8UC3);
+    const cv::Mat image = output.take(300, 400, CV_8UC3);
+    CHECK(image.rows == 300);
+    CHECK(image.cols == 400);
+    CHECK(image.type() == CV_8UC3);
+    CHECK(output.take(300, 400, CV_8UC3).empty());  // handed over once
+
+    for (const auto& [rows, cols, type] : {std::tuple{300, 401, CV_8UC3},
+                                           std::tuple{301, 400, CV_8UC3},
+                                           std::tuple{300, 400, CV_16UC3},
+                                           std::tuple{300, 400, CV_8UC4}}) {
+        PrefaultedOutput guessed;
+        guessed.start(300, 400, CV_8UC3);
+        CHECK(guessed.take(rows, cols, type).empty());
+    }
+    PrefaultedOutput never_started;
+    CHECK(never_started.take(300, 400, CV_8UC3).empty());
+}
+
+TEST_CASE("touch_pages writes to every page, the last one too", "[batch]") {
+    for (const int threads : {1, 4}) {
+        // A region that starts and ends inside pages: a ROI of whole rows.
+        cv::Mat whole(100, 4097, CV_8UC1, cv::Scalar(7));
+        cv::Mat rows = whole.rowRange(3, 97);
+        touch_pages(rows, threads);
+        const std::size_t bytes = rows.total();
+        const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(rows.data);
+        std::size_t touched = 0;
+        // Each page the region reaches has a byte it set to 0.
+        for (std::uintptr_t page = start & ~std::uintptr_t{4095}; page < start + bytes;
+             page += 4096) {
+            bool zero = false;
+            for (std::uintptr_t at = std::max(page, start);
+                 at < std::min(page + 4096, start + bytes) && !zero; ++at) {
+                zero = *reinterpret_cast<const std::uint8_t*>(at) == 0;
+            }
+            CHECK(zero);
+            touched += zero;
+        }
+        CHECK(touched >= bytes / 4096);
+        CHECK(whole.ptr(3)[-1] == 7);  // nothing before the region
+        CHECK(whole.ptr(97)[0] == 7);  // nor after it (a ROI's dataend is its parent's)
+    }
+    cv::Mat columns = cv::Mat(10, 10, CV_8UC1).colRange(2, 5);
+    CHECK_THROWS_AS(touch_pages(columns), std::invalid_argument);
+}
+
 // settings stay for the rest of the process, as they do in cudaconv (ctest
 // runs each test case in a process of its own).
 TEST_CASE("image-sized blocks stay in the heap once freed", "[batch]") {

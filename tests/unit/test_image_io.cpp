@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <csignal>
@@ -29,6 +31,7 @@
 
 #include "core/errors.hpp"
 #include "io/codec_messages.hpp"
+#include "io/format_probe.hpp"
 #include "io/image_io.hpp"
 #include "support/random_image.hpp"
 
@@ -479,6 +482,47 @@ TEST_CASE("read_image reads by content and tolerates bytes after the image", "[i
     fs::create_directory(dir / "a.b");
     write_bytes(dir / "a.b/c", opencv_encoded(smooth_image(9, 5, CV_8UC1), ".jpg"));
     CHECK(read_image(dir / "a.b/c").type() == CV_8UC1);
+}
+
+// The header's guess at what OpenCV decodes a file into, which the single
+// image's output is made from before the decode (batch/prefaulted_output.hpp).
+constexpr std::array<std::uint8_t, 2> kBaselineFrame{0xFF, 0xC0};  // JPEG's SOF0 marker
+
+TEST_CASE("the header predicts the type OpenCV decodes a JPEG or PNG into", "[io]") {
+    const auto check_prediction = [](const Bytes& bytes, const std::string& what) {
+        INFO(what);
+        const detail::FormatProbe probe = detail::probe_image(bytes.data(), bytes.size());
+        const cv::Mat decoded = cv::imdecode(bytes, cv::IMREAD_UNCHANGED);
+        REQUIRE(!decoded.empty());
+        CHECK(probe.width == decoded.cols);
+        CHECK(probe.height == decoded.rows);
+        CHECK(probe.channels == decoded.channels());
+        CHECK(probe.sample_bytes == static_cast<int>(decoded.elemSize1()));
+    };
+    for (const int type : {CV_8UC1, CV_8UC3, CV_8UC4, CV_16UC1, CV_16UC3, CV_16UC4}) {
+        const cv::Mat image = smooth_image(13, 7, type);
+        check_prediction(opencv_encoded(image, ".png"), "PNG of type " + std::to_string(type));
+        if (CV_MAT_DEPTH(type) == CV_8U && CV_MAT_CN(type) != 4) {
+            check_prediction(opencv_encoded(image, ".jpg"), "JPEG of type " + std::to_string(type));
+        }
+    }
+    for (const char* sample : {"rocket.jpg", "camera.png", "camera-16bit.png", "chelsea.png",
+                               "chelsea-alpha.png"}) {
+        std::ifstream file(fs::path(CUDACONV_SOURCE_DIR) / "images" / sample, std::ios::binary);
+        const Bytes bytes{std::istreambuf_iterator<char>(file), {}};
+        check_prediction(bytes, sample);
+    }
+    // Not told (a 12-bit JPEG, which this libjpeg does not decode): no guess
+    // rather than a wrong one.
+    Bytes jpeg = opencv_encoded(smooth_image(5, 3, CV_8UC3), ".jpg");
+    const auto sof = std::search(jpeg.begin(), jpeg.end(), kBaselineFrame.begin(),
+                                 kBaselineFrame.end());
+    REQUIRE(sof != jpeg.end());
+    sof[4] = 12;  // after FF C0 and the segment's length: the sample precision
+    const detail::FormatProbe twelve_bit = detail::probe_image(jpeg.data(), jpeg.size());
+    CHECK(twelve_bit.width == 5);
+    CHECK(twelve_bit.channels == 0);
+    CHECK(twelve_bit.sample_bytes == 0);
 }
 
 TEST_CASE("read_image names the file and the problem, and prints nothing else", "[io]") {
