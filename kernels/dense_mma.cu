@@ -102,10 +102,13 @@ struct Items {
     int count = 0;  // tiles times filtered channels
 };
 
+// tf32_round's arithmetic, the bits cvt.rna.tf32.f32 gives for a finite v,
+// in 2 instructions: ptxas turns the conversion into 4 to 5, as it also
+// keeps infinities and NaN, which staging sends to the float path instead.
+// Staging splits every sample with it, twice (2026-11-25 profile of f32
+// 15x15: about a quarter of the kernel's instructions were staging's).
 __device__ __forceinline__ float tf32_rna(float v) {
-    std::uint32_t r;
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(v));
-    return __uint_as_float(r);
+    return __uint_as_float((__float_as_uint(v) + 0x1000u) & ~0x1fffu);
 }
 
 __device__ __forceinline__ std::uint32_t shared_address(const void* p) {
@@ -146,13 +149,13 @@ __device__ __forceinline__ float staged_sample(const DeviceJob& job, std::int64_
     return load_bordered<In>(job, x, y, c);
 }
 
-// Stages channel c of input rows ys ... ys + rows - 1, columns xs ...
-// xs + kStagedColumns - 1, as hi and lo planes: a warp a row, its lanes
-// across, kRowsAtOnce rows' loads in flight. Returns whether this thread
-// met a sample that cannot be split (see kSplitLimit).
-template <int D, typename In, bool Exact>
-__device__ __forceinline__ bool stage(const DeviceJob& job, float* hi, float* lo, int c,
-                                      std::int64_t xs, std::int64_t ys, int rows) {
+// Stages rows [0, rows) of channel c from (xs, ys) on; see stage().
+// Inside: every staged sample lies in the image, so each is read straight,
+// with no test of its own (a tile's border tests, 64-bit, took 35 to 41
+// instructions a row of loads in the 2026-11-25 profile).
+template <int D, typename In, bool Exact, bool Inside>
+__device__ __forceinline__ bool stage_rows(const DeviceJob& job, float* hi, float* lo, int c,
+                                           std::int64_t xs, std::int64_t ys, int rows) {
     using G = Geometry<D>;
     constexpr int kPerLane = (G::kStagedColumns + 31) / 32;
     constexpr int kRowsAtOnce = 4;
@@ -160,7 +163,7 @@ __device__ __forceinline__ bool stage(const DeviceJob& job, float* hi, float* lo
     const int warp = static_cast<int>(threadIdx.x) >> 5;
     // Whether every staged column lies inside the image (the same for the
     // whole block): then a row's samples are read straight.
-    const bool inside_across = xs >= 0 && xs + G::kStagedColumns <= job.src_width;
+    const bool inside_across = Inside || (xs >= 0 && xs + G::kStagedColumns <= job.src_width);
     bool unsafe = false;
     for (int r0 = warp; r0 < rows; r0 += kRowsAtOnce * kWarps) {
         float v[kRowsAtOnce][kPerLane];
@@ -169,14 +172,15 @@ __device__ __forceinline__ bool stage(const DeviceJob& job, float* hi, float* lo
             const int r = r0 + n * kWarps;
             if (r >= rows) break;
             const std::int64_t y = ys + r;
-            const bool inside_down = y >= 0 && y < job.src_height;
-            const In* row = reinterpret_cast<const In*>(job.src + y * job.src_pitch);
+            const bool inside_down = Inside || (y >= 0 && y < job.src_height);
+            const In* row = reinterpret_cast<const In*>(job.src + y * job.src_pitch) +
+                            xs * job.channels + c;
 #pragma unroll
             for (int k = 0; k < kPerLane; ++k) {
                 const int col = lane + 32 * k;
                 if (col < G::kStagedColumns) {
                     v[n][k] = inside_across && inside_down
-                                  ? static_cast<float>(__ldg(row + (xs + col) * job.channels + c))
+                                  ? static_cast<float>(__ldg(row + col * job.channels))
                                   : staged_sample<In>(job, xs + col, y, c);
                 }
             }
@@ -202,6 +206,22 @@ __device__ __forceinline__ bool stage(const DeviceJob& job, float* hi, float* lo
         }
     }
     return unsafe;
+}
+
+// The staged tile of channel c: rows [0, rows) of staged columns from
+// (xs, ys) on, through the border policy where they leave the image, as hi
+// and lo planes: a warp a row, its lanes across, kRowsAtOnce rows' loads in
+// flight. Returns whether this thread met a sample that cannot be split
+// (see kSplitLimit).
+template <int D, typename In, bool Exact>
+__device__ __forceinline__ bool stage(const DeviceJob& job, float* hi, float* lo, int c,
+                                      std::int64_t xs, std::int64_t ys, int rows) {
+    using G = Geometry<D>;
+    // The same for the whole block, so no warp diverges.
+    const bool inside = xs >= 0 && xs + G::kStagedColumns <= job.src_width && ys >= 0 &&
+                        ys + rows <= job.src_height;
+    return inside ? stage_rows<D, In, Exact, true>(job, hi, lo, c, xs, ys, rows)
+                  : stage_rows<D, In, Exact, false>(job, hi, lo, c, xs, ys, rows);
 }
 
 // Two neighbouring outputs of one row, (x, y) and (x + 1, y), finished and
