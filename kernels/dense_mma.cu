@@ -467,13 +467,15 @@ bool dense_mma_take(const Job& job, bool other_paths_can_run) {
     }
     if (!other_paths_can_run) return true;
     // The crossover with the tile path, measured on the H100 at 4000x3000
-    // (docs/PERFORMANCE.md, 2026-11-25 03:00): gray f32 11x11 145 us on the
-    // tiles against 166 here, 13x13 234 against 179; u8 RGB 13x13 793
-    // against 657; gray u8 13x13 187 against 215, 15x15 267 against 223.
+    // (docs/PERFORMANCE.md, 2026-11-25 06:45), tiles against this path:
+    // gray f32 11x11 141 us against 145, 13x13 227 against 158; gray u8
+    // 11x11 146 against 152, 13x13 199 against 159; RGB u8 9x9 366 against
+    // 382, 11x11 534 against 418. Other depths and channel counts are not
+    // measured and take the gray f32 crossover.
     const Filter& f = job.params.filter;
     const int side = std::max(f.width, f.height);
-    const bool gray_u8 = job.src.depth == Depth::u8 && job.src.channels == 1;
-    return side >= (gray_u8 ? 15 : 13);
+    const bool colour_u8 = job.src.depth == Depth::u8 && job.src.channels > 1;
+    return side >= (colour_u8 ? 11 : 13);
 }
 
 void DenseMmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) {

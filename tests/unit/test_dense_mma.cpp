@@ -207,13 +207,21 @@ TEST_CASE("the tensor-core path: the measured crossover and CUDACONV_FAST_MMA", 
     gray_u8.src.depth = Depth::u8;
     Job rgb_u8 = gray_u8;
     rgb_u8.src.channels = 3;
+    Job small_rgb_u8 = small;
+    small_rgb_u8.src.depth = Depth::u8;
+    small_rgb_u8.src.channels = 3;
+    Job smaller_rgb_u8 = gray_f32(random_filter(9, 9, 1));
+    smaller_rgb_u8.src.depth = Depth::u8;
+    smaller_rgb_u8.src.channels = 3;
     {
         const ScopedEnv unset("CUDACONV_FAST_MMA", nullptr);
         CHECK_FALSE(dense_mma_take(small, true));
         CHECK(dense_mma_take(large, true));
-        // Gray u8 stays on the tiles at 13x13, RGB u8 does not.
-        CHECK_FALSE(dense_mma_take(gray_u8, true));
+        CHECK(dense_mma_take(gray_u8, true));
         CHECK(dense_mma_take(rgb_u8, true));
+        // Colour u8 from 11x11, the rest from 13x13.
+        CHECK(dense_mma_take(small_rgb_u8, true));
+        CHECK_FALSE(dense_mma_take(smaller_rgb_u8, true));
         CHECK(dense_mma_take(gray_f32(random_filter(15, 15, 1)), true));
         // Jobs fast's CUDA-core paths cannot run always go.
         CHECK(dense_mma_take(small, false));
