@@ -15,8 +15,8 @@ namespace cudaconv {
 
 // Fastest first, as measured on an H100 (docs/PERFORMANCE.md, 2026-11-23,
 // 4000x3000 images): fast for every filter up to 33x33 (ahead of fft there
-// since its tensor-core path, 2026-11-25: 31x31 gray f32 422 against 557 us,
-// RGB u8 1041 against 1318), the
+// since its tensor-core path, 2026-11-25 06:30: 31x31 gray f32 402 against
+// 560 us, RGB u8 932 against 1316), the
 // rank-1 variants next, then the tutorial ladder in its measured order
 // (smem ahead of smem-cached: 961 against 7190 us on 15x15 f32). A CUDA
 // variant is considered only when a device is present; cpu-ref, the
