@@ -117,24 +117,31 @@ std::int64_t power_of_two_at_least(std::int64_t n) {
     return p;
 }
 
+}  // namespace
+
 // Output rows a band: taller bands read fewer rows twice (a band reads
 // rows + Side - 1), shorter ones make more bands, and so more warps to
 // hide latency and a shorter tail. Measured on an H100 (2026-11-24,
 // docs/PERFORMANCE.md, 4000x3000) the best heights were about one band
-// per 12000 band-columns x rows of the image (RGB u8 3x3: 8; 5x5 and 7x7,
-// in bands half as wide: 16), but at least 2 (Side - 1) (gray u8 3x3: 4,
-// 5x5: 8; f32 7x7: 16), within 4...16. CUDACONV_STRIPS_ROWS overrides it,
-// for tuning sweeps without a rebuild.
-int band_rows(std::int64_t across, std::int64_t height, int side) {
+// per 12000 band-columns x rows of the image for u8 (RGB u8 3x3: 8; 5x5
+// and 7x7, in bands half as wide: 16), and per 24000 for f32 (2026-11-25
+// 08:25: gray f32 3x3 45.0-46.6 us in bands of 4 against 47.5-48.4 in
+// bands of 8), but at least 2 (Side - 1) (gray u8 3x3: 4, 5x5: 8; f32 5x5:
+// 8, 7x7: 16), within 4...16. CUDACONV_STRIPS_ROWS overrides it, for
+// tuning sweeps without a rebuild.
+int strips_band_rows(std::int64_t across, std::int64_t height, int side, bool float_samples) {
     const char* text = std::getenv("CUDACONV_STRIPS_ROWS");
     const int rows = text != nullptr ? std::atoi(text) : 0;
     if (rows > 0 && rows <= 4096) return rows;
-    const double per_band = static_cast<double>(across) * static_cast<double>(height) / 12000.0;
+    const double band_area = float_samples ? 24000.0 : 12000.0;
+    const double per_band = static_cast<double>(across) * static_cast<double>(height) / band_area;
     std::int64_t nearest = 4;
     while (nearest < 16 && nearest * 3 / 2 < per_band) nearest *= 2;  // the nearer power of 2
     return static_cast<int>(std::min<std::int64_t>(
         16, std::max(nearest, power_of_two_at_least(2 * (side - 1)))));
 }
+
+namespace {
 
 // Overridable so that a tuning build can time the conversion-instruction
 // finish beside it (scripts/gpu/sweep-fast.sh).
@@ -611,7 +618,8 @@ void launch_one(const DeviceJob& job, cudaStream_t stream) {
     const std::int64_t across = (row_samples + B::kOutputSamples - 1) / B::kOutputSamples;
     // Taller bands where the count would pass a 32-bit band index.
     constexpr std::int64_t kMostBands = std::int64_t{1} << 30;
-    std::int64_t rows = band_rows(across, job.src_height, Side);
+    std::int64_t rows =
+        strips_band_rows(across, job.src_height, Side, std::is_same_v<In, float>);
     rows = std::max(rows, (across * job.src_height + kMostBands - 1) / kMostBands);
     bands.rows = static_cast<int>(std::min<std::int64_t>(rows, job.src_height));
     bands.across = static_cast<int>(across);

@@ -18,6 +18,11 @@ namespace cudaconv {
 // and benchmarks reach the tile path for the same jobs.
 bool strips_take(const DeviceJob& job);
 
+// Output rows a band of the strip path, for `across` bands side by side
+// on an image `height` rows tall under a Side x Side filter, f32 or u8
+// samples: the measured rule in fast_strips.cu, or CUDACONV_STRIPS_ROWS.
+int strips_band_rows(std::int64_t across, std::int64_t height, int side, bool float_samples);
+
 // The integer path: on u8 input, a filter whose taps are all integers in
 // [-128, 127] (edge, laplacian, sobel, ...) is summed exactly in 32-bit
 // integers with DP4A, 4 taps an instruction, instead of in floats. Its

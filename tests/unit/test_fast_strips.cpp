@@ -101,4 +101,24 @@ TEST_CASE("fast's integer path: CUDACONV_FAST_STRIPS_DP4A=0 turns it off", "[str
     CHECK_FALSE(strips_dp4a_enabled());
 }
 
+// The band heights measured best on an H100 (kernels/fast_strips.cu,
+// docs/PERFORMANCE.md), for 4000x3000 images: `across` is the bands side by
+// side, a warp's output width apart (30 lanes of 16 bytes; of 8 bytes for
+// u8 under 5x5 and 7x7).
+TEST_CASE("fast's strip path: band heights as measured", "[strips]") {
+    const ScopedEnv unset("CUDACONV_STRIPS_ROWS", nullptr);
+    CHECK(strips_band_rows(34, 3000, 3, true) == 4);    // gray f32 3x3 (8 before 2026-11-25)
+    CHECK(strips_band_rows(34, 3000, 5, true) == 8);    // gray f32 5x5
+    CHECK(strips_band_rows(34, 3000, 7, true) == 16);   // gray f32 7x7
+    CHECK(strips_band_rows(100, 3000, 3, true) == 16);  // RGB f32 3x3
+    CHECK(strips_band_rows(25, 3000, 3, false) == 8);   // RGB u8 3x3
+    CHECK(strips_band_rows(9, 3000, 3, false) == 4);    // gray u8 3x3
+    CHECK(strips_band_rows(50, 3000, 5, false) == 16);  // RGB u8 5x5
+    // Small images keep the least, 4 rows (or 2 (Side - 1)).
+    CHECK(strips_band_rows(7, 585, 3, true) == 4);
+    CHECK(strips_band_rows(7, 585, 7, false) == 16);
+    const ScopedEnv rows("CUDACONV_STRIPS_ROWS", "6");
+    CHECK(strips_band_rows(34, 3000, 3, true) == 6);
+}
+
 }  // namespace cudaconv::test
