@@ -125,7 +125,7 @@ std::int64_t power_of_two_at_least(std::int64_t n) {
 // docs/PERFORMANCE.md, 4000x3000) the best heights were about one band
 // per 12000 band-columns x rows of the image for u8 (RGB u8 3x3: 8; 5x5
 // and 7x7, in bands half as wide: 16), and per 24000 for f32 (2026-11-25
-// 08:25: gray f32 3x3 45.0-46.6 us in bands of 4 against 47.5-48.4 in
+// 07:49: gray f32 3x3 45.0-46.6 us in bands of 4 against 47.5-48.4 in
 // bands of 8), but at least 2 (Side - 1) (gray u8 3x3: 4, 5x5: 8; f32 5x5:
 // 8, 7x7: 16), within 4...16. CUDACONV_STRIPS_ROWS overrides it, for
 // tuning sweeps without a rebuild.
