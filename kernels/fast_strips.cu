@@ -185,6 +185,20 @@ __device__ __forceinline__ int outside_column(BorderMode mode, int x, int width,
     }
 }
 
+// Where sample kk (0-based in the row, possibly outside it) of a row comes
+// from, through the border policy: its index in the row, or -1 for the
+// constant border. `near`: the row is wider than 5 vectors, so the closed
+// forms hold (see outside_column).
+template <int C>
+__device__ __forceinline__ int rebuilt_sample(const DeviceJob& job, int kk, bool near) {
+    const int width = static_cast<int>(job.src_width);
+    const int pixel = kk >= 0 ? kk / C : -((-kk + C - 1) / C);  // rounded down
+    const int channel = kk - pixel * C;
+    const int x = pixel >= 0 && pixel < width ? pixel
+                                              : outside_column(job.border, pixel, width, near);
+    return x < 0 ? -1 : x * C + channel;
+}
+
 // The S samples at k...k+S-1 of input row y, some of them outside the row,
 // through the border policy. Out of line: only lanes at the image's sides
 // take it, and the row loop stays small. In 32-bit arithmetic (strips_take
@@ -197,22 +211,36 @@ __device__ __noinline__ Vec rebuild_vector(const DeviceJob& job, std::int64_t k,
     constexpr int S = static_cast<int>(sizeof(Vec) / sizeof(In));
     alignas(16) In values[S];
     const In* row = reinterpret_cast<const In*>(job.src + y * job.src_pitch);
-    const int width = static_cast<int>(job.src_width);
     // Wider than 5 vectors: with width > S only, the lanes furthest right on
     // a gray image of S to 2 S pixels took wrap's x - width past the row
     // (into its padding, which initcheck saw; no output read it).
-    const bool near = width > 5 * S;
-    const int first = static_cast<int>(k);
+    const bool near = job.src_width > 5 * S;
 #pragma unroll
     for (int q = 0; q < S; ++q) {
-        const int kk = first + q;
-        const int pixel = kk >= 0 ? kk / C : -((-kk + C - 1) / C);  // rounded down
-        const int channel = kk - pixel * C;
-        const int x = pixel >= 0 && pixel < width ? pixel
-                                                  : outside_column(job.border, pixel, width, near);
-        values[q] = x < 0 ? constant : row[x * C + channel];
+        const int at = rebuilt_sample<C>(job, static_cast<int>(k) + q, near);
+        values[q] = at < 0 ? constant : row[at];
     }
     return *reinterpret_cast<const Vec*>(values);
+}
+
+// The same vector for float samples, copied into its slot a sample at a
+// time by cp.async, in the row's commit group: the lane goes on without
+// waiting for the loads. rebuild_vector's loads made the side bands' warps
+// wait a load's latency every row (f32 3x3: 6% of the instructions, 23% of
+// the stall samples; ncu, docs/PERFORMANCE.md 2026-11-25).
+template <int C, typename Vec>
+__device__ __noinline__ void rebuild_vector_async(const DeviceJob& job, std::int64_t k,
+                                                  std::int64_t y, float constant, Vec* slot) {
+    constexpr int S = static_cast<int>(sizeof(Vec) / sizeof(float));
+    const float* row = reinterpret_cast<const float*>(job.src + y * job.src_pitch);
+    float* into = reinterpret_cast<float*>(slot);
+    const bool near = job.src_width > 5 * S;
+#pragma unroll
+    for (int q = 0; q < S; ++q) {
+        const int at = rebuilt_sample<C>(job, static_cast<int>(k) + q, near);
+        if (at < 0) into[q] = constant;
+        else __pipeline_memcpy_async(into + q, row + at, sizeof(float));
+    }
 }
 
 // Row y through the border policy. Out of line: only rows above or below
@@ -488,7 +516,11 @@ __global__ void __launch_bounds__(kThreads, Integer ? CUDACONV_STRIPS_INT_MIN_BL
             } else if (inside) {
                 __pipeline_memcpy_async(slot, column + y * job.src_pitch, sizeof(Vec));
             } else if (rebuilt) {
-                *slot = rebuild_vector<In, C, Vec>(job, k, y, constant);
+                if constexpr (std::is_same_v<In, float>) {
+                    rebuild_vector_async<C>(job, k, y, constant, slot);
+                } else {
+                    *slot = rebuild_vector<In, C, Vec>(job, k, y, constant);
+                }
             } else {
                 *slot = zero_vector<Vec>();
             }
