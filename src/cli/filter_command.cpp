@@ -180,16 +180,17 @@ public:
         // decoding, the header's size tells; the channels are taken as 3.
         // Once the warm-up has started, CUDA is paid for: the rule then stays
         // out, whatever the decoded image turns out to be.
-        if (params_ && work.size() == 1) {
+        // A CPU variant's output is made while the image decodes. The header
+        // is read only where it serves one of the two.
+        const bool cpu_requested = requested_ && !requested_->uses_cuda();
+        if (params_ && work.size() == 1 && (!requested_ || cpu_requested)) {
             const detail::FormatProbe header = claimed_header(plan_[work.front()].source.path);
             const std::int64_t pixels = header.width * header.height;
             one_image_cpu_ =
                 !requested_ && pixels > 0 &&
                 cpu_ms_before_cuda_starts(pixels * 3, params_->filter.taps.size(),
                                           cpu_threads(), filter_runs());
-            if (one_image_cpu_ || (requested_ && !requested_->uses_cuda())) {
-                prefault_output(header);
-            }
+            if (one_image_cpu_ || cpu_requested) prefault_output(header);
         }
         if (may_use_cuda() && !work.empty() && !one_image_cpu_) warmup_.start();
         // One image: its PNG is compressed on every core, which are idle

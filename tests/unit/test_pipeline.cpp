@@ -148,10 +148,6 @@ TEST_CASE("encodes get one thread while images remain, the idle workers' at the 
     }
 }
 
-}  // namespace cudaconv
-
-namespace cudaconv {
-
 // prepare_for_gpu (the batch's copy into page-locked slots) runs once on
 // every image bound for the GPU thread, before that thread filters it, and
 // never on the workers' images; a failure there is that image's, and the
