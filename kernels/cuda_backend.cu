@@ -4,6 +4,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include "kernels/cuda_check.hpp"
 #include "kernels/cuda_resources.hpp"
 #include "kernels/png_deflate.hpp"
+#include "kernels/stream_hold.hpp"
 
 namespace cudaconv {
 namespace {
@@ -269,12 +271,23 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     prepare(job, dj, stream.get());
     try {
         const Event start, stop;
+        std::optional<StreamHold> hold;
+        if (options.hold_timed_launches) hold.emplace();
         for (int i = 0; i < launch_count; ++i) {
+            const bool held = hold && i > 0;
+            if (held) hold->hold(stream.get());
             CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
             launch(launches[static_cast<std::size_t>(i) % copies], stream.get());
             CUDA_CHECK_LAUNCH();
             CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
+            if (held) hold->release();
             CUDA_CHECK(cudaEventSynchronize(stop.get()));
+            if (held && hold->timed_out()) {
+                throw CudaError(fmt::format(
+                    "{}: a launch waited on the device while its stream was held for timing; "
+                    "time it with --timing launch",
+                    name()));
+            }
             if (i >= options.warmup) timings.filter_ms.push_back(elapsed_ms(start, stop));
         }
     } catch (...) {

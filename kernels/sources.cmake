@@ -2,6 +2,7 @@ set(CUDACONV_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/device_info.cu
   ${CMAKE_CURRENT_LIST_DIR}/cuda_backend.cu
   ${CMAKE_CURRENT_LIST_DIR}/copy_bandwidth.cu
+  ${CMAKE_CURRENT_LIST_DIR}/stream_hold.cu
   ${CMAKE_CURRENT_LIST_DIR}/png_deflate.cu
   ${CMAKE_CURRENT_LIST_DIR}/naive.cu
   ${CMAKE_CURRENT_LIST_DIR}/cmem.cu

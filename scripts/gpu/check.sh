@@ -87,10 +87,20 @@ step bench-rgb "$bin/cudaconv" bench --size 4000x3000x3 --depth u8 -f edge,gauss
   -k "$cuda_variants" --json "$out/bench-rgb.json"
 step bench-gray "$bin/cudaconv" bench --size 4000x3000x1 --depth f32 \
   -f random:3,random:5,random:7,random:15,random:31 -k "$cuda_variants" --json "$out/bench-gray.json"
+# The same target jobs timed as the peer program times NPP (events around
+# each launch as the host submits it), for the side-by-side with npp_bench.
+step bench-launch-timing "$bin/cudaconv" bench --size 4000x3000x3,4000x3000x1 --depth u8,f32 \
+  -f edge,random:3,random:5,random:7,random:15,random:31,gaussian:sigma=5 -k fast,fast-separable \
+  --timing launch --json "$out/bench-launch-timing.json"
 if [[ -f $bin/peers/npp_bench.cu ]]; then
-  step npp-build "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" -O3 -std=c++17 -arch=sm_90 "$bin/peers/npp_bench.cu" -o "$out/npp_bench" \
+  nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  step npp-build "$nvcc" -O3 -std=c++17 -arch=sm_90 "$bin/peers/npp_bench.cu" -o "$out/npp_bench" \
     -lnppif -lnppisu -lnppc
   step npp "$out/npp_bench"
+  # The peer program again, timed as bench --timing device times ours.
+  step npp-held-build "$nvcc" -O3 -std=c++17 -arch=sm_90 -I. -I"$bin/peers" scripts/gpu/npp_held.cu \
+    kernels/stream_hold.cu -o "$out/npp_held" -lnppif -lnppisu -lnppc
+  step npp-held "$out/npp_held"
 fi
 
 echo "== GPU"; cat "$out/gpu.txt"
@@ -100,7 +110,9 @@ echo "== sanitizers"; for t in memcheck racecheck initcheck synccheck; do
 echo "== timing, 4000x3000 RGB u8, edge 3x3"; cat "$timing"
 echo "== bench (4000x3000 RGB u8)"; sed -n '/median/,$p' "$out/bench-rgb.log" | head -60
 echo "== bench (4000x3000 gray f32)"; sed -n '/median/,$p' "$out/bench-gray.log" | head -80
-echo "== NPP"; cat "$out/npp.log" 2>/dev/null
+echo "== bench, fast's target jobs, --timing launch"; sed -n '/median/,$p' "$out/bench-launch-timing.log" | head -60
+echo "== NPP (the peer's own timing: host launch latency included)"; cat "$out/npp.log" 2>/dev/null
+echo "== NPP (held, as bench --timing device)"; cat "$out/npp-held.log" 2>/dev/null
 echo "== failures"; grep -h -A8 "FAILED" "$out"/unit-tests.log "$out"/cli-tests.log | head -60
 echo "== summary"; printf '%s\n' "${summary[@]}"
 tar czf "$final/gpu-logs.tgz" -C "$out" .

@@ -68,6 +68,11 @@ void print_header(std::FILE* out, const BenchReport& report) {
     if (c.rotate_bytes > 0) {
         how += fmt::format("; CUDA inputs rotated over {} MiB (2x L2)", c.rotate_bytes >> 20);
     }
+    if (c.cuda_wanted) {
+        how += c.device_timing
+                   ? "; CUDA times the device's alone (launches queued behind a held stream)"
+                   : "; CUDA times include the host's launch latency (--timing launch)";
+    }
     how += fmt::format("; CPU rows stop repeating after {:g} s", c.cpu_budget_s);
     how += fmt::format("; border {}; ", border_name(c.border));
     how += c.verify ? "every output verified" : "outputs NOT verified (--no-verify)";
@@ -228,6 +233,7 @@ nlohmann::ordered_json bench_json(const BenchReport& report) {
         {"repeat", c.repeat},
         {"cpu_budget_s", c.cpu_budget_s},
         {"verify", c.verify},
+        {"timing", c.device_timing ? "device" : "launch"},
         {"border", border_name(c.border)},
         {"seeds", {{"image", kBenchImageSeed}, {"filter", kBenchFilterSeed}}},
     };

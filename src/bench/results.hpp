@@ -63,6 +63,7 @@ struct BenchContext {
     int warmup = 0;
     int repeat = 0;
     bool verify = true;
+    bool device_timing = true;  // BenchPlan::device_timing
     BorderMode border = BorderMode::reflect101;
     double cpu_budget_s = 0.0;
 };

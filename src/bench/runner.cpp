@@ -43,6 +43,7 @@ BenchContext make_context(const BenchPlan& plan) {
     c.warmup = plan.warmup;
     c.repeat = plan.repeat;
     c.verify = plan.verify;
+    c.device_timing = plan.device_timing;
     c.border = plan.border;
     c.cpu_budget_s = plan.cpu_budget_s;
     c.cuda_wanted = std::any_of(plan.variants.begin(), plan.variants.end(),
@@ -202,7 +203,8 @@ void run_case(const BenchPlan& plan, BenchReport& report, const cv::Mat& src,
             continue;
         }
         poison(dst);
-        const RunOptions options{plan.warmup, plan.repeat, report.context.rotate_bytes};
+        RunOptions options{plan.warmup, plan.repeat, report.context.rotate_bytes};
+        options.hold_timed_launches = plan.device_timing;
         RunTimings timings;
         try {
             timings = variant.uses_cuda() ? variant.run(job, options)

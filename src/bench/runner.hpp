@@ -28,6 +28,10 @@ struct BenchPlan {
     int warmup = 3;
     int repeat = 20;
     bool verify = true;
+    // CUDA rows: the device's time alone (RunOptions::hold_timed_launches),
+    // or events around each launch as the host submits it, the host's launch
+    // latency included (how ../shared/peers/npp_bench.cu times NPP).
+    bool device_timing = true;
     double cpu_budget_s = kCpuRowBudgetSeconds;
 };
 

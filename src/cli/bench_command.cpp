@@ -54,6 +54,7 @@ BenchPlan make_plan(const BenchOptions& o) {
     plan.warmup = o.warmup;
     plan.repeat = o.repeat;
     plan.verify = !o.no_verify;
+    plan.device_timing = o.timing == "device";
     return plan;
 }
 
@@ -76,6 +77,13 @@ void add_bench_options(CLI::App& app, BenchOptions& o) {
         ->capture_default_str();
     app.add_option("--repeat", o.repeat, "Timed runs; the median is shown")
         ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--timing", o.timing,
+                   "CUDA rows: device (each timed launch queued behind a kernel that holds the "
+                   "stream until the host has queued it: the device's time alone; a row's "
+                   "first launch, which may load kernels, is never held) or launch (events "
+                   "around each launch as the host submits it, its latency included)")
+        ->check(CLI::IsMember({"device", "launch"}))
         ->capture_default_str();
     app.add_option("--csv", o.csv_path, "Write one CSV row per result to FILE (- for stdout)");
     app.add_option("--json", o.json_path, "Write the results as JSON to FILE (- for stdout)");

@@ -21,6 +21,7 @@ struct BenchOptions {
     std::string csv_path;
     std::string json_path;
     bool no_verify = false;
+    std::string timing = "device";
 };
 
 void add_bench_options(CLI::App& app, BenchOptions& options);

@@ -43,6 +43,12 @@ struct RunOptions {
     // CUDA variants: compress the output for a PNG on the device and return
     // that instead (nullptr: download the pixels). CPU variants ignore it.
     PngRowsRequest* png_rows = nullptr;
+    // CUDA variants: queue each timed run after the first launch behind a
+    // kernel that holds the stream until the host has queued it
+    // (kernels/stream_hold.hpp), so that its time is the device's alone.
+    // The first launch of a run is never held: it may load kernels and
+    // build plans, which wait on the device. CPU variants ignore it.
+    bool hold_timed_launches = false;
 };
 
 // What a run measured, in milliseconds. CUDA variants time with events;

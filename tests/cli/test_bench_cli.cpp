@@ -75,6 +75,7 @@ TEST_CASE("bench with cpu-ref times, verifies and writes CSV and JSON", "[cli][b
     CHECK(json["context"]["repeat"] == 2);
     CHECK(json["context"]["verify"] == true);
     CHECK(json["context"]["border"] == "reflect101");
+    CHECK(json["context"]["timing"] == "device");
     const auto& results = json["results"];
     REQUIRE(results.size() == 12);
     for (const auto& row : results) {
@@ -135,6 +136,18 @@ TEST_CASE("bench --no-verify labels times unverified", "[cli][bench]") {
     CHECK_THAT(r.err, Catch::Contains("outputs NOT verified"));
 }
 
+TEST_CASE("bench --timing launch is said in the table's header and the JSON", "[cli][bench]") {
+    const auto r = run_cudaconv({"bench", "--size", "8x8", "-f", "edge", "-k", "cpu-ref,naive",
+                                 "--warmup", "0", "--repeat", "1", "--timing", "launch",
+                                 "--json", "-", "-q"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(nlohmann::json::parse(r.out)["context"]["timing"] == "launch");
+    // With a CUDA variant selected the header says how CUDA rows are timed,
+    // whether or not a device is there to run them.
+    CHECK_THAT(r.err, Catch::Contains("CUDA times include the host's launch latency"));
+}
+
 TEST_CASE("bench usage errors exit 2 with one line", "[cli][bench][errors]") {
     TempDir dir;
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
@@ -146,6 +159,7 @@ TEST_CASE("bench usage errors exit 2 with one line", "[cli][bench][errors]") {
         {{"--depth", "f64"}, "--depth \"f64\""},
         {{"--border", "sideways"}, "--border \"sideways\""},
         {{"--repeat", "0"}, "--repeat"},
+        {{"--timing", "sometimes"}, "--timing"},
         {{"--csv", "-", "--json", "-"}, "both write to stdout"},
         {{"--json", "no/such/folder/b.json"}, "the folder no/such/folder does not exist"},
         {{"--csv", sample("camera.png") + "/b.csv"}, "camera.png is a file, not a folder"},
