@@ -217,6 +217,12 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     CUDA_CHECK(cudaMemcpyAsync(d_taps.get(), taps.data(), taps.size() * sizeof(float),
                                cudaMemcpyHostToDevice, stream.get()));
     CUDA_CHECK(cudaEventRecord(up_stop.get(), stream.get()));
+    // The rows' padding, which the copy leaves alone (DeviceJob::src_pitch).
+    if (src_row > job.src.packed_row_bytes()) {
+        CUDA_CHECK(cudaMemset2DAsync(d_src.get() + job.src.packed_row_bytes(), src_row, 0,
+                                     src_row - job.src.packed_row_bytes(),
+                                     static_cast<std::size_t>(job.src.height), stream.get()));
+    }
     // Poison the output: a sample no kernel writes shows up in the tests
     // (0xFF bytes are 255, 65535 or NaN).
     CUDA_CHECK(cudaMemsetAsync(d_dst.get(), 0xFF, dst_bytes, stream.get()));

@@ -13,7 +13,10 @@ struct DeviceJob {
     const std::byte* src = nullptr;  // interleaved, in the input's depth
     std::byte* dst = nullptr;        // interleaved, in the output's depth
     const float* taps = nullptr;     // filter_height rows of filter_width, in global memory
-    std::int64_t src_width = 0, src_height = 0, src_pitch = 0;  // pitch in bytes
+    // Pitch in bytes, a multiple of 16; the bytes between a row's end and
+    // its pitch are initialised (zero), so that a kernel may copy the
+    // 16-byte vector that holds a row's last samples whole.
+    std::int64_t src_width = 0, src_height = 0, src_pitch = 0;
     std::int64_t dst_width = 0, dst_height = 0, dst_pitch = 0;
     int channels = 1;
     int filtered_channels = 1;  // the rest (alpha) is copied

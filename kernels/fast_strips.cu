@@ -243,6 +243,44 @@ __device__ __noinline__ void rebuild_vector_async(const DeviceJob& job, std::int
     }
 }
 
+// u8 lanes at the row's ends under a border that reflects or repeats the
+// row's own samples take them from the ring row the warp's other lanes
+// copied, once it is in: ring_sources holds, for each of the lane's S
+// samples, its index in the ring row (lane l's vector at l * S ...), or
+// kRingConstant for the constant border. Against rebuild_vector this costs
+// no global loads that the warp waits for and no border arithmetic a row
+// (4000x3000 RGB u8 edge 44.8 -> 36.4 us; docs/PERFORMANCE.md 2026-11-25).
+constexpr std::uint16_t kRingConstant = 0xffff;
+template <typename In, typename Vec>
+__device__ __noinline__ void rebuild_from_ring(Vec* ring_row, const std::uint16_t* ring_sources,
+                                               In constant, int lane) {
+    constexpr int S = static_cast<int>(sizeof(Vec) / sizeof(In));
+    const In* samples = reinterpret_cast<const In*>(ring_row);
+    unsigned int words[sizeof(Vec) / 4];
+#pragma unroll
+    for (int w = 0; w < static_cast<int>(sizeof(Vec) / 4); ++w) {
+        if constexpr (sizeof(In) == 1) {
+            unsigned int b[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const std::uint16_t at = ring_sources[4 * w + i];
+                b[i] = at == kRingConstant ? constant : samples[at];
+            }
+            words[w] = __byte_perm(__byte_perm(b[0], b[1], 0x0040), __byte_perm(b[2], b[3], 0x0040),
+                                   0x5410);
+        } else {
+            const std::uint16_t at = ring_sources[w];
+            words[w] = __float_as_uint(at == kRingConstant ? constant : samples[at]);
+        }
+    }
+    static_assert(S == static_cast<int>(sizeof(Vec) / sizeof(In)), "");
+    if constexpr (sizeof(Vec) == 16) {
+        ring_row[lane] = make_uint4(words[0], words[1], words[2], words[3]);
+    } else {
+        ring_row[lane] = make_uint2(words[0], words[1]);
+    }
+}
+
 // Row y through the border policy. Out of line: only rows above or below
 // the image take it. Inlined at every row of the loop, its 64-bit modulo
 // arithmetic made most of the loop's code.
@@ -488,6 +526,48 @@ __global__ void __launch_bounds__(kThreads, Integer ? CUDACONV_STRIPS_INT_MIN_BL
              : job.out_depth == Depth::f32);
     const In constant = static_cast<In>(job.border_value);
 
+    // Ring row r of this warp: input row y0 - Side/2 + r, a vector a lane.
+    constexpr int kAhead = B::kAhead;
+    static_assert((kAhead & (kAhead - 1)) == 0, "a ring of a power of two rows");
+    __shared__ Vec ring[kWarpsPerBlock][kAhead][32];
+    Vec(*my_ring)[32] = ring[threadIdx.x / 32];
+
+    // On u8, a lane at the row's ends takes its samples from the ring row
+    // (rebuild_from_ring) where every one of them lies in the row and
+    // within the warp's 32 vectors: reflect101, reflect and replicate on
+    // rows wider than the filter's reach, and the constant border. Where
+    // some lane's do not (wrap, narrow rows), the warp's lanes at the
+    // row's ends rebuild from global memory. The lane that holds the row's
+    // last samples and some past it copies its whole vector first: the
+    // bytes past the row, up to its pitch, are initialised (DeviceJob).
+    // Only where it measured faster (2026-11-25, docs/PERFORMANCE.md): u8
+    // in 16-byte vectors (3x3). f32 lanes copy their samples by cp.async
+    // (rebuild_vector_async), 1-3% faster there than the ring, and u8 in
+    // 8-byte vectors (5x5, 7x7) lost 1-4% to it.
+    constexpr bool kRingRebuild = sizeof(In) == 1 && VB == 16;
+    constexpr int kSourceLanes = kRingRebuild ? 32 : 1;
+    __shared__ std::uint16_t ring_sources[kWarpsPerBlock][kSourceLanes][S];
+    std::uint16_t* my_sources = ring_sources[threadIdx.x / 32][kRingRebuild ? lane : 0];
+    const bool partial = k < row_samples && k + S > row_samples;
+    bool sources_in_ring = true;
+    if (kRingRebuild && rebuilt) {
+        const bool near = job.src_width > 5 * S;
+        const std::int64_t lane0 = k - static_cast<std::int64_t>(lane) * S;  // ring row's sample 0
+        for (int q = 0; q < S; ++q) {
+            const int at = rebuilt_sample<C>(job, static_cast<int>(k) + q, near);
+            const std::int64_t in_ring = at - lane0;
+            if (at < 0) {
+                my_sources[q] = kRingConstant;
+            } else if (in_ring >= 0 && in_ring < 32 * S) {
+                my_sources[q] = static_cast<std::uint16_t>(in_ring);
+            } else {
+                sources_in_ring = false;
+            }
+        }
+    }
+    const bool from_ring = kRingRebuild && __all_sync(0xffffffffu, sources_in_ring) && rebuilt;
+    const bool warp_from_ring = kRingRebuild && __any_sync(0xffffffffu, from_ring);
+
     Sum acc[Side][S];
 #pragma unroll
     for (int slot = 0; slot < Side; ++slot) {
@@ -499,22 +579,20 @@ __global__ void __launch_bounds__(kThreads, Integer ? CUDACONV_STRIPS_INT_MIN_BL
     auto row_of = [&](int r) {  // input row y0 - Side/2 + r through the border policy (uniform)
         return image_row(job, y0 - Side / 2 + r);
     };
-    // The warp's ring of kAhead input rows in shared memory, a vector a
-    // lane. Row r goes to slot r % kAhead through cp.async, kAhead rows
-    // before it is used: the copies in flight hold no registers. (A ring of
-    // registers turned by moves did not work: a move waits for its load.)
-    constexpr int kAhead = B::kAhead;
-    static_assert((kAhead & (kAhead - 1)) == 0, "a ring of a power of two rows");
-    __shared__ Vec ring[kWarpsPerBlock][kAhead][32];
-    Vec(*my_ring)[32] = ring[threadIdx.x / 32];
+    // The warp's ring of kAhead input rows in shared memory (my_ring): row
+    // r goes to slot r % kAhead through cp.async, kAhead rows before it is
+    // used, so the copies in flight hold no registers. (A ring of registers
+    // turned by moves did not work: a move waits for its load.)
     auto issue = [&](int r) {  // row r's vector to its slot; a commit group each row, even empty
         if (r < in_rows) {
             Vec* slot = &my_ring[r & (kAhead - 1)][lane];
             const std::int64_t y = row_of(r);
             if (y == kBorderConstant) {
                 *slot = splat_vector<Vec>(constant);
-            } else if (inside) {
+            } else if (inside || (from_ring && partial)) {
                 __pipeline_memcpy_async(slot, column + y * job.src_pitch, sizeof(Vec));
+            } else if (from_ring) {
+                // Filled from the ring row once it is in (rebuild_from_ring).
             } else if (rebuilt) {
                 if constexpr (std::is_same_v<In, float>) {
                     rebuild_vector_async<C>(job, k, y, constant, slot);
@@ -542,6 +620,14 @@ __global__ void __launch_bounds__(kThreads, Integer ? CUDACONV_STRIPS_INT_MIN_BL
         // pending; the other lanes' copies are seen after the warp's sync.
         __pipeline_wait_prior(kAhead - 1);
         __syncwarp();
+        if (warp_from_ring) {  // uniform: a warp at the image's left or right side
+            // The partial lane first: lanes past it may read its samples.
+            Vec* ring_row = my_ring[r & (kAhead - 1)];
+            if (from_ring && partial) rebuild_from_ring<In>(ring_row, my_sources, constant, lane);
+            __syncwarp();
+            if (from_ring && !partial) rebuild_from_ring<In>(ring_row, my_sources, constant, lane);
+            __syncwarp();
+        }
         const Vec* row = my_ring[r & (kAhead - 1)];
         const Vec mine = row[lane];
 
