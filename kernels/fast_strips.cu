@@ -75,6 +75,13 @@ constexpr int kThreads = 32 * kWarpsPerBlock;
 #ifndef CUDACONV_STRIPS_INT_MIN_BLOCKS
 #define CUDACONV_STRIPS_INT_MIN_BLOCKS 4
 #endif
+// u8 3x3 (float and integer paths) fits 5 blocks without spilling (96
+// registers), and the fifth block made RGB u8 edge 4% faster and gray u8
+// edge 7% (2026-11-25, docs/PERFORMANCE.md). f32 3x3 and gray f32 5x5 fit
+// 8 blocks in 64 registers without spilling, but were no faster for it.
+#ifndef CUDACONV_STRIPS_U8_3X3_MIN_BLOCKS
+#define CUDACONV_STRIPS_U8_3X3_MIN_BLOCKS 5
+#endif
 
 template <int Side, int C, typename In, int VB>
 struct Band {
@@ -486,10 +493,17 @@ __device__ __forceinline__ int2 band_at(int i, int across, int down) {
     return make_int2(1 + j % inner, j / inner);
 }
 
+// Blocks an SM at least for each kernel (__launch_bounds__), which caps its
+// registers.
+template <int Side, typename In, bool Integer>
+constexpr int strips_min_blocks() {
+    if constexpr (sizeof(In) == 1 && Side == 3) return CUDACONV_STRIPS_U8_3X3_MIN_BLOCKS;
+    return Integer ? CUDACONV_STRIPS_INT_MIN_BLOCKS : CUDACONV_STRIPS_MIN_BLOCKS;
+}
+
 // Integer: the integer path (u8 input, integer taps; see dp4a_u8_s8).
 template <int Side, int C, typename In, int VB, bool Integer>
-__global__ void __launch_bounds__(kThreads, Integer ? CUDACONV_STRIPS_INT_MIN_BLOCKS
-                                                   : CUDACONV_STRIPS_MIN_BLOCKS)
+__global__ void __launch_bounds__(kThreads, strips_min_blocks<Side, In, Integer>())
     strips_kernel(const __grid_constant__ DeviceJob job, BandGrid bands) {
     static_assert(!Integer || sizeof(In) == 1, "the integer path reads u8 samples");
     using Sum = std::conditional_t<Integer, int, float>;
@@ -544,7 +558,7 @@ __global__ void __launch_bounds__(kThreads, Integer ? CUDACONV_STRIPS_INT_MIN_BL
     // in 16-byte vectors (3x3). f32 lanes copy their samples by cp.async
     // (rebuild_vector_async), 1-3% faster there than the ring, and u8 in
     // 8-byte vectors (5x5, 7x7) lost 1-4% to it.
-    constexpr bool kRingRebuild = sizeof(In) == 1 && VB == 16;
+    constexpr bool kRingRebuild = sizeof(In) == 1 && Side == 3;
     constexpr int kSourceLanes = kRingRebuild ? 32 : 1;
     __shared__ std::uint16_t ring_sources[kWarpsPerBlock][kSourceLanes][S];
     std::uint16_t* my_sources = ring_sources[threadIdx.x / 32][kRingRebuild ? lane : 0];
