@@ -80,28 +80,16 @@ PY
 done
 rm -f "$out"/edge-*.png
 
-# Issue 5's targets: `cudaconv bench` (every output verified) on the target
-# jobs, with NPP timed in the same call (../shared/peers, carried by build.sh).
+# Every CUDA variant on issue 5's target jobs, the ladder from naive up
+# (`cudaconv bench`, every output verified).
 cuda_variants=$("$bin/cudaconv" list kernels | awk '$2 == "CUDA" {print $1}' | paste -sd,)
 step bench-rgb "$bin/cudaconv" bench --size 4000x3000x3 --depth u8 -f edge,gaussian:5,gaussian:sigma=5 \
   -k "$cuda_variants" --json "$out/bench-rgb.json"
 step bench-gray "$bin/cudaconv" bench --size 4000x3000x1 --depth f32 \
   -f random:3,random:5,random:7,random:15,random:31 -k "$cuda_variants" --json "$out/bench-gray.json"
-# The same target jobs timed as the peer program times NPP (events around
-# each launch as the host submits it), for the side-by-side with npp_bench.
-step bench-launch-timing "$bin/cudaconv" bench --size 4000x3000x3,4000x3000x1 --depth u8,f32 \
-  -f edge,random:3,random:5,random:7,random:15,random:31,gaussian:sigma=5 -k fast,fast-separable \
-  --timing launch --json "$out/bench-launch-timing.json"
-if [[ -f $bin/peers/npp_bench.cu ]]; then
-  nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-  step npp-build "$nvcc" -O3 -std=c++17 -arch=sm_90 "$bin/peers/npp_bench.cu" -o "$out/npp_bench" \
-    -lnppif -lnppisu -lnppc
-  step npp "$out/npp_bench"
-  # The peer program again, timed as bench --timing device times ours.
-  step npp-held-build "$nvcc" -O3 -std=c++17 -arch=sm_90 -I. -I"$bin/peers" scripts/gpu/npp_held.cu \
-    kernels/stream_hold.cu -o "$out/npp_held" -lnppif -lnppisu -lnppc
-  step npp-held "$out/npp_held"
-fi
+# Issue 5's target jobs on fast both ways bench --timing offers, and NPP
+# both ways, side by side (scripts/gpu/targets.sh; its archive joins $final).
+step targets env OUT="$final" scripts/gpu/targets.sh
 
 echo "== GPU"; cat "$out/gpu.txt"
 echo "== unit tests (GPU part)"; grep -E "passed|failed|not supported|SKIPPED|test cases" "$out/unit-tests.log" | tail -40
@@ -110,9 +98,7 @@ echo "== sanitizers"; for t in memcheck racecheck initcheck synccheck; do
 echo "== timing, 4000x3000 RGB u8, edge 3x3"; cat "$timing"
 echo "== bench (4000x3000 RGB u8)"; sed -n '/median/,$p' "$out/bench-rgb.log" | head -60
 echo "== bench (4000x3000 gray f32)"; sed -n '/median/,$p' "$out/bench-gray.log" | head -80
-echo "== bench, fast's target jobs, --timing launch"; sed -n '/median/,$p' "$out/bench-launch-timing.log" | head -60
-echo "== NPP (the peer's own timing: host launch latency included)"; cat "$out/npp.log" 2>/dev/null
-echo "== NPP (held, as bench --timing device)"; cat "$out/npp-held.log" 2>/dev/null
+echo "== issue 5's targets, both timings, NPP beside them"; sed -n '/^==== /,$p' "$out/targets.log"
 echo "== failures"; grep -h -A8 "FAILED" "$out"/unit-tests.log "$out"/cli-tests.log | head -60
 echo "== summary"; printf '%s\n' "${summary[@]}"
 tar czf "$final/gpu-logs.tgz" -C "$out" .

@@ -68,7 +68,7 @@ void print_header(std::FILE* out, const BenchReport& report) {
     if (c.rotate_bytes > 0) {
         how += fmt::format("; CUDA inputs rotated over {} MiB (2x L2)", c.rotate_bytes >> 20);
     }
-    if (c.cuda_wanted) {
+    if (c.cuda_wanted && !c.device_name.empty()) {  // CUDA rows were timed
         how += c.device_timing
                    ? "; CUDA times the device's alone (launches queued behind a held stream)"
                    : "; CUDA times include the host's launch latency (--timing launch)";

@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <stdexcept>
@@ -13,6 +15,7 @@
 
 #include "bench/cases.hpp"
 #include "bench/random_data.hpp"
+#include "bench/report.hpp"
 #include "bench/reference.hpp"
 #include "bench/runner.hpp"
 #include "bench/tolerance.hpp"
@@ -374,6 +377,39 @@ TEST_CASE("rotated CUDA runs stay correct; the copy bandwidth is measured", "[be
             CHECK(v.ok);
         }
     }
+}
+
+// The header says how CUDA rows were timed where some were: a report as a
+// device would leave it, printed to memory.
+TEST_CASE("the bench header says how CUDA rows were timed, where a device timed them",
+          "[bench]") {
+    const auto header = [](const BenchContext& context) {
+        BenchReport report;
+        report.context = context;
+        char* text = nullptr;
+        std::size_t size = 0;
+        std::FILE* stream = open_memstream(&text, &size);
+        REQUIRE(stream != nullptr);
+        print_bench_tables(stream, report);
+        std::fclose(stream);
+        std::string printed(text, size);
+        std::free(text);
+        return printed;
+    };
+    BenchContext context;
+    context.cuda_wanted = true;
+    context.device_name = "NVIDIA H100 80GB HBM3";
+    context.device_timing = true;
+    CHECK_THAT(header(context),
+               Catch::Contains("CUDA times the device's alone (launches queued behind a held stream)"));
+    context.device_timing = false;
+    CHECK_THAT(header(context),
+               Catch::Contains("CUDA times include the host's launch latency (--timing launch)"));
+    context.device_name.clear();  // no device: no CUDA row was timed
+    CHECK_THAT(header(context), !Catch::Contains("CUDA times"));
+    context.cuda_wanted = false;
+    context.device_name = "NVIDIA H100 80GB HBM3";
+    CHECK_THAT(header(context), !Catch::Contains("CUDA times"));
 }
 
 }  // namespace cudaconv
