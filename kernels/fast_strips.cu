@@ -106,6 +106,7 @@ struct BandGrid {
     int across = 0;
     int count = 0;
     int rows = 0;               // output rows a band
+    bool sides_first = true;    // band_at's order (CUDACONV_STRIPS_SIDES_FIRST=0: row by row)
     bool magic_finish = false;  // store_samples_magic (vector_store.cuh) is exact for this job
     // Integer sums that are the outputs as they are (scale 1, delta 0): only
     // clamped, with no float finish.
@@ -485,7 +486,8 @@ __device__ __forceinline__ void store_row_fast(const DeviceJob& job, std::int64_
 // bands take longest (their outer lanes rebuild vectors through the border
 // policy with loads that wait, a row at a time), and begun first they
 // overlap the others instead of finishing last.
-__device__ __forceinline__ int2 band_at(int i, int across, int down) {
+__device__ __forceinline__ int2 band_at(int i, int across, int down, bool sides_first) {
+    if (!sides_first) return make_int2(i % across, i / across);
     const int sides = across >= 2 ? 2 : 1;
     if (i < sides * down) return make_int2(i < down ? 0 : across - 1, i < down ? i : i - down);
     const int j = i - sides * down;
@@ -519,7 +521,7 @@ __global__ void __launch_bounds__(kThreads, strips_min_blocks<Side, In, Integer>
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const std::int64_t row_samples = job.src_width * C;
     // This lane's vector: samples k ... k + S - 1 of every row it reads.
-    const int2 at = band_at(band, bands.across, bands.count / bands.across);
+    const int2 at = band_at(band, bands.across, bands.count / bands.across, bands.sides_first);
     const std::int64_t k = static_cast<std::int64_t>(at.x) * B::kOutputSamples +
                            static_cast<std::int64_t>(lane - kHv) * S;
     const std::int64_t y0 = static_cast<std::int64_t>(at.y) * bands.rows;
@@ -762,6 +764,8 @@ void launch_one(const DeviceJob& job, cudaStream_t stream) {
     bands.magic_finish = CUDACONV_STRIPS_MAGIC && std::fabs(job.delta) < 4194304.0f &&
                          static_cast<double>(static_cast<float>(delta_magic)) == delta_magic;
     bands.integer_finish = Integer && job.scale == 1.0f && job.delta == 0.0f;
+    const char* sides_first = std::getenv("CUDACONV_STRIPS_SIDES_FIRST");
+    bands.sides_first = sides_first == nullptr || std::string_view(sides_first) != "0";
     const unsigned int blocks = (bands.count + kWarpsPerBlock - 1) / kWarpsPerBlock;
     strips_kernel<Side, C, In, VB, Integer><<<blocks, kThreads, 0, stream>>>(job, bands);
 }
