@@ -253,40 +253,29 @@ __device__ __noinline__ void rebuild_vector_async(const DeviceJob& job, std::int
 
 // u8 lanes at the row's ends under a border that reflects or repeats the
 // row's own samples take them from the ring row the warp's other lanes
-// copied, once it is in: ring_sources holds, for each of the lane's S
-// samples, its index in the ring row (lane l's vector at l * S ...), or
+// copied, once it is in: ring_sources holds, for each of the lane's 16
+// samples, its index in the ring row (lane l's vector at 16 l ...), or
 // kRingConstant for the constant border. Against rebuild_vector this costs
 // no global loads that the warp waits for and no border arithmetic a row
-// (4000x3000 RGB u8 edge 44.8 -> 36.4 us; docs/PERFORMANCE.md 2026-11-25).
+// (H100, 4000x3000 RGB u8 edge 45.2 -> 36.9 us, 780x585 24.2 -> 14.7;
+// docs/PERFORMANCE.md 2026-11-25).
 constexpr std::uint16_t kRingConstant = 0xffff;
-template <typename In, typename Vec>
-__device__ __noinline__ void rebuild_from_ring(Vec* ring_row, const std::uint16_t* ring_sources,
-                                               In constant, int lane) {
-    constexpr int S = static_cast<int>(sizeof(Vec) / sizeof(In));
-    const In* samples = reinterpret_cast<const In*>(ring_row);
-    unsigned int words[sizeof(Vec) / 4];
+__device__ __noinline__ void rebuild_from_ring(uint4* ring_row, const std::uint16_t* ring_sources,
+                                               std::uint8_t constant, int lane) {
+    const auto* samples = reinterpret_cast<const std::uint8_t*>(ring_row);
+    unsigned int words[4];
 #pragma unroll
-    for (int w = 0; w < static_cast<int>(sizeof(Vec) / 4); ++w) {
-        if constexpr (sizeof(In) == 1) {
-            unsigned int b[4];
+    for (int w = 0; w < 4; ++w) {
+        unsigned int b[4];
 #pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                const std::uint16_t at = ring_sources[4 * w + i];
-                b[i] = at == kRingConstant ? constant : samples[at];
-            }
-            words[w] = __byte_perm(__byte_perm(b[0], b[1], 0x0040), __byte_perm(b[2], b[3], 0x0040),
-                                   0x5410);
-        } else {
-            const std::uint16_t at = ring_sources[w];
-            words[w] = __float_as_uint(at == kRingConstant ? constant : samples[at]);
+        for (int i = 0; i < 4; ++i) {
+            const std::uint16_t at = ring_sources[4 * w + i];
+            b[i] = at == kRingConstant ? constant : samples[at];
         }
+        words[w] =
+            __byte_perm(__byte_perm(b[0], b[1], 0x0040), __byte_perm(b[2], b[3], 0x0040), 0x5410);
     }
-    static_assert(S == static_cast<int>(sizeof(Vec) / sizeof(In)), "");
-    if constexpr (sizeof(Vec) == 16) {
-        ring_row[lane] = make_uint4(words[0], words[1], words[2], words[3]);
-    } else {
-        ring_row[lane] = make_uint2(words[0], words[1]);
-    }
+    ring_row[lane] = make_uint4(words[0], words[1], words[2], words[3]);
 }
 
 // Row y through the border policy. Out of line: only rows above or below
@@ -485,7 +474,9 @@ __device__ __forceinline__ void store_row_fast(const DeviceJob& job, std::int64_
 // at the image's left and right sides, then the rest row by row. The side
 // bands take longest (their outer lanes rebuild vectors through the border
 // policy with loads that wait, a row at a time), and begun first they
-// overlap the others instead of finishing last.
+// overlap the others instead of finishing last. Row by row instead
+// (CUDACONV_STRIPS_SIDES_FIRST=0) measured 6-32% slower on the H100, f32
+// too, whose side lanes copy by cp.async (2026-11-25, docs/PERFORMANCE.md).
 __device__ __forceinline__ int2 band_at(int i, int across, int down, bool sides_first) {
     if (!sides_first) return make_int2(i % across, i / across);
     const int sides = across >= 2 ? 2 : 1;
@@ -560,7 +551,8 @@ __global__ void __launch_bounds__(kThreads, strips_min_blocks<Side, In, Integer>
     // in 16-byte vectors (3x3). f32 lanes copy their samples by cp.async
     // (rebuild_vector_async), 1-3% faster there than the ring, and u8 in
     // 8-byte vectors (5x5, 7x7) lost 1-4% to it.
-    constexpr bool kRingRebuild = sizeof(In) == 1 && Side == 3;
+    constexpr bool kRingRebuild = sizeof(In) == 1 && VB == 16;  // u8 3x3 (launch_side)
+    static_assert(!kRingRebuild || Side == 3, "the ring's rebuild was measured on u8 3x3 only");
     constexpr int kSourceLanes = kRingRebuild ? 32 : 1;
     __shared__ std::uint16_t ring_sources[kWarpsPerBlock][kSourceLanes][S];
     std::uint16_t* my_sources = ring_sources[threadIdx.x / 32][kRingRebuild ? lane : 0];
@@ -636,13 +628,15 @@ __global__ void __launch_bounds__(kThreads, strips_min_blocks<Side, In, Integer>
         // pending; the other lanes' copies are seen after the warp's sync.
         __pipeline_wait_prior(kAhead - 1);
         __syncwarp();
-        if (warp_from_ring) {  // uniform: a warp at the image's left or right side
-            // The partial lane first: lanes past it may read its samples.
-            Vec* ring_row = my_ring[r & (kAhead - 1)];
-            if (from_ring && partial) rebuild_from_ring<In>(ring_row, my_sources, constant, lane);
-            __syncwarp();
-            if (from_ring && !partial) rebuild_from_ring<In>(ring_row, my_sources, constant, lane);
-            __syncwarp();
+        if constexpr (kRingRebuild) {
+            if (warp_from_ring) {  // uniform: a warp at the image's left or right side
+                // The partial lane first: lanes past it may read its samples.
+                Vec* ring_row = my_ring[r & (kAhead - 1)];
+                if (from_ring && partial) rebuild_from_ring(ring_row, my_sources, constant, lane);
+                __syncwarp();
+                if (from_ring && !partial) rebuild_from_ring(ring_row, my_sources, constant, lane);
+                __syncwarp();
+            }
         }
         const Vec* row = my_ring[r & (kAhead - 1)];
         const Vec mine = row[lane];

@@ -2,9 +2,9 @@
 // Timing the device's work alone. Events recorded around a launch on an
 // idle device also time the host: the start event is stamped as soon as the
 // host submits it, and the kernel starts only once the host has gone
-// through the launch call (8-12 us on the H100 machine; 780x585 RGB edge
-// timed 15 us for about 2 us of memory traffic, docs/PERFORMANCE.md
-// 2026-11-25 09:00). So a timed run is queued behind a kernel that holds
+// through the launch call: 3-4 us more on the H100 machine, for our
+// kernels and NPP's alike (docs/PERFORMANCE.md, 2026-11-25 08:50). So a
+// timed run is queued behind a kernel that holds
 // the stream until the host has queued the start event, the launch and the
 // stop event, and then releases it (nvbench's "blocking kernel").
 #include <cuda_runtime.h>
