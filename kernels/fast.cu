@@ -533,8 +533,8 @@ class FastBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "fast"; }
     std::string_view summary() const override {
-        return "native depth, bulk copies to shared memory, persistent grid (odd square 3..15); "
-               "tensor cores in 3xTF32 for larger filters, any shape up to 33x33";
+        return "native depth: 3x3..7x7 warps walking bands (DP4A on integer taps), 9x9..11x11 "
+               "a persistent grid of bulk-copied tiles, tensor cores (3xTF32) beyond, up to 33x33";
     }
 
 protected:
