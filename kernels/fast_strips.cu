@@ -129,14 +129,18 @@ std::int64_t power_of_two_at_least(std::int64_t n) {
 
 // Output rows a band: taller bands read fewer rows twice (a band reads
 // rows + Side - 1), shorter ones make more bands, and so more warps to
-// hide latency and a shorter tail. Measured on an H100 (2026-11-24,
-// docs/PERFORMANCE.md, 4000x3000) the best heights were about one band
-// per 12000 band-columns x rows of the image for u8 (RGB u8 3x3: 8; 5x5
-// and 7x7, in bands half as wide: 16), and per 24000 for f32 (2026-11-25
-// 07:49: gray f32 3x3 45.0-46.6 us in bands of 4 against 47.5-48.4 in
-// bands of 8), but at least 2 (Side - 1) (gray u8 3x3: 4, 5x5: 8; f32 5x5:
-// 8, 7x7: 16), within 4...16. CUDACONV_STRIPS_ROWS overrides it, for
-// tuning sweeps without a rebuild.
+// hide latency and a shorter tail. Measured on an H100 (2026-11-24 and 25,
+// docs/PERFORMANCE.md) the best heights were about one band per 12000
+// band-columns x rows of the image for u8 (4000x3000 RGB u8 3x3: 8; 5x5
+// and 7x7, in bands half as wide: 16), and per 24000 for f32, within
+// 4...16, but at least 2 (Side - 1) to the next power of two (gray u8
+// 3x3: 4, 5x5: 8). Gray f32 images with at least 4 such areas a band (the
+// size of 4000x3000) do best at 3 (Side - 1) (2026-11-25 10:13: 3x3 41.3
+// us in bands of 6 against 41.8 in bands of 4; 5x5 44.5 in bands of 12
+// against 46.3 in bands of 8), but smaller ones lost to it (3000x2000,
+// about 2 areas a band: 3x3 24.1 against 23.4; 2000x1000: 14.6 against
+// 12.8). CUDACONV_STRIPS_ROWS overrides it, for tuning sweeps without a
+// rebuild.
 int strips_band_rows(std::int64_t across, std::int64_t height, int side, bool float_samples) {
     const char* text = std::getenv("CUDACONV_STRIPS_ROWS");
     const int rows = text != nullptr ? std::atoi(text) : 0;
@@ -145,8 +149,10 @@ int strips_band_rows(std::int64_t across, std::int64_t height, int side, bool fl
     const double per_band = static_cast<double>(across) * static_cast<double>(height) / band_area;
     std::int64_t nearest = 4;
     while (nearest < 16 && nearest * 3 / 2 < per_band) nearest *= 2;  // the nearer power of 2
-    return static_cast<int>(std::min<std::int64_t>(
-        16, std::max(nearest, power_of_two_at_least(2 * (side - 1)))));
+    const std::int64_t floor = float_samples && per_band >= 4.0
+                                   ? 3 * (side - 1)
+                                   : power_of_two_at_least(2 * (side - 1));
+    return static_cast<int>(std::min<std::int64_t>(16, std::max(nearest, floor)));
 }
 
 namespace {
