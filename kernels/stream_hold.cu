@@ -37,6 +37,13 @@ StreamHold::StreamHold() {
     flags_ = static_cast<volatile int*>(p);
     flags_[0] = 1;  // released: nothing held yet
     flags_[1] = 0;
+    void* device_flags = nullptr;
+    if (const cudaError_t status = cudaHostGetDevicePointer(&device_flags, p, 0);
+        status != cudaSuccess) {
+        cudaFreeHost(p);  // the destructor does not run for a constructor that throws
+        throw_cuda_error(status, "cudaHostGetDevicePointer", __FILE__, __LINE__);
+    }
+    device_flags_ = static_cast<volatile int*>(device_flags);
 }
 
 StreamHold::~StreamHold() {
@@ -50,9 +57,7 @@ StreamHold::~StreamHold() {
 void StreamHold::hold(cudaStream_t stream) {
     flags_[0] = 0;
     flags_[1] = 0;
-    void* device_flags = nullptr;
-    CUDA_CHECK(cudaHostGetDevicePointer(&device_flags, const_cast<int*>(flags_), 0));
-    hold_kernel<<<1, 1, 0, stream>>>(static_cast<volatile int*>(device_flags));
+    hold_kernel<<<1, 1, 0, stream>>>(device_flags_);
     CUDA_CHECK_LAUNCH();
 }
 

@@ -30,8 +30,9 @@ public:
 
 private:
     // Page-locked and mapped: [0] the host's release, [1] the kernel's
-    // time-out mark.
+    // time-out mark; and their address on the device, asked for once.
     volatile int* flags_ = nullptr;
+    volatile int* device_flags_ = nullptr;
 };
 
 }  // namespace cudaconv
