@@ -2,7 +2,8 @@
 # Runs ON THE GPU MACHINE, from the repository root, after scripts/gpu/build.sh
 # made .carry/ here: issue 5's target jobs on `fast` (and fast-separable for
 # the Gaussian), timed both ways `cudaconv bench --timing` offers, with NPP
-# from ../shared/peers timed both ways too, in one call. Every output is
+# from ../shared/peers timed both ways too, and a plain copy of the same
+# bytes (scripts/gpu/copy_reference.cu), in one call. Every output is
 # verified. Prints the tables last; logs under $OUT (or ./gpu-out).
 #   device: each launch queued behind a held stream, the device's time alone;
 #   launch: events around each launch as the host submits it (the peer
@@ -21,6 +22,8 @@ peers=.carry/peers
   -lnppif -lnppisu -lnppc >"$out/npp-build.log" 2>&1 &
 "$nvcc" -O3 -std=c++17 -arch=sm_90 -I. -I"$peers" scripts/gpu/npp_held.cu kernels/stream_hold.cu \
   -o "$bin/npp_held" -lnppif -lnppisu -lnppc >"$out/npp-held-build.log" 2>&1 &
+"$nvcc" -O3 -std=c++17 -arch=sm_90 -I. scripts/gpu/copy_reference.cu kernels/stream_hold.cu \
+  -o "$bin/copy_reference" >"$out/copy-reference-build.log" 2>&1 &
 wait
 
 for timing in device launch; do
@@ -36,6 +39,7 @@ for timing in device launch; do
 done
 "$bin/npp_bench" >"$out/npp-launch.log" 2>&1
 "$bin/npp_held" >"$out/npp-device.log" 2>&1
+"$bin/copy_reference" >"$out/copy-reference.log" 2>&1
 
 for timing in device launch; do
   echo "==== cudaconv bench --timing $timing"
@@ -45,5 +49,7 @@ for timing in device launch; do
   echo "==== NPP, timed the $timing way"
   cat "$out/npp-$timing.log"
 done
-echo "==== builds"; tail -n 3 "$out"/npp-build.log "$out"/npp-held-build.log
+echo "==== a plain copy of the same bytes, timed the device way (scripts/gpu/copy_reference.cu)"
+cat "$out/copy-reference.log"
+echo "==== builds"; tail -n 3 "$out"/npp-build.log "$out"/npp-held-build.log "$out"/copy-reference-build.log
 tar czf "$final/targets-logs.tgz" -C "$out" .
