@@ -15,15 +15,7 @@
 #include <cstdlib>
 
 #include "kernels/stream_hold.hpp"
-
-namespace cudaconv {
-// kernels/cuda_check.hpp's, without the library (and fmt) behind it.
-[[noreturn]] void throw_cuda_error(cudaError_t status, const char* call, const char* file,
-                                   int line) {
-    std::printf("CUDA %s: %s at %s:%d\n", cudaGetErrorString(status), call, file, line);
-    std::exit(1);
-}
-}  // namespace cudaconv
+#include "scripts/gpu/standalone_cuda_error.hpp"
 
 namespace {
 
