@@ -134,13 +134,14 @@ std::int64_t power_of_two_at_least(std::int64_t n) {
 // band-columns x rows of the image for u8 (4000x3000 RGB u8 3x3: 8; 5x5
 // and 7x7, in bands half as wide: 16), and per 24000 for f32, within
 // 4...16, but at least 2 (Side - 1) to the next power of two (gray u8
-// 3x3: 4, 5x5: 8). Gray f32 images with at least 4 such areas a band (the
-// size of 4000x3000) do best at 3 (Side - 1) (2026-11-25 10:13: 3x3 41.3
-// us in bands of 6 against 41.8 in bands of 4; 5x5 44.5 in bands of 12
-// against 46.3 in bands of 8), but smaller ones lost to it (3000x2000,
-// about 2 areas a band: 3x3 24.1 against 23.4; 2000x1000: 14.6 against
-// 12.8). CUDACONV_STRIPS_ROWS overrides it, for tuning sweeps without a
-// rebuild.
+// 3x3: 4, 5x5: 8). f32 images with at least 4 such areas a band (gray
+// 4000x3000 has 4.25) do best at 3 (Side - 1) (2026-11-25 10:13, gray
+// 4000x3000: 3x3 41.3 us in bands of 6 against 41.8 in bands of 4; 5x5
+// 44.5 in bands of 12 against 46.3 in bands of 8), but smaller ones lost
+// to it (gray 3000x2000, about 2 areas a band: 3x3 24.1 against 23.4;
+// 2000x1000: 14.6 against 12.8). u8 never gained from it (gray 5x5: 44.2
+// in bands of 12 against 41.1 in bands of 8). CUDACONV_STRIPS_ROWS
+// overrides the rule, for tuning sweeps without a rebuild.
 int strips_band_rows(std::int64_t across, std::int64_t height, int side, bool float_samples) {
     const char* text = std::getenv("CUDACONV_STRIPS_ROWS");
     const int rows = text != nullptr ? std::atoi(text) : 0;
