@@ -66,8 +66,13 @@ constexpr int kThreads = 32 * kWarpsPerBlock;
 #ifndef CUDACONV_STRIPS_U8_AHEAD
 #define CUDACONV_STRIPS_U8_AHEAD 8
 #endif
+// f32 rows 4 ahead, not 8: fewer copies in flight a warp made gray f32
+// 5x5 3% faster on an H100 (45.0 -> 43.7 us), 7x7 2.5% (55.7 -> 54.2),
+// 2000x1000 3x3 2%, 4000x3000 3x3 the same, RGB f32 3x3 1% slower
+// (2026-11-25 10:51, docs/PERFORMANCE.md). u8 stays at 8: RGB u8 edge
+// gained 2% from 4 but gray u8 edge lost 2%.
 #ifndef CUDACONV_STRIPS_F32_AHEAD
-#define CUDACONV_STRIPS_F32_AHEAD 8
+#define CUDACONV_STRIPS_F32_AHEAD 4
 #endif
 #ifndef CUDACONV_STRIPS_MIN_BLOCKS
 #define CUDACONV_STRIPS_MIN_BLOCKS 4
