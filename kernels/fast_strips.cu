@@ -145,8 +145,11 @@ std::int64_t power_of_two_at_least(std::int64_t n) {
 // 44.5 in bands of 12 against 46.3 in bands of 8), but smaller ones lost
 // to it (gray 3000x2000, about 2 areas a band: 3x3 24.1 against 23.4;
 // 2000x1000: 14.6 against 12.8). u8 never gained from it (gray 5x5: 44.2
-// in bands of 12 against 41.1 in bands of 8). CUDACONV_STRIPS_ROWS
-// overrides the rule, for tuning sweeps without a rebuild.
+// in bands of 12 against 41.1 in bands of 8). All with 8 rows copied
+// ahead; since f32 copies 4 ahead, gray f32 3x3 measured 1% faster in
+// bands of 10 than 6 (docs/PERFORMANCE.md, 10:51), a lead the rule does
+// not take yet. CUDACONV_STRIPS_ROWS overrides the rule, for tuning sweeps
+// without a rebuild.
 int strips_band_rows(std::int64_t across, std::int64_t height, int side, bool float_samples) {
     const char* text = std::getenv("CUDACONV_STRIPS_ROWS");
     const int rows = text != nullptr ? std::atoi(text) : 0;
