@@ -208,6 +208,16 @@ __device__ __forceinline__ int outside_column(BorderMode mode, int x, int width,
     }
 }
 
+// Whether outside_column's closed forms hold for a job in vectors of S
+// samples: the row is wider than the furthest any lane reaches past its
+// ends (5 vectors). With width > S only, the lanes furthest right on a gray
+// image of S to 2 S pixels took wrap's x - width past the row (into its
+// padding, which initcheck saw; no output read it).
+template <int S>
+__device__ __forceinline__ bool closed_forms_hold(const DeviceJob& job) {
+    return job.src_width > 5 * S;
+}
+
 // Where sample kk (0-based in the row, possibly outside it) of a row comes
 // from, through the border policy: its index in the row, or -1 for the
 // constant border. `near`: the row is wider than 5 vectors, so the closed
@@ -234,10 +244,7 @@ __device__ __noinline__ Vec rebuild_vector(const DeviceJob& job, std::int64_t k,
     constexpr int S = static_cast<int>(sizeof(Vec) / sizeof(In));
     alignas(16) In values[S];
     const In* row = reinterpret_cast<const In*>(job.src + y * job.src_pitch);
-    // Wider than 5 vectors: with width > S only, the lanes furthest right on
-    // a gray image of S to 2 S pixels took wrap's x - width past the row
-    // (into its padding, which initcheck saw; no output read it).
-    const bool near = job.src_width > 5 * S;
+    const bool near = closed_forms_hold<S>(job);
 #pragma unroll
     for (int q = 0; q < S; ++q) {
         const int at = rebuilt_sample<C>(job, static_cast<int>(k) + q, near);
@@ -257,7 +264,7 @@ __device__ __noinline__ void rebuild_vector_async(const DeviceJob& job, std::int
     constexpr int S = static_cast<int>(sizeof(Vec) / sizeof(float));
     const float* row = reinterpret_cast<const float*>(job.src + y * job.src_pitch);
     float* into = reinterpret_cast<float*>(slot);
-    const bool near = job.src_width > 5 * S;
+    const bool near = closed_forms_hold<S>(job);
 #pragma unroll
     for (int q = 0; q < S; ++q) {
         const int at = rebuilt_sample<C>(job, static_cast<int>(k) + q, near);
@@ -487,11 +494,13 @@ __device__ __forceinline__ void store_row_fast(const DeviceJob& job, std::int64_
 
 // Band i of the launch order, as (across, down): first the columns of bands
 // at the image's left and right sides, then the rest row by row. The side
-// bands take longest (their outer lanes rebuild vectors through the border
-// policy with loads that wait, a row at a time), and begun first they
-// overlap the others instead of finishing last. Row by row instead
-// (CUDACONV_STRIPS_SIDES_FIRST=0) measured 6-32% slower on the H100, f32
-// too, whose side lanes copy by cp.async (2026-11-25, docs/PERFORMANCE.md).
+// bands cost more than the others (their outer lanes rebuild vectors
+// through the border policy), and begun first they are hidden behind the
+// rest: without them the kernel is only as much faster as their share of
+// the image. Row by row instead (CUDACONV_STRIPS_SIDES_FIRST=0) measured
+// 6-32% slower on the H100; of five other orders, only those that start
+// with the side columns came within 4% (2026-11-25 09:33 and 10:21,
+// docs/PERFORMANCE.md).
 __device__ __forceinline__ int2 band_at(int i, int across, int down, bool sides_first) {
     if (!sides_first) return make_int2(i % across, i / across);
     const int sides = across >= 2 ? 2 : 1;
@@ -574,7 +583,7 @@ __global__ void __launch_bounds__(kThreads, strips_min_blocks<Side, In, Integer>
     const bool partial = k < row_samples && k + S > row_samples;
     bool sources_in_ring = true;
     if (kRingRebuild && rebuilt) {
-        const bool near = job.src_width > 5 * S;
+        const bool near = closed_forms_hold<S>(job);
         const std::int64_t lane0 = k - static_cast<std::int64_t>(lane) * S;  // ring row's sample 0
         for (int q = 0; q < S; ++q) {
             const int at = rebuilt_sample<C>(job, static_cast<int>(k) + q, near);
