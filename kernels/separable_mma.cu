@@ -1,36 +1,42 @@
 // fast-separable's tensor-core path: a rank-1 filter on a u8 image as two
 // banded matrix products, on the tensor cores (mma.sync m16n8k16, fp16
-// operands, fp32 accumulators).
+// operands, fp32 accumulators), the column pass first.
 //
-// The row pass of 16 rows by 16 outputs is In (16 x 16 KB staged samples)
-// times a band matrix T (16 KB x 16) with T[k][n] = row[k - n]; the column
-// pass of 16 outputs down by 8 across is a band matrix G (16 x 16 KB) with
-// G[m][k] = column[k - m] times the intermediate (16 KB rows x 8). KB, the
-// 16-sample blocks a pass multiplies, is 2 for sides up to 17 and 3 up to
-// 33. T and G depend only on the taps, so their fragments are built once on
-// the host; a block keeps G's in registers and T's in shared memory, and
-// loads the image's side of each product from shared memory (ldmatrix).
+// A warp owns 16 output rows of a tile and walks across it.
+//  - The column pass makes the intermediate 16 rows by 8 pixels at a time:
+//    a band matrix G (16 x 16 KB) with G[m][k] = column[k - m] times the
+//    staged samples under it (16 KB rows x 8, read by ldmatrix.trans). Its
+//    accumulators are, register for register, the B fragments the row pass
+//    needs (the C layout of m16n8 holds row g, columns 2t and 2t + 1; the B
+//    layout wants k = 2t, 2t + 1 at n = g), so the intermediate never
+//    leaves the warp's registers: no planes of it in shared memory, no
+//    barrier between the passes, and no halo rows filtered twice.
+//  - The row pass makes 16 pixels by 8 rows at a time: a band matrix T
+//    (16 x 16 KB) with T[m][k] = row[k - m] times the intermediate's
+//    transpose (16 KB pixels x 8 rows), from the tiles the warp just made.
+//    Each new pair of intermediate tiles completes one such step, so a
+//    tile of the intermediate is made once and used KB times.
+// KB, the 16-sample blocks a pass multiplies, is 2 for sides up to 17 and 3
+// up to 33. G and T depend only on the taps, so their fragments are built
+// once on the host and each lane keeps its share in registers.
 //
 // Precision, the same as float arithmetic at the outputs' scale:
 //  - u8 samples (and a whole u8 constant border value) are exact in fp16;
 //  - each tap is split into hi + lo fp16 parts (hi = fp16(tap), lo =
 //    fp16(tap - hi)), which carry it to about 2^-22, and both are multiplied;
-//  - the float intermediate is split the same way before the column pass,
+//  - the float intermediate is split the same way before the row pass,
 //    which multiplies hi * hi, lo * hi and hi * lo (lo * lo is below 2^-22);
-//  - the row taps are scaled by a power of two so that the intermediate
-//    stays within 2^15 (fp16 ends at 65504), the column taps so that their
-//    largest lies in [2^10, 2^11) (their lo parts stay normal); the
-//    epilogue undoes both exactly.
+//  - the column taps are scaled by a power of two so that the intermediate
+//    stays within 2^15 (fp16 ends at 65504), the row taps so that their
+//    largest lies in [2^10, 2^11) (their lo parts stay normal); the finish
+//    undoes both exactly.
 //
-// Each block walks tiles of 64 rows by 64 pixels (a persistent grid): it
-// stages the tile and its halo as fp16 planes, one a channel (from aligned
-// words where the tile's columns lie inside the image, sample by sample
-// through the border policy at its sides), then for each channel runs the
-// row pass over the staged rows into the intermediate's hi and lo planes
-// and the column pass from them; u8 outputs gather in an interleaved tile
-// that goes out in 16-byte vectors. The row pass repeats the 16 (KB - 1)
-// halo rows a tile (a quarter to a half more of it); in exchange a tile
-// needs no ring and a block no state between tiles.
+// Each block of 4 warps walks tiles of 64 rows by 64 pixels (a persistent
+// grid): it stages the tile and its halo as fp16 planes, one a channel
+// (from aligned words where the tile's columns lie inside the image,
+// sample by sample through the border policy at its sides); then each warp
+// filters its 16 rows of every channel, and u8 outputs gather in an
+// interleaved tile that goes out in 16-byte vectors.
 #include "kernels/separable_mma.hpp"
 
 #include <cuda_fp16.h>
@@ -56,42 +62,39 @@ namespace {
 constexpr int kMaxBlocksK = 3;  // sides up to 33
 constexpr int kTileRows = 64;
 constexpr int kTilePixels = 64;
-constexpr int kWarps = 8;
+constexpr int kWarps = kTileRows / 16;  // a warp's 16 rows
 constexpr int kThreads = 32 * kWarps;
+// 3 blocks an SM hold RGB's 72 KB of shared memory and leave 168 registers
+// a lane for the taps' 48 fragment words and the intermediate's tiles.
+constexpr int kMinBlocks = 3;
 
 // Fragment words a lane needs, as the host builds them (mma_fragments):
 // stored word-major, lane-minor, so a warp's load of one word is one
 // coalesced 128-byte line.
-static_assert(kMmaRowWords == kMaxBlocksK * 2 * 2 * 2 && kMmaColumnWords == kMaxBlocksK * 2 * 4);
-constexpr int kFragmentWords = (kMmaRowWords + kMmaColumnWords) * 32;
+static_assert(kMmaPassWords == kMaxBlocksK * 2 * 4);
+constexpr int kFragmentWords = 2 * kMmaPassWords * 32;
 __device__ std::uint32_t d_fragments[kFragmentWords];
 
-// The row pass's B fragments live in shared memory, not registers (held
-// with the column pass's they took 48 registers and spilled): a uint2 (both
-// registers of one k-block, n half and part) per lane.
-constexpr int kRowFragmentPairs = kMaxBlocksK * 2 * 2;
-constexpr std::size_t kRowFragmentBytes = kRowFragmentPairs * 32 * sizeof(uint2);
-
-// Shared-memory layout, in halves. Each staged plane row and intermediate
-// row is padded by 8 halves (16 bytes) so that the 8 rows one ldmatrix phase
-// reads (16 bytes each, at one column) fall on 8 different 16-byte bank
-// groups: strides of 208, 176 and 144 bytes are distinct modulo 128 over 8
-// rows.
+// Shared-memory layout, in halves: the staged planes, then (u8 outputs) the
+// output tile. Staged row s is input row y0 - radius + s; staged column q is
+// pixel x0 - kStagedLeft + q, 16 pixels left of the tile whatever the
+// radius, so that the staged columns of a row start on a 16-byte boundary
+// (16 C bytes from the tile's) and are 6 whole 16-pixel items: 96 columns
+// hold a tile and its halo for every side up to 33. Each staged row is
+// padded by 8 halves (16 bytes) so that the 8 rows one ldmatrix phase reads
+// (16 bytes each, at one column) fall on 8 different 16-byte bank groups: a
+// stride of 208 bytes is distinct modulo 128 over 8 rows.
+constexpr int kStagedLeft = 16;
 template <int KB>
 struct Geometry {
-    static constexpr int kHalo = 16 * (KB - 1);  // staged beyond the tile, rows and columns
-    static constexpr int kStagedRows = kTileRows + kHalo;
-    static constexpr int kStagedColumns = kTilePixels + kHalo;
+    static constexpr int kStagedRows = kTileRows + 16 * (KB - 1);
+    static constexpr int kStagedColumns = kTilePixels + 2 * kStagedLeft;
     static constexpr int kStagedStride = kStagedColumns + 8;
-    static constexpr int kMidStride = kTilePixels + 8;
-    // The row pass's tap fragments come first (kRowFragmentBytes), then
-    // the staged planes, the intermediate's two planes and the output tile.
+    static constexpr int kPlaneHalves = kStagedRows * kStagedStride;
     CC_HD static constexpr std::size_t halves(int planes) {
-        return kRowFragmentBytes / sizeof(__half) +
-               static_cast<std::size_t>(planes) * kStagedRows * kStagedStride +
-               2 * static_cast<std::size_t>(kStagedRows) * kMidStride;
+        return static_cast<std::size_t>(planes) * kPlaneHalves;
     }
-    // A u8 output tile, interleaved like the image, after the halves: its
+    // A u8 output tile, interleaved like the image, after the planes: its
     // rows go out as whole words.
     CC_HD static constexpr int out_stride(int channels) { return kTilePixels * channels + 16; }
     static constexpr std::size_t bytes(int planes, int channels, bool u8_out) {
@@ -104,14 +107,8 @@ __device__ __forceinline__ std::uint32_t shared_address(const void* p) {
     return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
-// Four 8x8 matrices of halves; lane l gives the address of row l % 8 of
-// matrix l / 8.
-__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], const __half* p) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(shared_address(p))
-                 : "memory");
-}
+// Four 8x8 matrices of halves, transposed; lane l gives the address of row
+// l % 8 of matrix l / 8.
 __device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], const __half* p) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -128,249 +125,275 @@ __device__ __forceinline__ void mma(float (&d)[4], const std::uint32_t (&a)[4], 
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// Stages the filtered channels of input rows ys ... ys + kStagedRows - 1,
-// pixels xs ... xs + kStagedColumns - 1, through the border policy, as fp16
-// planes. Every staged sample is a finite value (the taps past the filter
-// are zeros, and 0 * Inf would be NaN).
-template <int KB, int C>
-__device__ __forceinline__ void stage_tile(const DeviceJob& job, int filtered, __half* staged,
-                                           std::int64_t xs, std::int64_t ys) {
-    using G = Geometry<KB>;
-    constexpr int kSpan = G::kStagedColumns * C;  // samples of a staged row
-    constexpr int kPerLane = (kSpan + 31) / 32;
-    const int lane = static_cast<int>(threadIdx.x) & 31;
-    const int warp = static_cast<int>(threadIdx.x) >> 5;
-    const __half border_value = __float2half_rn(job.border_value);
-    for (int r = warp; r < G::kStagedRows; r += kWarps) {
-        std::int64_t y = ys + r;
-        if (y < 0 || y >= job.src_height) y = border_index(job.border, y, job.src_height);
-        const std::uint8_t* row =
-            y == kBorderConstant
-                ? nullptr
-                : reinterpret_cast<const std::uint8_t*>(job.src + y * job.src_pitch);
-#pragma unroll
-        for (int i = 0; i < kPerLane; ++i) {
-            const int k = lane + 32 * i;
-            const int p = k / C;
-            const int c = k - p * C;
-            if (k < kSpan && c < filtered) {
-                __half v = border_value;
-                if (row != nullptr) {
-                    std::int64_t x = xs + p;
-                    if (x < 0 || x >= job.src_width) x = border_index(job.border, x, job.src_width);
-                    if (x != kBorderConstant) v = __ushort2half_rn(__ldg(row + x * C + c));
-                }
-                staged[(c * G::kStagedRows + r) * G::kStagedStride + p] = v;
-            }
-        }
-    }
-}
-
-// Two u8 samples, bytes p0 and p1 of the words a, as an fp16 pair: each
+// Two u8 samples, bytes P0 and P1 of the words a, as an fp16 pair: each
 // byte under the exponent of 1024 (0x6400 | b is 1024 + b exactly), less
-// 1024.
+// 1024. One PRMT places both bytes and the exponents where they share a
+// word, else a PRMT and a LOP3.
 template <int P0, int P1, int N>
 __device__ __forceinline__ std::uint32_t u8_pair_to_half2(const std::uint32_t (&a)[N]) {
-    const std::uint32_t t =
-        __byte_perm(a[P0 / 4], a[P1 / 4], (P0 & 3) | ((4 + (P1 & 3)) << 8));
-    const std::uint32_t magic = (t & 0x00ff00ffu) | 0x64006400u;
+    std::uint32_t magic;
+    if constexpr (P0 / 4 == P1 / 4) {
+        magic = __byte_perm(a[P0 / 4], 0x64646464u, (P0 & 3) | (4 << 4) | ((P1 & 3) << 8) | (4 << 12));
+    } else {
+        const std::uint32_t t =
+            __byte_perm(a[P0 / 4], a[P1 / 4], (P0 & 3) | ((4 + (P1 & 3)) << 8));
+        magic = (t & 0x00ff00ffu) | 0x64006400u;
+    }
     const __half2 v = __hsub2(*reinterpret_cast<const __half2*>(&magic),
                               __half2half2(__ushort_as_half(0x6400)));
     return *reinterpret_cast<const std::uint32_t*>(&v);
 }
 
-// The four pixels' samples of one channel (of the 4 C interleaved bytes
-// of a) as four fp16 values.
-template <int C, int Channel>
-__device__ __forceinline__ uint2 channel_of_four(const std::uint32_t (&a)[C]) {
-    return make_uint2(u8_pair_to_half2<Channel, Channel + C>(a),
-                      u8_pair_to_half2<Channel + 2 * C, Channel + 3 * C>(a));
+// Channel `Channel` of the 16 pixels in the words a (16 C bytes,
+// interleaved) as 16 fp16 values, to 32 bytes of its plane at `out`.
+template <int C, int Channel, int... Pairs>
+__device__ __forceinline__ void store_channel_of_16(const std::uint32_t (&a)[4 * C], __half* out,
+                                                    std::integer_sequence<int, Pairs...>) {
+    const std::uint32_t v[8] = {
+        u8_pair_to_half2<(2 * Pairs) * C + Channel, (2 * Pairs + 1) * C + Channel>(a)...};
+    reinterpret_cast<uint4*>(out)[0] = make_uint4(v[0], v[1], v[2], v[3]);
+    reinterpret_cast<uint4*>(out)[1] = make_uint4(v[4], v[5], v[6], v[7]);
 }
 
 template <int C, int Channel = 0>
-__device__ __forceinline__ void store_four_pixels(const std::uint32_t (&a)[C], int filtered,
-                                                  __half* out, int plane_halves) {
+__device__ __forceinline__ void store_16_pixels(const std::uint32_t (&a)[4 * C], int filtered,
+                                                __half* out, int plane_halves) {
     if constexpr (Channel < C) {
-        if (Channel < filtered) {
-            *reinterpret_cast<uint2*>(out + Channel * plane_halves) =
-                channel_of_four<C, Channel>(a);
+        // Only a 4-channel image may keep its last channel unfiltered.
+        if (C != 4 || Channel < filtered) {
+            store_channel_of_16<C, Channel>(a, out + Channel * plane_halves,
+                                            std::make_integer_sequence<int, 8>{});
         }
-        store_four_pixels<C, Channel + 1>(a, filtered, out, plane_halves);
+        store_16_pixels<C, Channel + 1>(a, filtered, out, plane_halves);
     }
 }
 
-// Stages a tile whose staged columns, and every word read, lie within the
-// image's rows (is_interior_across): rows above or below the image are the
-// border policy's rows, and a constant border's rows are words of the
-// border value (a whole u8, as mma_take requires). Each item is 4 pixels of
-// a staged row (4 C bytes): its C + 1 aligned words are loaded, shifted by
-// the span's offset within a word into the 4 C bytes, and each channel's 4
-// samples go to its plane as one 8-byte store. Every byte's place is a
-// compile-time constant. kUnroll items a thread have their loads in flight
-// together (3: 12 words at 4 channels, without spilling now that the row
-// fragments live in shared memory).
+// border_index for a row or column p outside 0 ... n - 1: the closed form
+// where p is within one length of the image (every tile's halo but those of
+// images narrower than it), else border_index's general arithmetic, out of
+// line. The 64-bit modulo arithmetic inlined for every staged item at the
+// image's sides was 8% of the stall samples on gray 4000x3000 (ncu).
+__device__ __noinline__ std::int64_t border_far(BorderMode mode, std::int64_t p, std::int64_t n) {
+    return border_index(mode, p, n);
+}
+__device__ __forceinline__ std::int64_t border_near(BorderMode mode, std::int64_t p,
+                                                    std::int64_t n) {
+    if (p >= 0 && p < n) return p;
+    const bool before = p < 0;
+    std::int64_t q;
+    switch (mode) {
+        case BorderMode::reflect101: q = before ? -p : 2 * n - 2 - p; break;
+        case BorderMode::reflect: q = before ? -p - 1 : 2 * n - 1 - p; break;
+        case BorderMode::replicate: q = before ? 0 : n - 1; break;
+        case BorderMode::wrap: q = before ? p + n : p - n; break;
+        default: return kBorderConstant;  // constant (valid is refused)
+    }
+    return q >= 0 && q < n ? q : border_far(mode, p, n);
+}
+
+// 16 pixels of a row from pixel x on, some of them outside the row, through
+// the border policy (the constant border: `constant`), as the 16 C bytes a
+// vector load gives where they lie inside. Out of line: only items at the
+// image's left and right sides take it (and every item of an image whose
+// rows do not start on 16-byte boundaries).
+template <int C>
+struct ItemWords {
+    uint4 v[C];
+};
+template <int C>
+__device__ __noinline__ ItemWords<C> gather_item(const DeviceJob& job, const std::uint8_t* row,
+                                                 std::int64_t x, std::uint8_t constant) {
+    alignas(16) std::uint8_t bytes[16 * C];
+#pragma unroll
+    for (int q = 0; q < 16; ++q) {
+        const std::int64_t at = border_near(job.border, x + q, job.src_width);
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            bytes[q * C + c] = at == kBorderConstant ? constant : row[at * C + c];
+        }
+    }
+    ItemWords<C> w;
+#pragma unroll
+    for (int k = 0; k < C; ++k) w.v[k] = reinterpret_cast<const uint4*>(bytes)[k];
+    return w;
+}
+
+// Stages the filtered channels of input rows ys ... ys + kStagedRows - 1,
+// pixels xs ... xs + kStagedColumns - 1, through the border policy, as fp16
+// planes. Each item is 16 pixels of a staged row: where they lie inside the
+// row, C aligned 16-byte loads (xs C is a multiple of 16, as the tile's
+// first byte is); elsewhere gather_item. Rows above or below the image are
+// the border policy's rows, and a constant border's rows are words of the
+// border value (a whole u8, as mma_take requires). Each channel's 16
+// samples go to its plane as two 16-byte stores; every byte's place is a
+// compile-time constant. A thread has the loads of up to 6 / C items in
+// flight together. Every staged sample is a finite value (the taps past
+// the filter are zeros, and 0 * Inf would be NaN).
 template <int KB, int C>
-__device__ __forceinline__ void stage_interior(const DeviceJob& job, int filtered, __half* staged,
-                                               std::int64_t xs, std::int64_t ys) {
+__device__ __forceinline__ void stage_tile(const DeviceJob& job, int filtered, __half* staged,
+                                           std::int64_t xs, std::int64_t ys) {
     using G = Geometry<KB>;
-    constexpr int kGroups = G::kStagedColumns / 4;  // 4-pixel items a staged row
+    constexpr int kGroups = G::kStagedColumns / 16;  // 16-pixel items a staged row
     constexpr int kItems = G::kStagedRows * kGroups;
     constexpr int kPerThread = (kItems + kThreads - 1) / kThreads;
-    constexpr int kUnroll = 3;
-    constexpr int kPlaneHalves = G::kStagedRows * G::kStagedStride;
-    const std::int64_t first_byte = xs * C;
-    const int skip = static_cast<int>(first_byte & 3);  // bytes of the first word before the span
-    const unsigned shift = 8u * static_cast<unsigned>(skip);
-    const std::uint8_t* base =
-        reinterpret_cast<const std::uint8_t*>(job.src) + (first_byte - skip);
+    const auto constant = static_cast<std::uint8_t>(job.border_value);
     const std::uint32_t border_word =
-        job.border == BorderMode::constant
-            ? 0x01010101u * static_cast<std::uint32_t>(job.border_value)
-            : 0u;
-    for (int n0 = 0; n0 < kPerThread; n0 += kUnroll) {
-        std::uint32_t w[kUnroll][C + 1];
+        job.border == BorderMode::constant ? 0x01010101u * constant : 0u;
+    // Vector loads need rows that start on 16-byte boundaries (device
+    // images are pitched, so they do).
+    const bool aligned = ((reinterpret_cast<std::uintptr_t>(job.src) |
+                           static_cast<std::uintptr_t>(job.src_pitch)) & 15) == 0;
+    // Items a batch, their loads in flight together: 24 registers of them
+    // (48 spilled at 3 and 4 channels).
+    constexpr int kBatch = 6 / C < kPerThread ? 6 / C : kPerThread;
+#pragma unroll 1
+    for (int n0 = 0; n0 < kPerThread; n0 += kBatch) {
+        uint4 w[kBatch][C];
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-            const int item = static_cast<int>(threadIdx.x) + (n0 + u) * kThreads;
+        for (int n = 0; n < kBatch; ++n) {
+            const int item = static_cast<int>(threadIdx.x) + (n0 + n) * kThreads;
             if (item < kItems) {
                 const int r = item / kGroups;
                 const int j = item - r * kGroups;
-                std::int64_t y = ys + r;
-                if (y < 0 || y >= job.src_height) y = border_index(job.border, y, job.src_height);
-                const std::uint32_t* words =
-                    reinterpret_cast<const std::uint32_t*>(base + y * job.src_pitch + 4 * j * C);
+                const std::int64_t y = border_near(job.border, ys + r, job.src_height);
+                const std::int64_t x = xs + 16 * j;
+                const auto* row = reinterpret_cast<const std::uint8_t*>(job.src + y * job.src_pitch);
+                if (y == kBorderConstant) {
 #pragma unroll
-                for (int k = 0; k <= C; ++k) {
-                    w[u][k] = y == kBorderConstant ? border_word : __ldg(words + k);
+                    for (int k = 0; k < C; ++k) {
+                        w[n][k] = make_uint4(border_word, border_word, border_word, border_word);
+                    }
+                } else if (aligned && x >= 0 && x + 16 <= job.src_width) {
+                    const auto* vectors = reinterpret_cast<const uint4*>(row + x * C);
+#pragma unroll
+                    for (int k = 0; k < C; ++k) w[n][k] = __ldg(vectors + k);
+                } else {
+                    const ItemWords<C> gathered = gather_item<C>(job, row, x, constant);
+#pragma unroll
+                    for (int k = 0; k < C; ++k) w[n][k] = gathered.v[k];
                 }
             }
         }
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-            const int item = static_cast<int>(threadIdx.x) + (n0 + u) * kThreads;
+        for (int n = 0; n < kBatch; ++n) {
+            const int item = static_cast<int>(threadIdx.x) + (n0 + n) * kThreads;
             if (item < kItems) {
                 const int r = item / kGroups;
                 const int j = item - r * kGroups;
-                std::uint32_t a[C];
+                std::uint32_t a[4 * C];
 #pragma unroll
-                for (int k = 0; k < C; ++k) a[k] = __funnelshift_r(w[u][k], w[u][k + 1], shift);
-                store_four_pixels<C>(a, filtered, staged + r * G::kStagedStride + 4 * j,
-                                     kPlaneHalves);
+                for (int k = 0; k < C; ++k) {
+                    a[4 * k] = w[n][k].x;
+                    a[4 * k + 1] = w[n][k].y;
+                    a[4 * k + 2] = w[n][k].z;
+                    a[4 * k + 3] = w[n][k].w;
+                }
+                store_16_pixels<C>(a, filtered, staged + r * G::kStagedStride + 16 * j,
+                                   G::kPlaneHalves);
             }
         }
     }
 }
 
-// Whether stage_interior can stage the tile whose staged columns start at
-// xs: the same answer for every thread of the block.
-template <int KB, int C>
-__device__ __forceinline__ bool is_interior_across(const DeviceJob& job, std::int64_t xs) {
-    using G = Geometry<KB>;
-    // The last item's last word ends at most 4 bytes past the span.
-    const std::int64_t end = xs * C + G::kStagedColumns * C + 4;
-    const std::uintptr_t alignment =
-        reinterpret_cast<std::uintptr_t>(job.src) | static_cast<std::uintptr_t>(job.src_pitch);
-    return xs >= 0 && end <= job.src_width * C && (alignment & 3) == 0;
+// An intermediate tile's accumulators (16 rows by 8 pixels, the m16n8 C
+// layout) as the row pass's B fragments, hi and lo parts: part[h] holds row
+// g + 8 h at pixels 2t and 2t + 1, which is register h of the layout's
+// b0 (pixels 0-7 of a k-block) or b1 (pixels 8-15) for rows 8 h ... 8 h + 7.
+__device__ __forceinline__ void split_tile(const float (&acc)[4], std::uint32_t (&hi)[2],
+                                           std::uint32_t (&lo)[2]) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const float v0 = acc[2 * h];
+        const float v1 = acc[2 * h + 1];
+        const __half2 high = __floats2half2_rn(v0, v1);
+        const float2 back = __half22float2(high);
+        const __half2 low = __floats2half2_rn(v0 - back.x, v1 - back.y);
+        hi[h] = *reinterpret_cast<const std::uint32_t*>(&high);
+        lo[h] = *reinterpret_cast<const std::uint32_t*>(&low);
+    }
 }
 
-// The row pass of one channel: intermediate rows 0 ... kStagedRows - 1 of
-// the tile's kTilePixels columns, as hi and lo fp16 planes. Intermediate
-// (r, n) = sum over i of row[i] * staged (r, n + i).
-template <int KB>
-__device__ __forceinline__ void row_pass(const __half* plane, __half* mid_hi, __half* mid_lo,
-                                         const uint2* b) {
+// One channel's 16 output rows r0 ... r0 + 15 of the tile, by one warp.
+//  - Pair p of intermediate tiles: staged columns 16 p ... 16 p + 15 of rows
+//    r0 ... r0 + 15, from staged rows r0 ... r0 + 16 KB - 1 (KB products a
+//    tile and hi/lo part). Output row r reads staged rows r ... r + 2 radius.
+//  - Step u of the row pass: output pixels 16 u ... 16 u + 15, from the
+//    2 KB intermediate tiles from mma_first_tile (0, or 1 for KB = 2, whose
+//    radius is at most 8) on: tile t is staged columns 8 t ... 8 t + 7, and
+//    the row taps are shifted to match (mma_row_shift). Its last tile is in
+//    pair u + 2, so it runs as soon as that pair is made.
+// finish(u, sums) takes a step's sums: sums[h][i] is output row r0 + 8 h +
+// 2t + (i & 1), pixel 16 u + g + 8 (i >> 1) (the m16n8 C layout, with the
+// pixels down and the rows across).
+template <int KB, typename Finish>
+__device__ __forceinline__ void filter_rows(const __half* plane, int r0,
+                                            const std::uint32_t (&column_a)[KB][2][4],
+                                            const std::uint32_t (&row_a)[KB][2][4],
+                                            Finish&& finish) {
     using G = Geometry<KB>;
-    constexpr int kGroupsAcross = kTilePixels / 16;
-    constexpr int kGroups = (G::kStagedRows / 16) * kGroupsAcross;
+    constexpr int kPairs = G::kStagedColumns / 16;
     const int lane = static_cast<int>(threadIdx.x) & 31;
-    const int warp = static_cast<int>(threadIdx.x) >> 5;
-    const int g = lane >> 2;
-    const int t = lane & 3;
-    for (int group = warp; group < kGroups; group += kWarps) {
-        const int m0 = group / kGroupsAcross * 16;
-        const int n0 = group % kGroupsAcross * 16;
-        // Separate accumulators for the hi and lo taps and each 8 outputs:
-        // four independent chains of KB products.
+    // ldmatrix.trans matrices: staged rows 0-7 and 8-15 of a k-block at the
+    // pair's first 8 pixels, then the same at its next 8 (B fragments of
+    // the pair's two tiles).
+    const __half* source = plane + (r0 + ((lane >> 3) & 1) * 8 + (lane & 7)) * G::kStagedStride +
+                           (lane >> 4) * 8;
+    std::uint32_t mid_hi[2 * kPairs][2];
+    std::uint32_t mid_lo[2 * kPairs][2];
+#pragma unroll
+    for (int p = 0; p < kPairs; ++p) {
+        // [tile][tap part]: four independent chains of KB products.
         float acc[2][2][4] = {};
 #pragma unroll
         for (int j = 0; j < KB; ++j) {
-            std::uint32_t a[4];
-            ldmatrix_x4(a, plane + (m0 + (lane & 15)) * G::kStagedStride + n0 + 16 * j +
-                               (lane >> 4) * 8);
+            std::uint32_t b[4];
+            ldmatrix_x4_trans(b, source + 16 * j * G::kStagedStride + 16 * p);
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-#pragma unroll
-                for (int part = 0; part < 2; ++part) {
-                    const uint2 f = b[((j * 2 + h) * 2 + part) * 32 + lane];
-                    mma(acc[h][part], a, f.x, f.y);
-                }
+            for (int part = 0; part < 2; ++part) {
+                mma(acc[0][part], column_a[j][part], b[0], b[1]);
+                mma(acc[1][part], column_a[j][part], b[2], b[3]);
             }
         }
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
+        for (int e = 0; e < 2; ++e) {
+            float v[4];
 #pragma unroll
-            for (int half = 0; half < 2; ++half) {
-                const float v0 = acc[h][0][2 * half] + acc[h][1][2 * half];
-                const float v1 = acc[h][0][2 * half + 1] + acc[h][1][2 * half + 1];
-                const __half2 hi = __floats2half2_rn(v0, v1);
-                const float2 back = __half22float2(hi);
-                const __half2 lo = __floats2half2_rn(v0 - back.x, v1 - back.y);
-                const int at = (m0 + g + 8 * half) * G::kMidStride + n0 + 8 * h + 2 * t;
-                *reinterpret_cast<__half2*>(mid_hi + at) = hi;
-                *reinterpret_cast<__half2*>(mid_lo + at) = lo;
+            for (int i = 0; i < 4; ++i) v[i] = acc[e][0][i] + acc[e][1][i];
+            split_tile(v, mid_hi[2 * p + e], mid_lo[2 * p + e]);
+        }
+        constexpr int kFirstTile = mma_first_tile(KB);
+        static_assert(kFirstTile + 2 * KB <= 6, "a step's tiles lie in the pairs up to its own");
+        const int u = p - 2;
+        if (u >= 0) {
+            // [row half][hi * hi, lo taps * hi, hi taps * lo]: six
+            // independent chains of KB products.
+            float sums[2][3][4] = {};
+#pragma unroll
+            for (int j = 0; j < KB; ++j) {
+                const int tile = 2 * (u + j) + kFirstTile;
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    mma(sums[h][0], row_a[j][0], mid_hi[tile][h], mid_hi[tile + 1][h]);
+                    mma(sums[h][1], row_a[j][1], mid_hi[tile][h], mid_hi[tile + 1][h]);
+                    mma(sums[h][2], row_a[j][0], mid_lo[tile][h], mid_lo[tile + 1][h]);
+                }
             }
+            float out[2][4];
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+#pragma unroll
+                for (int i = 0; i < 4; ++i) out[h][i] = sums[h][0][i] + (sums[h][1][i] + sums[h][2][i]);
+            }
+            finish(u, out);
         }
     }
 }
 
-// The column pass of channel c: the tile's outputs, finished and stored.
-// Output (m, n) = sum over i of column[i] * intermediate (m + i, n).
-// u8 outputs (out_tile not null) go into the tile, interleaved; the others
-// straight to the image.
-template <int KB, int C>
-__device__ __forceinline__ void column_pass(const DeviceJob& job, const __half* mid_hi,
-                                            const __half* mid_lo,
-                                            const std::uint32_t (&a)[KB][2][4], int c,
-                                            std::int64_t x0, std::int64_t y0, float scale,
-                                            std::uint8_t* out_tile) {
-    using G = Geometry<KB>;
-    constexpr int kGroupsAcross = kTilePixels / 8;
-    constexpr int kGroups = (kTileRows / 16) * kGroupsAcross;
-    const int lane = static_cast<int>(threadIdx.x) & 31;
-    const int warp = static_cast<int>(threadIdx.x) >> 5;
-    const int g = lane >> 2;
-    const int t = lane & 3;
-    // ldmatrix.trans matrices: intermediate hi rows 0-7 and 8-15 of a
-    // k-block, then lo rows 0-7 and 8-15 (B fragments hi and lo).
-    const __half* source =
-        (lane < 16 ? mid_hi : mid_lo) + (((lane >> 3) & 1) * 8 + (lane & 7)) * G::kMidStride;
-    for (int group = warp; group < kGroups; group += kWarps) {
-        const int m0 = group / kGroupsAcross * 16;
-        const int n0 = group % kGroupsAcross * 8;
-        float acc[3][4] = {};  // hi * hi, lo * hi, hi * lo: three chains
-#pragma unroll
-        for (int j = 0; j < KB; ++j) {
-            std::uint32_t b[4];
-            ldmatrix_x4_trans(b, source + (m0 + 16 * j) * G::kMidStride + n0);
-            mma(acc[0], a[j][0], b[0], b[1]);
-            mma(acc[1], a[j][1], b[0], b[1]);
-            mma(acc[2], a[j][0], b[2], b[3]);
-        }
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            const int row = m0 + g + (i >= 2 ? 8 : 0);
-            const int column = n0 + 2 * t + (i & 1);
-            const float sum = acc[0][i] + (acc[1][i] + acc[2][i]);
-            const float value = finish_value(sum, scale, job.delta, job.take_abs);
-            if (out_tile != nullptr) {
-                // Rounds half to even; negatives and NaN give 0 (PTX cvt).
-                out_tile[row * G::out_stride(C) + column * C + c] =
-                    static_cast<std::uint8_t>(min(__float2uint_rn(value), 255u));
-            } else if (x0 + column < job.dst_width && y0 + row < job.dst_height) {
-                store_output(job, x0 + column, y0 + row, c, value);
-            }
-        }
-    }
+// An output that is not u8, to the image. Out of line: filter_rows's
+// finish is inlined 32 times a channel.
+__device__ __noinline__ void store_wide(const DeviceJob& job, std::int64_t x, std::int64_t y,
+                                        int c, float value) {
+    if (x < job.dst_width && y < job.dst_height) store_output(job, x, y, c, value);
 }
 
 // The u8 output tile to the image, a warp a row: whole words where the
@@ -414,29 +437,23 @@ __device__ __forceinline__ void store_out_tile(const DeviceJob& job, const std::
 }
 
 template <int KB, int C>
-__global__ void __launch_bounds__(kThreads, 2)
-    separable_mma_kernel(DeviceJob job, int tiles_across, int tiles, float scale) {
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    separable_mma_kernel(const __grid_constant__ DeviceJob job, int tiles_across, int tiles,
+                         float scale) {
     using G = Geometry<KB>;
     extern __shared__ __align__(16) unsigned char smem[];
     const int filtered = job.filtered_channels;
-    uint2* row_b = reinterpret_cast<uint2*>(smem);
-    __half* staged = reinterpret_cast<__half*>(smem + kRowFragmentBytes);
-    __half* mid_hi = staged + filtered * G::kStagedRows * G::kStagedStride;
-    __half* mid_lo = mid_hi + G::kStagedRows * G::kMidStride;
+    __half* staged = reinterpret_cast<__half*>(smem);
     std::uint8_t* out_tile = job.out_depth == Depth::u8
                                  ? smem + sizeof(__half) * G::halves(filtered)
                                  : nullptr;
 
     const int lane = static_cast<int>(threadIdx.x) & 31;
-    // The row fragments to shared memory (read after the barrier that
-    // follows the first tile's staging).
-    for (int i = static_cast<int>(threadIdx.x); i < kRowFragmentPairs * 32; i += kThreads) {
-        const int pair = i / 32;  // (j * 2 + h) * 2 + part
-        const int l = i % 32;
-        row_b[i] =
-            make_uint2(d_fragments[(pair * 2) * 32 + l], d_fragments[(pair * 2 + 1) * 32 + l]);
-    }
+    const int r0 = 16 * (static_cast<int>(threadIdx.x) >> 5);  // this warp's rows of a tile
+    const int g = lane >> 2;
+    const int t = lane & 3;
     std::uint32_t column_a[KB][2][4];
+    std::uint32_t row_a[KB][2][4];
 #pragma unroll
     for (int j = 0; j < KB; ++j) {
 #pragma unroll
@@ -444,11 +461,13 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
             for (int reg = 0; reg < 4; ++reg) {
                 column_a[j][part][reg] = d_fragments[mma_column_word(j, part, reg) * 32 + lane];
+                row_a[j][part][reg] = d_fragments[mma_row_word(j, part, reg) * 32 + lane];
             }
         }
     }
 
     const int radius = job.filter_width / 2;
+    const std::uint32_t abs_mask = job.take_abs ? 0x7fffffffu : 0xffffffffu;
     for (int tile = static_cast<int>(blockIdx.x); tile < tiles;
          tile += static_cast<int>(gridDim.x)) {
         const int ty = tile / tiles_across;
@@ -456,20 +475,42 @@ __global__ void __launch_bounds__(kThreads, 2)
         const std::int64_t x0 = static_cast<std::int64_t>(tx) * kTilePixels;
         const std::int64_t y0 = static_cast<std::int64_t>(ty) * kTileRows;
         // The previous tile's last reads of the staged planes were before
-        // the barrier after its last row pass.
-        if (is_interior_across<KB, C>(job, x0 - radius)) {
-            stage_interior<KB, C>(job, filtered, staged, x0 - radius, y0 - radius);
-        } else {
-            stage_tile<KB, C>(job, filtered, staged, x0 - radius, y0 - radius);
-        }
+        // the barrier that ends its filtering.
+        stage_tile<KB, C>(job, filtered, staged, x0 - kStagedLeft, y0 - radius);
         __syncthreads();
         for (int c = 0; c < filtered; ++c) {
-            row_pass<KB>(staged + c * G::kStagedRows * G::kStagedStride, mid_hi, mid_lo, row_b);
-            __syncthreads();
-            column_pass<KB, C>(job, mid_hi, mid_lo, column_a, c, x0, y0, scale, out_tile);
-            // The next channel's row pass overwrites the intermediate (the
-            // next tile's waits at the barrier after its staging).
-            if (c + 1 < filtered) __syncthreads();
+            const __half* plane = staged + c * G::kPlaneHalves;
+            if (out_tile != nullptr) {
+                // finish_value and saturate_to<u8> without a branch an
+                // output: |v| as a mask, and cvt's rounding half to even
+                // with negatives and NaN to 0.
+                std::uint8_t* out = out_tile + (r0 + 2 * t) * G::out_stride(C) + g * C + c;
+                filter_rows<KB>(plane, r0, column_a, row_a, [&](int u, const float (&sums)[2][4]) {
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) {
+#pragma unroll
+                        for (int i = 0; i < 4; ++i) {
+                            const float v = __uint_as_float(
+                                __float_as_uint(scale * sums[h][i] + job.delta) & abs_mask);
+                            out[(8 * h + (i & 1)) * G::out_stride(C) + (16 * u + 8 * (i >> 1)) * C] =
+                                static_cast<std::uint8_t>(min(__float2uint_rn(v), 255u));
+                        }
+                    }
+                });
+            } else {
+                filter_rows<KB>(plane, r0, column_a, row_a, [&](int u, const float (&sums)[2][4]) {
+#pragma unroll
+                    for (int h = 0; h < 2; ++h) {
+#pragma unroll
+                        for (int i = 0; i < 4; ++i) {
+                            const int row = r0 + 8 * h + 2 * t + (i & 1);
+                            const int column = 16 * u + g + 8 * (i >> 1);
+                            store_wide(job, x0 + column, y0 + row, c,
+                                       finish_value(sums[h][i], scale, job.delta, job.take_abs));
+                        }
+                    }
+                });
+            }
         }
         // A kept alpha: the input's own.
         for (int c = filtered; c < C; ++c) {
@@ -491,12 +532,12 @@ __global__ void __launch_bounds__(kThreads, 2)
                 }
             }
         }
-        if (out_tile != nullptr) {
-            __syncthreads();
-            store_out_tile<KB, C>(job, out_tile, x0, y0);
-            // The next tile's column passes write the tile again only after
-            // the barriers after its staging and row pass.
-        }
+        // Every warp is done with the staged planes (the next tile stages
+        // into them) and with the output tile.
+        __syncthreads();
+        // The next tile's warps write the output tile again only after the
+        // barrier after its staging.
+        if (out_tile != nullptr) store_out_tile<KB, C>(job, out_tile, x0, y0);
     }
 }
 
@@ -514,8 +555,6 @@ bool with_kernel(int blocks_k, int channels, F&& f) {
     return false;
 }
 
-int blocks_k_for(int side) { return side <= 17 ? 2 : 3; }
-
 std::int64_t tiles_of(const DeviceJob& job, std::int64_t* across = nullptr) {
     const std::int64_t x = (job.dst_width + kTilePixels - 1) / kTilePixels;
     if (across) *across = x;
@@ -531,15 +570,15 @@ bool mma_enabled() {
 
 MmaTapScales mma_tap_scales(const Rank1Filter& f) {
     MmaTapScales s;
-    double row_sum = 0.0;
-    for (double v : f.row) row_sum += std::abs(v);
-    double column_max = 0.0;
-    for (double v : f.column) column_max = std::max(column_max, std::abs(v));
-    if (row_sum > 0.0) {
-        s.row_exp = static_cast<int>(std::floor(std::log2(32768.0 / (255.0 * row_sum))));
-        while (255.0 * std::ldexp(row_sum, s.row_exp) > 32768.0) --s.row_exp;
+    double column_sum = 0.0;
+    for (double v : f.column) column_sum += std::abs(v);
+    double row_max = 0.0;
+    for (double v : f.row) row_max = std::max(row_max, std::abs(v));
+    if (column_sum > 0.0) {
+        s.column_exp = static_cast<int>(std::floor(std::log2(32768.0 / (255.0 * column_sum))));
+        while (255.0 * std::ldexp(column_sum, s.column_exp) > 32768.0) --s.column_exp;
     }
-    if (column_max > 0.0) s.column_exp = 10 - std::ilogb(column_max);
+    if (row_max > 0.0) s.row_exp = 10 - std::ilogb(row_max);
     return s;
 }
 
@@ -557,11 +596,14 @@ std::uint16_t half_part(double v, int part) {
 
 }  // namespace
 
-// The mma.m16n8k16 layouts of the PTX ISA: lane = 4 g + t; B register r
-// holds k = 2t + 8r and 2t + 8r + 1 of column n = g; A register r holds row
-// g + 8 (r & 1), columns 2t + 8 (r >> 1) and the next. Lower half first.
+// The mma.m16n8k16 A layout of the PTX ISA: lane = 4 g + t; register r
+// holds row g + 8 (r & 1), columns 2t + 8 (r >> 1) and the next, lower half
+// first. Both passes' band matrices are A operands: block j of G is
+// G[m][k] = column[16 j + k - m], of T is T[m][k] = row[16 j + k - m +
+// mma_row_shift(side)].
 std::vector<std::uint32_t> mma_fragments(const Rank1Filter& f, const MmaTapScales& s) {
     const int side = static_cast<int>(f.row.size());
+    const int shift = mma_row_shift(side);
     auto tap = [side](const std::vector<double>& taps, int exp, int i, int part) -> std::uint32_t {
         if (i < 0 || i >= side) return 0;
         return half_part(std::ldexp(taps[static_cast<std::size_t>(i)], exp), part);
@@ -572,20 +614,15 @@ std::vector<std::uint32_t> mma_fragments(const Rank1Filter& f, const MmaTapScale
         const int t = lane & 3;
         for (int j = 0; j < kMaxBlocksK; ++j) {
             for (int part = 0; part < 2; ++part) {
-                for (int h = 0; h < 2; ++h) {
-                    for (int reg = 0; reg < 2; ++reg) {
-                        const int i = 16 * j + 2 * t + 8 * reg - 8 * h - g;
-                        words[mma_row_word(j, h, part, reg) * 32 + lane] =
-                            tap(f.row, s.row_exp, i, part) |
-                            tap(f.row, s.row_exp, i + 1, part) << 16;
-                    }
-                }
                 for (int reg = 0; reg < 4; ++reg) {
                     const int m = g + 8 * (reg & 1);
                     const int i = 16 * j + 2 * t + 8 * (reg >> 1) - m;
                     words[mma_column_word(j, part, reg) * 32 + lane] =
                         tap(f.column, s.column_exp, i, part) |
                         tap(f.column, s.column_exp, i + 1, part) << 16;
+                    words[mma_row_word(j, part, reg) * 32 + lane] =
+                        tap(f.row, s.row_exp, i + shift, part) |
+                        tap(f.row, s.row_exp, i + shift + 1, part) << 16;
                 }
             }
         }
@@ -612,7 +649,7 @@ bool mma_take(const Job& job, const DeviceJob& dj) {
 
 std::size_t mma_shared_bytes(const DeviceJob& dj) {
     const bool u8_out = dj.out_depth == Depth::u8;
-    return blocks_k_for(dj.filter_width) == 2
+    return mma_blocks_k(dj.filter_width) == 2
                ? Geometry<2>::bytes(dj.filtered_channels, dj.channels, u8_out)
                : Geometry<3>::bytes(dj.filtered_channels, dj.channels, u8_out);
 }
@@ -627,7 +664,7 @@ void MmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) 
                                        fragments_.size() * sizeof(std::uint32_t), 0,
                                        cudaMemcpyHostToDevice, stream));
 
-    blocks_k_ = blocks_k_for(dj.filter_width);
+    blocks_k_ = mma_blocks_k(dj.filter_width);
     shared_bytes_ = mma_shared_bytes(dj);
     int per_sm = 1;
     const bool found = with_kernel(blocks_k_, dj.channels, [&](auto kernel) {

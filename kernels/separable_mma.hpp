@@ -27,37 +27,47 @@ namespace cudaconv {
 bool mma_take(const Job& job, const DeviceJob& device_job);
 
 // Shared memory a block of the tensor-core path takes for this job: up to
-// 129 KB (4 filtered channels, sides over 17, u8 output), more than some
+// 95 KB (4 filtered channels, sides over 17, u8 output), more than some
 // GPUs give a block; fast-separable then keeps the job on its CUDA cores.
 std::size_t mma_shared_bytes(const DeviceJob& device_job);
 
 // The host arithmetic of the path, exposed for its tests (no device needed).
 //
-// Powers of two that scale the taps: the row taps so that the intermediate,
-// at most 255 * sum|row| * 2^row_exp, stays within 2^15 (fp16 ends at
-// 65504); the column taps so that their largest lies in [2^10, 2^11), where
-// their lo parts stay normal fp16.
+// Powers of two that scale the taps: the column taps (the first pass) so
+// that the intermediate, at most 255 * sum|column| * 2^column_exp, stays
+// within 2^15 (fp16 ends at 65504); the row taps so that their largest lies
+// in [2^10, 2^11), where their lo parts stay normal fp16.
 struct MmaTapScales {
     int row_exp = 0;
     int column_exp = 0;
 };
 MmaTapScales mma_tap_scales(const Rank1Filter& factors);
 
+// 16-sample blocks each pass multiplies: 2 for sides up to 17, 3 up to 33.
+CC_HD constexpr int mma_blocks_k(int side) { return side <= 17 ? 2 : 3; }
+// The first intermediate tile (8 staged columns each; the columns are
+// staged from 16 pixels left of the output tile) that a step of the row
+// pass reads: 1 for 2 blocks (radius at most 8), 0 for 3.
+CC_HD constexpr int mma_first_tile(int blocks_k) { return blocks_k == 2 ? 1 : 0; }
+// T[m][k] = row[16 j + k - m + mma_row_shift(side)]: from output pixel m,
+// the tap that staged column 8 mma_first_tile + 16 j + k meets.
+CC_HD constexpr int mma_row_shift(int side) {
+    return side / 2 - 16 + 8 * mma_first_tile(mma_blocks_k(side));
+}
+
 // Where a lane's fragment words lie in mma_fragments(): word w of lane l at
-// w * 32 + l. Row pass (B operand of T): k-block j < 3, n half h, hi/lo
-// part, register reg < 2; column pass (A operand of G): k-block j, part,
-// register reg < 4.
-constexpr int kMmaRowWords = 3 * 2 * 2 * 2;
-constexpr int kMmaColumnWords = 3 * 2 * 4;
-CC_HD constexpr int mma_row_word(int j, int h, int part, int reg) {
-    return ((j * 2 + h) * 2 + part) * 2 + reg;
+// w * 32 + l. Each pass's band matrix is an A operand: k-block j < 3, hi/lo
+// part, register reg < 4; the column pass's (G) first, then the row pass's
+// (T).
+constexpr int kMmaPassWords = 3 * 2 * 4;
+CC_HD constexpr int mma_column_word(int j, int part, int reg) { return (j * 2 + part) * 4 + reg; }
+CC_HD constexpr int mma_row_word(int j, int part, int reg) {
+    return kMmaPassWords + mma_column_word(j, part, reg);
 }
-CC_HD constexpr int mma_column_word(int j, int part, int reg) {
-    return kMmaRowWords + (j * 2 + part) * 4 + reg;
-}
-// Every lane's fragments of T (T[k][n] = row[16 j + k - 8 h - n]) and G
-// (G[m][k] = column[16 j + k - m]), the taps scaled by `scales` and split
-// into hi and lo fp16 parts, in the mma.m16n8k16 layouts of the PTX ISA.
+// Every lane's fragments of G (G[m][k] = column[16 j + k - m]) and T
+// (T[m][k] = row[16 j + k - m + mma_row_shift(side)]), the taps scaled by
+// `scales` and split into hi and lo fp16 parts, in the mma.m16n8k16 A
+// layout of the PTX ISA.
 std::vector<std::uint32_t> mma_fragments(const Rank1Filter& factors, const MmaTapScales& scales);
 
 // What a run of the tensor-core path prepares once: the taps as the tensor

@@ -148,69 +148,81 @@ void check_tap(double held, double tap, const char* what, int j, int a, int b) {
     }
 }
 
+// Block j of a band matrix from the A fragments at `word(j, part, reg)`:
+// 16 m by 16 k. A register r of lane 4g + t holds row g + 8 (r & 1),
+// columns 2t + 8 (r >> 1) and the next; the hi and lo parts add up.
+template <typename Word>
+void decode_block(const std::vector<std::uint32_t>& words, Word word, int j,
+                  double (&block)[16][16]) {
+    for (auto& row : block) {
+        for (double& v : row) v = 0.0;
+    }
+    for (int lane = 0; lane < 32; ++lane) {
+        for (int part = 0; part < 2; ++part) {
+            for (int reg = 0; reg < 4; ++reg) {
+                const auto [first, second] = halves_of(words[word(j, part, reg) * 32 + lane]);
+                const int m = (lane >> 2) + 8 * (reg & 1);
+                const int k = 2 * (lane & 3) + 8 * (reg >> 1);
+                block[m][k] += first;
+                block[m][k + 1] += second;
+            }
+        }
+    }
+}
+
 void check_fragments(const Rank1Filter& f) {
     const int side = static_cast<int>(f.row.size());
     INFO("side " << side);
     const MmaTapScales s = mma_tap_scales(f);
-    double row_sum = 0.0;
-    for (double v : f.row) row_sum += std::abs(v);
-    double column_max = 0.0;
-    for (double v : f.column) column_max = std::max(column_max, std::abs(v));
-    // The intermediate fits fp16 with room to spare, but not needlessly small.
-    const double largest_intermediate = 255.0 * std::ldexp(row_sum, s.row_exp);
+    double column_sum = 0.0;
+    for (double v : f.column) column_sum += std::abs(v);
+    double row_max = 0.0;
+    for (double v : f.row) row_max = std::max(row_max, std::abs(v));
+    // The intermediate (the column pass's sums) fits fp16 with room to
+    // spare, but not needlessly small.
+    const double largest_intermediate = 255.0 * std::ldexp(column_sum, s.column_exp);
     CHECK(largest_intermediate <= 32768.0);
     CHECK(largest_intermediate > 16384.0);
-    const double largest_column = std::ldexp(column_max, s.column_exp);
-    CHECK(largest_column >= 1024.0);
-    CHECK(largest_column < 2048.0);
+    const double largest_row = std::ldexp(row_max, s.row_exp);
+    CHECK(largest_row >= 1024.0);
+    CHECK(largest_row < 2048.0);
 
     const std::vector<std::uint32_t> words = mma_fragments(f, s);
-    REQUIRE(words.size() == static_cast<std::size_t>((kMmaRowWords + kMmaColumnWords) * 32));
+    REQUIRE(words.size() == static_cast<std::size_t>(2 * kMmaPassWords * 32));
     auto scaled = [side](const std::vector<double>& taps, int exp, int i) {
         return (i >= 0 && i < side) ? std::ldexp(taps[static_cast<std::size_t>(i)], exp) : 0.0;
     };
-    for (int j = 0; j < 3; ++j) {
-        // T's block j, each n half: 16 k by 8 n. B register r of lane 4g + t
-        // holds k = 2t + 8r and the next, at n = g.
-        for (int h = 0; h < 2; ++h) {
-            double t_block[16][8] = {};
-            for (int lane = 0; lane < 32; ++lane) {
-                for (int part = 0; part < 2; ++part) {
-                    for (int reg = 0; reg < 2; ++reg) {
-                        const auto [lo_k, hi_k] =
-                            halves_of(words[mma_row_word(j, h, part, reg) * 32 + lane]);
-                        const int k = 2 * (lane & 3) + 8 * reg;
-                        t_block[k][lane >> 2] += lo_k;
-                        t_block[k + 1][lane >> 2] += hi_k;
-                    }
-                }
-            }
+    // Every output meets every tap in the blocks its side multiplies: rows
+    // m of G from staged row m on, pixels m of T from the first tile's
+    // columns on (the row taps shifted to match).
+    const int blocks = mma_blocks_k(side);
+    for (int m = 0; m < 16; ++m) {
+        std::vector<int> column_hits(static_cast<std::size_t>(side), 0);
+        std::vector<int> row_hits(static_cast<std::size_t>(side), 0);
+        for (int j = 0; j < blocks; ++j) {
             for (int k = 0; k < 16; ++k) {
-                for (int n = 0; n < 8; ++n) {
-                    check_tap(t_block[k][n], scaled(f.row, s.row_exp, 16 * j + k - 8 * h - n),
-                              "T", j, k, 8 * h + n);
-                }
+                const int i = 16 * j + k - m;
+                if (i >= 0 && i < side) ++column_hits[static_cast<std::size_t>(i)];
+                const int shifted = i + mma_row_shift(side);
+                if (shifted >= 0 && shifted < side) ++row_hits[static_cast<std::size_t>(shifted)];
             }
         }
-        // G's block j: 16 m by 16 k. A register r of lane 4g + t holds row
-        // g + 8 (r & 1), columns 2t + 8 (r >> 1) and the next.
-        double g_block[16][16] = {};
-        for (int lane = 0; lane < 32; ++lane) {
-            for (int part = 0; part < 2; ++part) {
-                for (int reg = 0; reg < 4; ++reg) {
-                    const auto [first, second] =
-                        halves_of(words[mma_column_word(j, part, reg) * 32 + lane]);
-                    const int m = (lane >> 2) + 8 * (reg & 1);
-                    const int k = 2 * (lane & 3) + 8 * (reg >> 1);
-                    g_block[m][k] += first;
-                    g_block[m][k + 1] += second;
-                }
-            }
-        }
+        INFO("output " << m);
+        CHECK(std::all_of(column_hits.begin(), column_hits.end(), [](int n) { return n == 1; }));
+        CHECK(std::all_of(row_hits.begin(), row_hits.end(), [](int n) { return n == 1; }));
+    }
+    for (int j = 0; j < 3; ++j) {
+        double g_block[16][16];
+        decode_block(words, mma_column_word, j, g_block);
+        double t_block[16][16];
+        decode_block(words, mma_row_word, j, t_block);
         for (int m = 0; m < 16; ++m) {
             for (int k = 0; k < 16; ++k) {
                 check_tap(g_block[m][k], scaled(f.column, s.column_exp, 16 * j + k - m), "G", j, m,
                           k);
+                check_tap(t_block[m][k],
+                          scaled(f.row, s.row_exp, 16 * j + k - m + mma_row_shift(side)), "T", j,
+                          m, k);
             }
         }
     }
