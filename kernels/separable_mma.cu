@@ -64,9 +64,16 @@ constexpr int kTileRows = 64;
 constexpr int kTilePixels = 64;
 constexpr int kWarps = kTileRows / 16;  // a warp's 16 rows
 constexpr int kThreads = 32 * kWarps;
-// 3 blocks an SM hold RGB's 72 KB of shared memory and leave 168 registers
-// a lane for the taps' 48 fragment words and the intermediate's tiles.
-constexpr int kMinBlocks = 3;
+// Blocks an SM at least (__launch_bounds__), which caps registers: 3 hold
+// RGB's 72 KB of shared memory and leave 168 registers a lane for the
+// taps' 48 fragment words and the intermediate's tiles. Gray images with
+// sides up to 17 (2 blocks of taps) take 4, which costs them a few spilled
+// words: 4000x3000 gaussian:15 45 against 50 us on an H100, where gray
+// sigma=5 lost 9% and RGB 7% to 4 (2026-11-25 12:27, docs/PERFORMANCE.md).
+template <int KB, int C>
+constexpr int min_blocks() {
+    return KB == 2 && C == 1 ? 4 : 3;
+}
 
 // Fragment words a lane needs, as the host builds them (mma_fragments):
 // stored word-major, lane-minor, so a warp's load of one word is one
@@ -437,7 +444,7 @@ __device__ __forceinline__ void store_out_tile(const DeviceJob& job, const std::
 }
 
 template <int KB, int C>
-__global__ void __launch_bounds__(kThreads, kMinBlocks)
+__global__ void __launch_bounds__(kThreads, min_blocks<KB, C>())
     separable_mma_kernel(const __grid_constant__ DeviceJob job, int tiles_across, int tiles,
                          float scale) {
     using G = Geometry<KB>;
