@@ -31,10 +31,10 @@
 //    largest lies in [2^10, 2^11) (their lo parts stay normal); the finish
 //    undoes both exactly.
 //
-// Each block of 4 warps walks tiles of 64 rows by 64 pixels (a persistent
-// grid): it stages the tile and its halo as fp16 planes, one a channel
-// (from aligned words where the tile's columns lie inside the image,
-// sample by sample through the border policy at its sides); then each warp
+// Each block of 4 warps takes a tile of 64 rows by 64 pixels (tile_at: the
+// columns at the image's sides first): it stages the tile and its halo as
+// fp16 planes, one a channel (16 pixels at a time from 16-byte loads, byte
+// by byte through the border policy past the row's ends); then each warp
 // filters its 16 rows of every channel, and u8 outputs gather in an
 // interleaved tile that goes out in 16-byte vectors.
 #include "kernels/separable_mma.hpp"
@@ -52,7 +52,6 @@
 #include <utility>
 
 #include "filters/rank1.hpp"
-#include "kernels/cuda_backend.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/device_common.cuh"
 
@@ -71,16 +70,17 @@ constexpr int kThreads = 32 * kWarps;
 // words: 4000x3000 gaussian:15 45 against 50 us on an H100, where gray
 // sigma=5 lost 9% and RGB 7% to 4 (2026-11-25 12:27, docs/PERFORMANCE.md).
 template <int KB, int C>
-constexpr int min_blocks() {
+CC_HD constexpr int min_blocks() {
     return KB == 2 && C == 1 ? 4 : 3;
 }
 
-// Fragment words a lane needs, as the host builds them (mma_fragments):
-// stored word-major, lane-minor, so a warp's load of one word is one
-// coalesced 128-byte line.
+// A lane's fragment words (mma_fragments), as the device holds them: the 4
+// registers of one A fragment (a pass, k-block and hi/lo part) together,
+// lane-minor, so that a lane loads each fragment as one 16-byte vector and
+// a warp's load is 4 coalesced 128-byte lines (prepare() reorders them).
 static_assert(kMmaPassWords == kMaxBlocksK * 2 * 4);
-constexpr int kFragmentWords = 2 * kMmaPassWords * 32;
-__device__ std::uint32_t d_fragments[kFragmentWords];
+constexpr int kFragments = 2 * kMaxBlocksK * 2;  // (pass, k-block, part)
+__device__ uint4 d_fragments[kFragments * 32];
 
 // Shared-memory layout, in halves: the staged planes, then (u8 outputs) the
 // output tile. Staged row s is input row y0 - radius + s; staged column q is
@@ -396,6 +396,22 @@ __device__ __forceinline__ void filter_rows(const __half* plane, int r0,
     }
 }
 
+// v rounded half to even and saturated to 0 ... 255, NaN to 0. One
+// conversion instruction (Convert) made RGB u8 sigma=5 2% faster than
+// __float2uint_rn and min (H100, 88.7 against 90.4 us), but gray with sides
+// up to 17 (the kernel at 4 blocks an SM) 5% slower (42.7 against 40.5;
+// 2026-11-25, docs/PERFORMANCE.md), so that kernel keeps the two.
+template <bool Convert>
+__device__ __forceinline__ std::uint8_t saturated_u8(float v) {
+    if constexpr (Convert) {
+        unsigned short b;
+        asm("cvt.rni.sat.u8.f32 %0, %1;" : "=h"(b) : "f"(v));
+        return static_cast<std::uint8_t>(b);
+    } else {
+        return static_cast<std::uint8_t>(min(__float2uint_rn(v), 255u));
+    }
+}
+
 // An output that is not u8, to the image. Out of line: filter_rows's
 // finish is inlined 32 times a channel.
 __device__ __noinline__ void store_wide(const DeviceJob& job, std::int64_t x, std::int64_t y,
@@ -443,6 +459,18 @@ __device__ __forceinline__ void store_out_tile(const DeviceJob& job, const std::
     }
 }
 
+// Tile i of the launch order, as (across, down): first the columns of tiles
+// at the image's left and right sides, then the rest row by row. The side
+// tiles cost more (their outer items are gathered byte by byte through the
+// border policy); begun first, they are hidden behind the rest.
+__device__ __forceinline__ int2 tile_at(int i, int across, int down) {
+    const int sides = across >= 2 ? 2 : 1;
+    if (i < sides * down) return make_int2(i < down ? 0 : across - 1, i < down ? i : i - down);
+    const int j = i - sides * down;
+    const int inner = across - 2;  // > 0 here
+    return make_int2(1 + j % inner, j / inner);
+}
+
 template <int KB, int C>
 __global__ void __launch_bounds__(kThreads, min_blocks<KB, C>())
     separable_mma_kernel(const __grid_constant__ DeviceJob job, int tiles_across, int tiles,
@@ -465,20 +493,27 @@ __global__ void __launch_bounds__(kThreads, min_blocks<KB, C>())
     for (int j = 0; j < KB; ++j) {
 #pragma unroll
         for (int part = 0; part < 2; ++part) {
-#pragma unroll
-            for (int reg = 0; reg < 4; ++reg) {
-                column_a[j][part][reg] = d_fragments[mma_column_word(j, part, reg) * 32 + lane];
-                row_a[j][part][reg] = d_fragments[mma_row_word(j, part, reg) * 32 + lane];
-            }
+            const uint4 c = d_fragments[(j * 2 + part) * 32 + lane];
+            const uint4 r = d_fragments[((kMaxBlocksK + j) * 2 + part) * 32 + lane];
+            column_a[j][part][0] = c.x;
+            column_a[j][part][1] = c.y;
+            column_a[j][part][2] = c.z;
+            column_a[j][part][3] = c.w;
+            row_a[j][part][0] = r.x;
+            row_a[j][part][1] = r.y;
+            row_a[j][part][2] = r.z;
+            row_a[j][part][3] = r.w;
         }
     }
 
     const int radius = job.filter_width / 2;
     const std::uint32_t abs_mask = job.take_abs ? 0x7fffffffu : 0xffffffffu;
+    constexpr bool kConvert = min_blocks<KB, C>() == 3;  // saturated_u8's one instruction
     for (int tile = static_cast<int>(blockIdx.x); tile < tiles;
          tile += static_cast<int>(gridDim.x)) {
-        const int ty = tile / tiles_across;
-        const int tx = tile - ty * tiles_across;
+        const int2 at = tile_at(tile, tiles_across, tiles / tiles_across);
+        const int tx = at.x;
+        const int ty = at.y;
         const std::int64_t x0 = static_cast<std::int64_t>(tx) * kTilePixels;
         const std::int64_t y0 = static_cast<std::int64_t>(ty) * kTileRows;
         // The previous tile's last reads of the staged planes were before
@@ -500,7 +535,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks<KB, C>())
                             const float v = __uint_as_float(
                                 __float_as_uint(scale * sums[h][i] + job.delta) & abs_mask);
                             out[(8 * h + (i & 1)) * G::out_stride(C) + (16 * u + 8 * (i >> 1)) * C] =
-                                static_cast<std::uint8_t>(min(__float2uint_rn(v), 255u));
+                                saturated_u8<kConvert>(v);
                         }
                     }
                 });
@@ -615,7 +650,7 @@ std::vector<std::uint32_t> mma_fragments(const Rank1Filter& f, const MmaTapScale
         if (i < 0 || i >= side) return 0;
         return half_part(std::ldexp(taps[static_cast<std::size_t>(i)], exp), part);
     };
-    std::vector<std::uint32_t> words(kFragmentWords, 0);
+    std::vector<std::uint32_t> words(2 * kMmaPassWords * 32, 0);
     for (int lane = 0; lane < 32; ++lane) {
         const int g = lane >> 2;
         const int t = lane & 3;
@@ -666,25 +701,35 @@ void MmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) 
     if (!factors) throw CudaError("fast-separable: the filter is not rank 1");
     const MmaTapScales s = mma_tap_scales(*factors);
     unscale_ = static_cast<float>(std::ldexp(1.0, -(s.row_exp + s.column_exp)));
-    fragments_ = mma_fragments(*factors, s);
+    // mma_fragments' word-major order to d_fragments' (fragment, lane, register).
+    const std::vector<std::uint32_t> words = mma_fragments(*factors, s);
+    fragments_.assign(words.size(), 0);
+    for (int fragment = 0; fragment < kFragments; ++fragment) {
+        for (int lane = 0; lane < 32; ++lane) {
+            for (int reg = 0; reg < 4; ++reg) {
+                fragments_[(fragment * 32 + lane) * 4 + reg] =
+                    words[(fragment * 4 + reg) * 32 + lane];
+            }
+        }
+    }
     CUDA_CHECK(cudaMemcpyToSymbolAsync(d_fragments, fragments_.data(),
                                        fragments_.size() * sizeof(std::uint32_t), 0,
                                        cudaMemcpyHostToDevice, stream));
 
     blocks_k_ = mma_blocks_k(dj.filter_width);
     shared_bytes_ = mma_shared_bytes(dj);
-    int per_sm = 1;
     const bool found = with_kernel(blocks_k_, dj.channels, [&](auto kernel) {
         CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(shared_bytes_)));
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads,
-                                                                 shared_bytes_));
     });
     if (!found) throw CudaError("fast-separable: no tensor-core kernel for this job");
-    const std::int64_t resident =
-        static_cast<std::int64_t>(std::max(1, per_sm)) *
-        std::max(1, current_device().multiprocessors);
-    grid_ = static_cast<int>(std::max<std::int64_t>(1, std::min(tiles_of(dj), resident)));
+    // A block a tile, so that the block scheduler gives the next tile to
+    // whichever block finishes first: tiles differ in cost (the sides'
+    // gathered items), and a persistent grid of as many blocks as the SMs
+    // hold, each walking every grid-th tile, kept SMs idle a quarter of the
+    // time at its end (ncu: 154.7 K active cycles of 202.4 K) and was 10%
+    // slower (H200, 2026-11-25 12:35: RGB u8 sigma=5 102.8 against 92.0 us).
+    grid_ = static_cast<int>(std::max<std::int64_t>(1, tiles_of(dj)));
     // Fewer blocks, for the tests: each then walks many tiles.
     if (const char* blocks = std::getenv("CUDACONV_FAST_SEPARABLE_BLOCKS")) {
         if (const int n = std::atoi(blocks); n > 0) grid_ = std::min(grid_, n);

@@ -32,7 +32,8 @@ std::vector<std::string_view> auto_preference(const Job& job) {
     // fast-separable's tensor-core path takes u8 jobs whose border fits a u8.
     const bool u8 = job.src.depth == Depth::u8 &&
                     border_fits_u8(job.params.border, job.params.border_value) &&
-                    side >= kSeparableFirstSideU8;
+                    side >= (job.src.channels == 3 ? kSeparableFirstSideRgbU8
+                                                   : kSeparableFirstSideU8);
     if (rank1 && (f32_gray || u8)) move_before(list, "fast-separable", "fast");
     const bool integer_output = job.dst.depth != Depth::f32;
     if (!rank1 && integer_output && f.taps.size() > kFftAheadOfLadderTaps) {

@@ -33,13 +33,13 @@ constexpr std::array<std::string_view, 12> kAutoPreference{
 //    fast's strip path (3x3 to 7x7) moved the crossover from 7;
 //  - a rank-1 filter on a u8 image of any channel count, whose constant
 //    border (if any) is a whole u8: fast-separable, on its tensor-core path,
-//    first from 7x7 (4000x3000 Gaussians, H100, 2026-11-25 12:14 UTC: fast
-//    at 5 and 7 took RGB 87.5 and 147.9 us, gray 40.8 and 67.6, RGBA 148.2
-//    and 239.3; fast-separable RGB 96.5 and 91.2, gray 49.8 and 50.9, RGBA
-//    174.4 and 175.1). A fractional constant border sends the job to
-//    fast-separable's CUDA-core path (RGB 9x9: 540 us), so fast stays first
-//    there. RGB f32 and u16 are not measured, so they keep the list's order
-//    (docs/PERFORMANCE.md);
+//    first from 7x7, and on RGB from 5x5 (4000x3000 Gaussians, H100,
+//    2026-11-25 12:30 UTC: fast at 5 and 7 took RGB 87.9 and 148.2 us, gray
+//    41.1 and 68.1, RGBA 149.1 and 241.4; fast-separable RGB 75.3 and 75.5,
+//    gray 40.2 and 40.3, RGBA 157.6 and 157.6). A fractional constant border
+//    sends the job to fast-separable's CUDA-core path (RGB 9x9: 540 us), so
+//    fast stays first there. RGB f32 and u16 are not measured, so they keep
+//    the list's order (docs/PERFORMANCE.md);
 //  - a dense filter (not rank 1) with more taps than 15x15, where fast
 //    refuses it (past 33x33, or before Hopper): fft right after the fast
 //    variants (31x31: 557 us against
@@ -49,6 +49,7 @@ constexpr std::array<std::string_view, 12> kAutoPreference{
 //    range; a float output keeps the direct variants and SPEC's 1e-5.
 constexpr int kSeparableFirstSideF32 = 9;
 constexpr int kSeparableFirstSideU8 = 7;
+constexpr int kSeparableFirstSideRgbU8 = 5;
 constexpr std::size_t kFftAheadOfLadderTaps = 15 * 15;
 std::vector<std::string_view> auto_preference(const Job& job);
 

@@ -80,7 +80,7 @@ Job job_with(Filter filter, Depth depth, int channels = 1, Depth out_depth = Dep
     return job;
 }
 
-TEST_CASE("auto's measured order: rank 1 on gray f32 from 9x9 and on u8 from 7x7, to fast-separable",
+TEST_CASE("auto's measured order: rank 1 on gray f32 from 9x9, on u8 from 7x7 (RGB from 5x5), to fast-separable",
           "[auto]") {
     FakeBackend fast("fast", true, Support::yes());
     FakeBackend fast_separable("fast-separable", true, Support::yes());
@@ -106,10 +106,12 @@ TEST_CASE("auto's measured order: rank 1 on gray f32 from 9x9 and on u8 from 7x7
     CHECK(chosen(box(15), Depth::u16) == &fast);
     // Not rank 1: fast.
     CHECK(chosen(edge, Depth::f32) == &fast);
-    // RGB and RGBA u8 as gray u8 (fast-separable's tensor-core path); RGB
+    // RGB u8 from 5x5, RGBA u8 as gray u8 (fast-separable's tensor-core path); RGB
     // f32 is not measured.
-    CHECK(chosen(box(5), Depth::u8, 3) == &fast);
-    CHECK(chosen(box(7), Depth::u8, 3) == &fast_separable);
+    CHECK(chosen(box(3), Depth::u8, 3) == &fast);
+    CHECK(chosen(box(5), Depth::u8, 3) == &fast_separable);
+    CHECK(chosen(box(5), Depth::u8, 4) == &fast);
+    CHECK(chosen(box(7), Depth::u8, 4) == &fast_separable);
     CHECK(chosen(box(15), Depth::u8, 4) == &fast_separable);
     CHECK(chosen(box(15), Depth::f32, 3) == &fast);
     // A fractional constant border keeps u8 jobs off the tensor-core path,
