@@ -68,7 +68,7 @@ constexpr int kThreads = 32 * kWarps;
 // taps' 48 fragment words and the intermediate's tiles. Gray images with
 // sides up to 17 (2 blocks of taps) take 4, which costs them a few spilled
 // words: 4000x3000 gaussian:15 45 against 50 us on an H100, where gray
-// sigma=5 lost 9% and RGB 7% to 4 (2026-11-25 12:27, docs/PERFORMANCE.md).
+// sigma=5 lost 9% and RGB 7% to 4 (2026-11-25, docs/PERFORMANCE.md).
 template <int KB, int C>
 CC_HD constexpr int min_blocks() {
     return KB == 2 && C == 1 ? 4 : 3;
@@ -728,7 +728,7 @@ void MmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) 
     // gathered items), and a persistent grid of as many blocks as the SMs
     // hold, each walking every grid-th tile, kept SMs idle a quarter of the
     // time at its end (ncu: 154.7 K active cycles of 202.4 K) and was 10%
-    // slower (H200, 2026-11-25 12:35: RGB u8 sigma=5 102.8 against 92.0 us).
+    // slower (H200, 2026-11-25: RGB u8 sigma=5 102.8 against 92.0 us).
     grid_ = static_cast<int>(std::max<std::int64_t>(1, tiles_of(dj)));
     // Fewer blocks, for the tests: each then walks many tiles.
     if (const char* blocks = std::getenv("CUDACONV_FAST_SEPARABLE_BLOCKS")) {
