@@ -23,7 +23,8 @@
 // border but `valid`; anything else is refused with the reason. Jobs on u8
 // images (a constant border's value a whole u8) go to the tensor-core path
 // instead (kernels/separable_mma.cu), which multiplies the same taps as two
-// band matrices, 2.9-3.6x faster than this one on 4000x3000 Gaussians.
+// band matrices, several times faster than this one on 4000x3000
+// Gaussians (docs/PERFORMANCE.md).
 #include <cuda_runtime.h>
 
 #include <algorithm>

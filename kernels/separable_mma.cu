@@ -12,10 +12,11 @@
 //    leaves the warp's registers: no planes of it in shared memory, no
 //    barrier between the passes, and no halo rows filtered twice.
 //  - The row pass makes 16 pixels by 8 rows at a time: a band matrix T
-//    (16 x 16 KB) with T[m][k] = row[k - m] times the intermediate's
-//    transpose (16 KB pixels x 8 rows), from the tiles the warp just made.
-//    Each new pair of intermediate tiles completes one such step, so a
-//    tile of the intermediate is made once and used KB times.
+//    (16 x 16 KB) with T[m][k] = row[k - m + mma_row_shift] times the
+//    intermediate's transpose (16 KB pixels x 8 rows), from the tiles the
+//    warp just made. From the third pair of intermediate tiles on, each new
+//    pair completes one such step, so a tile of the intermediate is made
+//    once and used up to KB times.
 // KB, the 16-sample blocks a pass multiplies, is 2 for sides up to 17 and 3
 // up to 33. G and T depend only on the taps, so their fragments are built
 // once on the host and each lane keeps its share in registers.
@@ -63,15 +64,25 @@ constexpr int kTileRows = 64;
 constexpr int kTilePixels = 64;
 constexpr int kWarps = kTileRows / 16;  // a warp's 16 rows
 constexpr int kThreads = 32 * kWarps;
-// Blocks an SM at least (__launch_bounds__), which caps registers: 3 hold
+// Blocks an SM at least (__launch_bounds__), which caps registers. 3 hold
 // RGB's 72 KB of shared memory and leave 168 registers a lane for the
-// taps' 48 fragment words and the intermediate's tiles. Gray images with
-// sides up to 17 (2 blocks of taps) take 4, which costs them a few spilled
-// words: 4000x3000 gaussian:15 45 against 50 us on an H100, where gray
-// sigma=5 lost 9% and RGB 7% to 4 (2026-11-25, docs/PERFORMANCE.md).
+// taps' 48 fragment words and the intermediate's tiles. At 4 (128
+// registers, a few words spilled) gray with sides up to 17 took 45 us
+// against 50 at 3 (4000x3000 gaussian:15, H100), but at side 31 gray lost
+// 9% and RGB 7% (2026-11-25, docs/PERFORMANCE.md). RGBA over 17, whose
+// 95 KB leave room for 2 blocks only, takes 2, uncapped (sigma=5: 203.3
+// against 204.4 us capped at 3).
 template <int KB, int C>
 CC_HD constexpr int min_blocks() {
-    return KB == 2 && C == 1 ? 4 : 3;
+    if constexpr (KB == 2 && C == 1) return 4;
+    if constexpr (KB == 3 && C == 4) return 2;
+    return 3;
+}
+// Whether the u8 finish takes one conversion instruction (saturated_u8):
+// all kernels but the one at 4 blocks an SM, which lost to it.
+template <int KB, int C>
+CC_HD constexpr bool one_instruction_u8() {
+    return !(KB == 2 && C == 1);
 }
 
 // A lane's fragment words (mma_fragments), as the device holds them: the 4
@@ -96,6 +107,7 @@ template <int KB>
 struct Geometry {
     static constexpr int kStagedRows = kTileRows + 16 * (KB - 1);
     static constexpr int kStagedColumns = kTilePixels + 2 * kStagedLeft;
+    static constexpr int kItemsPerRow = kStagedColumns / 16;  // 16-pixel items, and pairs of tiles
     static constexpr int kStagedStride = kStagedColumns + 8;
     static constexpr int kPlaneHalves = kStagedRows * kStagedStride;
     CC_HD static constexpr std::size_t halves(int planes) {
@@ -140,7 +152,8 @@ template <int P0, int P1, int N>
 __device__ __forceinline__ std::uint32_t u8_pair_to_half2(const std::uint32_t (&a)[N]) {
     std::uint32_t magic;
     if constexpr (P0 / 4 == P1 / 4) {
-        magic = __byte_perm(a[P0 / 4], 0x64646464u, (P0 & 3) | (4 << 4) | ((P1 & 3) << 8) | (4 << 12));
+        constexpr unsigned kSelector = (P0 & 3) | (4 << 4) | ((P1 & 3) << 8) | (4 << 12);
+        magic = __byte_perm(a[P0 / 4], 0x64646464u, kSelector);
     } else {
         const std::uint32_t t =
             __byte_perm(a[P0 / 4], a[P1 / 4], (P0 & 3) | ((4 + (P1 & 3)) << 8));
@@ -175,38 +188,31 @@ __device__ __forceinline__ void store_16_pixels(const std::uint32_t (&a)[4 * C],
     }
 }
 
-// border_index for a row or column p outside 0 ... n - 1: the closed form
-// where p is within one length of the image (every tile's halo but those of
-// images narrower than it), else border_index's general arithmetic, out of
-// line. The 64-bit modulo arithmetic inlined for every staged item at the
-// image's sides was 8% of the stall samples on gray 4000x3000 (ncu).
+// border_index for a staged row or column p: border_index_near's closed
+// forms (every tile's halo but those of images narrower than it), else
+// border_index's general arithmetic, out of line. That 64-bit modulo
+// arithmetic, inlined for every staged item at the image's sides, was 8% of
+// the stall samples on gray 4000x3000 (ncu).
 __device__ __noinline__ std::int64_t border_far(BorderMode mode, std::int64_t p, std::int64_t n) {
     return border_index(mode, p, n);
 }
 __device__ __forceinline__ std::int64_t border_near(BorderMode mode, std::int64_t p,
                                                     std::int64_t n) {
-    if (p >= 0 && p < n) return p;
-    const bool before = p < 0;
-    std::int64_t q;
-    switch (mode) {
-        case BorderMode::reflect101: q = before ? -p : 2 * n - 2 - p; break;
-        case BorderMode::reflect: q = before ? -p - 1 : 2 * n - 1 - p; break;
-        case BorderMode::replicate: q = before ? 0 : n - 1; break;
-        case BorderMode::wrap: q = before ? p + n : p - n; break;
-        default: return kBorderConstant;  // constant (valid is refused)
-    }
-    return q >= 0 && q < n ? q : border_far(mode, p, n);
+    const std::int64_t q = border_index_near(mode, p, n);
+    return q == kBorderFar ? border_far(mode, p, n) : q;
 }
+
+// The 16 C bytes of 16 pixels of a row, as C 16-byte vectors.
+template <int C>
+struct ItemWords {
+    uint4 v[C];
+};
 
 // 16 pixels of a row from pixel x on, some of them outside the row, through
 // the border policy (the constant border: `constant`), as the 16 C bytes a
 // vector load gives where they lie inside. Out of line: only items at the
 // image's left and right sides take it (and every item of an image whose
 // rows do not start on 16-byte boundaries).
-template <int C>
-struct ItemWords {
-    uint4 v[C];
-};
 template <int C>
 __device__ __noinline__ ItemWords<C> gather_item(const DeviceJob& job, const std::uint8_t* row,
                                                  std::int64_t x, std::uint8_t constant) {
@@ -240,18 +246,21 @@ template <int KB, int C>
 __device__ __forceinline__ void stage_tile(const DeviceJob& job, int filtered, __half* staged,
                                            std::int64_t xs, std::int64_t ys) {
     using G = Geometry<KB>;
-    constexpr int kGroups = G::kStagedColumns / 16;  // 16-pixel items a staged row
+    constexpr int kGroups = G::kItemsPerRow;
     constexpr int kItems = G::kStagedRows * kGroups;
     constexpr int kPerThread = (kItems + kThreads - 1) / kThreads;
-    const auto constant = static_cast<std::uint8_t>(job.border_value);
-    const std::uint32_t border_word =
-        job.border == BorderMode::constant ? 0x01010101u * constant : 0u;
-    // Vector loads need rows that start on 16-byte boundaries (device
-    // images are pitched, so they do).
+    // A whole u8 (mma_take) where the border is constant.
+    const auto constant = job.border == BorderMode::constant
+                              ? static_cast<std::uint8_t>(job.border_value)
+                              : std::uint8_t{0};
+    const std::uint32_t border_word = 0x01010101u * constant;
+    // Vector loads need rows that start on 16-byte boundaries. Device
+    // images are pitched, so theirs do; a job whose rows did not would
+    // gather every item, slower but the same.
     const bool aligned = ((reinterpret_cast<std::uintptr_t>(job.src) |
                            static_cast<std::uintptr_t>(job.src_pitch)) & 15) == 0;
-    // Items a batch, their loads in flight together: 24 registers of them
-    // (48 spilled at 3 and 4 channels).
+    // Items a batch, their loads in flight together: at most 24 registers
+    // of them (twice that spilled on 3 and 4 channels).
     constexpr int kBatch = 6 / C < kPerThread ? 6 / C : kPerThread;
 #pragma unroll 1
     for (int n0 = 0; n0 < kPerThread; n0 += kBatch) {
@@ -264,13 +273,16 @@ __device__ __forceinline__ void stage_tile(const DeviceJob& job, int filtered, _
                 const int j = item - r * kGroups;
                 const std::int64_t y = border_near(job.border, ys + r, job.src_height);
                 const std::int64_t x = xs + 16 * j;
-                const auto* row = reinterpret_cast<const std::uint8_t*>(job.src + y * job.src_pitch);
                 if (y == kBorderConstant) {
 #pragma unroll
                     for (int k = 0; k < C; ++k) {
                         w[n][k] = make_uint4(border_word, border_word, border_word, border_word);
                     }
-                } else if (aligned && x >= 0 && x + 16 <= job.src_width) {
+                    continue;
+                }
+                const auto* row =
+                    reinterpret_cast<const std::uint8_t*>(job.src + y * job.src_pitch);
+                if (aligned && x >= 0 && x + 16 <= job.src_width) {
                     const auto* vectors = reinterpret_cast<const uint4*>(row + x * C);
 #pragma unroll
                     for (int k = 0; k < C; ++k) w[n][k] = __ldg(vectors + k);
@@ -338,7 +350,12 @@ __device__ __forceinline__ void filter_rows(const __half* plane, int r0,
                                             const std::uint32_t (&row_a)[KB][2][4],
                                             Finish&& finish) {
     using G = Geometry<KB>;
-    constexpr int kPairs = G::kStagedColumns / 16;
+    constexpr int kPairs = G::kItemsPerRow;
+    constexpr int kFirstTile = mma_first_tile(KB);
+    constexpr int kLag = 2;  // pairs made before the first step
+    static_assert(kFirstTile + 2 * KB <= 2 * (kLag + 1),
+                  "a step's tiles lie in its pair and those before");
+    static_assert(kPairs - kLag == kTilePixels / 16, "a step for every 16 pixels of the tile");
     const int lane = static_cast<int>(threadIdx.x) & 31;
     // ldmatrix.trans matrices: staged rows 0-7 and 8-15 of a k-block at the
     // pair's first 8 pixels, then the same at its next 8 (B fragments of
@@ -368,9 +385,7 @@ __device__ __forceinline__ void filter_rows(const __half* plane, int r0,
             for (int i = 0; i < 4; ++i) v[i] = acc[e][0][i] + acc[e][1][i];
             split_tile(v, mid_hi[2 * p + e], mid_lo[2 * p + e]);
         }
-        constexpr int kFirstTile = mma_first_tile(KB);
-        static_assert(kFirstTile + 2 * KB <= 6, "a step's tiles lie in the pairs up to its own");
-        const int u = p - 2;
+        const int u = p - kLag;
         if (u >= 0) {
             // [row half][hi * hi, lo taps * hi, hi taps * lo]: six
             // independent chains of KB products.
@@ -389,7 +404,9 @@ __device__ __forceinline__ void filter_rows(const __half* plane, int r0,
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
 #pragma unroll
-                for (int i = 0; i < 4; ++i) out[h][i] = sums[h][0][i] + (sums[h][1][i] + sums[h][2][i]);
+                for (int i = 0; i < 4; ++i) {
+                    out[h][i] = sums[h][0][i] + (sums[h][1][i] + sums[h][2][i]);
+                }
             }
             finish(u, out);
         }
@@ -508,7 +525,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks<KB, C>())
 
     const int radius = job.filter_width / 2;
     const std::uint32_t abs_mask = job.take_abs ? 0x7fffffffu : 0xffffffffu;
-    constexpr bool kConvert = min_blocks<KB, C>() == 3;  // saturated_u8's one instruction
+    constexpr bool kConvert = one_instruction_u8<KB, C>();
     for (int tile = static_cast<int>(blockIdx.x); tile < tiles;
          tile += static_cast<int>(gridDim.x)) {
         const int2 at = tile_at(tile, tiles_across, tiles / tiles_across);
@@ -523,7 +540,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks<KB, C>())
         for (int c = 0; c < filtered; ++c) {
             const __half* plane = staged + c * G::kPlaneHalves;
             if (out_tile != nullptr) {
-                // finish_value and saturate_to<u8> without a branch an
+                // finish_value and saturate_to<u8> with no branch per
                 // output: |v| as a mask, and cvt's rounding half to even
                 // with negatives and NaN to 0.
                 std::uint8_t* out = out_tile + (r0 + 2 * t) * G::out_stride(C) + g * C + c;
@@ -534,8 +551,9 @@ __global__ void __launch_bounds__(kThreads, min_blocks<KB, C>())
                         for (int i = 0; i < 4; ++i) {
                             const float v = __uint_as_float(
                                 __float_as_uint(scale * sums[h][i] + job.delta) & abs_mask);
-                            out[(8 * h + (i & 1)) * G::out_stride(C) + (16 * u + 8 * (i >> 1)) * C] =
-                                saturated_u8<kConvert>(v);
+                            const int at =
+                                (8 * h + (i & 1)) * G::out_stride(C) + (16 * u + 8 * (i >> 1)) * C;
+                            out[at] = saturated_u8<kConvert>(v);
                         }
                     }
                 });
@@ -681,6 +699,7 @@ bool mma_take(const Job& job, const DeviceJob& dj) {
     if (dj.in_depth != Depth::u8 || dj.border == BorderMode::valid) return false;
     if (dj.channels < 1 || dj.channels > 4) return false;
     if (!border_fits_u8(dj.border, dj.border_value)) return false;
+    // Tile indices are ints, and tile + gridDim.x must stay one.
     if (tiles_of(dj) > std::numeric_limits<int>::max() / 2) return false;
     const auto factors = separate(job.params.filter);
     if (!factors) return false;

@@ -38,8 +38,9 @@ constexpr std::array<std::string_view, 12> kAutoPreference{
 //    41.1 and 68.1, RGBA 149.1 and 241.4; fast-separable RGB 75.3 and 75.5,
 //    gray 40.2 and 40.3, RGBA 157.6 and 157.6). A fractional constant border
 //    sends the job to fast-separable's CUDA-core path (RGB 9x9: 540 us), so
-//    fast stays first there. RGB f32 and u16 are not measured, so they keep
-//    the list's order (docs/PERFORMANCE.md);
+//    fast stays first there. Two-channel u8 is not measured and goes as
+//    gray; RGB f32 and u16 are not measured, so they keep the list's order
+//    (docs/PERFORMANCE.md);
 //  - a dense filter (not rank 1) with more taps than 15x15, where fast
 //    refuses it (past 33x33, or before Hopper): fft right after the fast
 //    variants (31x31: 557 us against

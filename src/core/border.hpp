@@ -83,4 +83,26 @@ CC_HD std::int64_t border_index(BorderMode mode, std::int64_t p, std::int64_t le
     return kBorderConstant;
 }
 
+// Returned by border_index_near where its closed forms do not hold.
+constexpr std::int64_t kBorderFar = -2;
+
+// border_index for p within one image length of the image (one less for
+// reflect101), in closed form with no division: kernels that place a border
+// coordinate for every staged item take this, and border_index (out of
+// line) only where it returns kBorderFar.
+CC_HD std::int64_t border_index_near(BorderMode mode, std::int64_t p, std::int64_t len) {
+    if (p >= 0 && p < len) return p;
+    const bool before = p < 0;
+    std::int64_t q = 0;
+    switch (mode) {
+        case BorderMode::reflect101: q = before ? -p : 2 * len - 2 - p; break;
+        case BorderMode::reflect: q = before ? -p - 1 : 2 * len - 1 - p; break;
+        case BorderMode::replicate: return before ? 0 : len - 1;
+        case BorderMode::wrap: q = before ? p + len : p - len; break;
+        case BorderMode::constant: return kBorderConstant;
+        case BorderMode::valid: return kBorderFar;  // never reads outside the image
+    }
+    return q >= 0 && q < len ? q : kBorderFar;
+}
+
 }  // namespace cudaconv

@@ -80,8 +80,10 @@ Job job_with(Filter filter, Depth depth, int channels = 1, Depth out_depth = Dep
     return job;
 }
 
-TEST_CASE("auto's measured order: rank 1 on gray f32 from 9x9, on u8 from 7x7 (RGB from 5x5), to fast-separable",
-          "[auto]") {
+TEST_CASE(
+    "auto's measured order: rank 1 on gray f32 from 9x9, on u8 from 7x7 (RGB from 5x5), "
+    "to fast-separable",
+    "[auto]") {
     FakeBackend fast("fast", true, Support::yes());
     FakeBackend fast_separable("fast-separable", true, Support::yes());
     const auto box = [](int side) {

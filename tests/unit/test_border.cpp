@@ -113,6 +113,29 @@ TEST_CASE("border policies stay in range for far coordinates", "[border]") {
           cv::borderInterpolate(static_cast<int>((far + 5) % 14), 7, cv::BORDER_REFLECT));
 }
 
+TEST_CASE("border_index_near: border_index's value where it answers, and it answers near",
+          "[border]") {
+    for (const BorderMode mode : {BorderMode::reflect101, BorderMode::reflect,
+                                  BorderMode::replicate, BorderMode::constant, BorderMode::wrap,
+                                  BorderMode::valid}) {
+        for (std::int64_t len = 1; len <= 50; ++len) {
+            for (std::int64_t p = -200; p < 250; ++p) {
+                CAPTURE(cudaconv::border_name(mode), len, p);
+                const std::int64_t near = cudaconv::border_index_near(mode, p, len);
+                if (near != cudaconv::kBorderFar) {
+                    CHECK(near == cudaconv::border_index(mode, p, len));
+                }
+                // Within one length of the image the closed forms hold
+                // (reflect101, which skips the edge pixel: one less each side).
+                const std::int64_t reach = mode == BorderMode::reflect101 ? len - 1 : len;
+                if (mode != BorderMode::valid && p >= -reach && p < len + reach) {
+                    CHECK(near != cudaconv::kBorderFar);
+                }
+            }
+        }
+    }
+}
+
 TEST_CASE("copyMakeBorder matches borderInterpolate for pads wider than the image", "[border]") {
     // The OpenCV reference pads with copyMakeBorder by up to the filter's
     // reach, which may exceed the image several times; check that it follows
