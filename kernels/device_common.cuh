@@ -15,6 +15,20 @@
 
 namespace cudaconv {
 
+// Item i of a launch order over a grid of items across x down (bands,
+// tiles), as (across, down): first the columns at the image's left and
+// right sides, then the rest row by row. The side items cost more than the
+// others (their outer samples go through the border policy), and begun
+// first they are hidden behind the rest instead of finishing last (fast's
+// strip path and fast-separable's tensor-core path; docs/PERFORMANCE.md).
+__device__ __forceinline__ int2 sides_first_at(int i, int across, int down) {
+    const int sides = across >= 2 ? 2 : 1;
+    if (i < sides * down) return make_int2(i < down ? 0 : across - 1, i < down ? i : i - down);
+    const int j = i - sides * down;
+    const int inner = across - 2;  // > 0 here
+    return make_int2(1 + j % inner, j / inner);
+}
+
 template <typename T>
 __device__ __forceinline__ float load_raw(const DeviceJob& job, std::int64_t x, std::int64_t y,
                                           int c) {

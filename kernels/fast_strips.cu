@@ -492,22 +492,14 @@ __device__ __forceinline__ void store_row_fast(const DeviceJob& job, std::int64_
     }
 }
 
-// Band i of the launch order, as (across, down): first the columns of bands
-// at the image's left and right sides, then the rest row by row. The side
-// bands cost more than the others (their outer lanes rebuild vectors
-// through the border policy), and begun first they are hidden behind the
-// rest: without them the kernel is only as much faster as their share of
-// the image. Row by row instead (CUDACONV_STRIPS_SIDES_FIRST=0) measured
-// 6-32% slower on the H100; of five other orders, only those that start
-// with the side columns came within 4% (2026-11-25 09:33 and 10:21,
+// Band i of the launch order, as (across, down): the side columns first
+// (sides_first_at). Row by row instead (CUDACONV_STRIPS_SIDES_FIRST=0)
+// measured 6-32% slower on the H100; of five other orders, only those that
+// start with the side columns came within 4% (2026-11-25 09:33 and 10:21,
 // docs/PERFORMANCE.md).
 __device__ __forceinline__ int2 band_at(int i, int across, int down, bool sides_first) {
     if (!sides_first) return make_int2(i % across, i / across);
-    const int sides = across >= 2 ? 2 : 1;
-    if (i < sides * down) return make_int2(i < down ? 0 : across - 1, i < down ? i : i - down);
-    const int j = i - sides * down;
-    const int inner = across - 2;  // > 0 here
-    return make_int2(1 + j % inner, j / inner);
+    return sides_first_at(i, across, down);
 }
 
 // Blocks an SM at least for each kernel (__launch_bounds__), which caps its

@@ -32,8 +32,8 @@
 //    largest lies in [2^10, 2^11) (their lo parts stay normal); the finish
 //    undoes both exactly.
 //
-// Each block of 4 warps takes a tile of 64 rows by 64 pixels (tile_at: the
-// columns at the image's sides first): it stages the tile and its halo as
+// Each block of 4 warps takes a tile of 64 rows by 64 pixels (sides_first_at:
+// the columns at the image's sides first): it stages the tile and its halo as
 // fp16 planes, one a channel (16 pixels at a time from 16-byte loads, byte
 // by byte through the border policy past the row's ends); then each warp
 // filters its 16 rows of every channel, and u8 outputs gather in an
@@ -476,18 +476,6 @@ __device__ __forceinline__ void store_out_tile(const DeviceJob& job, const std::
     }
 }
 
-// Tile i of the launch order, as (across, down): first the columns of tiles
-// at the image's left and right sides, then the rest row by row. The side
-// tiles cost more (their outer items are gathered byte by byte through the
-// border policy); begun first, they are hidden behind the rest.
-__device__ __forceinline__ int2 tile_at(int i, int across, int down) {
-    const int sides = across >= 2 ? 2 : 1;
-    if (i < sides * down) return make_int2(i < down ? 0 : across - 1, i < down ? i : i - down);
-    const int j = i - sides * down;
-    const int inner = across - 2;  // > 0 here
-    return make_int2(1 + j % inner, j / inner);
-}
-
 template <int KB, int C>
 __global__ void __launch_bounds__(kThreads, min_blocks<KB, C>())
     separable_mma_kernel(const __grid_constant__ DeviceJob job, int tiles_across, int tiles,
@@ -528,7 +516,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks<KB, C>())
     constexpr bool kConvert = one_instruction_u8<KB, C>();
     for (int tile = static_cast<int>(blockIdx.x); tile < tiles;
          tile += static_cast<int>(gridDim.x)) {
-        const int2 at = tile_at(tile, tiles_across, tiles / tiles_across);
+        const int2 at = sides_first_at(tile, tiles_across, tiles / tiles_across);
         const int tx = at.x;
         const int ty = at.y;
         const std::int64_t x0 = static_cast<std::int64_t>(tx) * kTilePixels;
