@@ -467,15 +467,15 @@ bool dense_mma_take(const Job& job, bool other_paths_can_run) {
     }
     if (!other_paths_can_run) return true;
     // The crossover with the tile path, measured on the H100 at 4000x3000
-    // (docs/PERFORMANCE.md, 2026-11-25 06:45), tiles against this path:
-    // gray f32 11x11 141 us against 145, 13x13 227 against 158; gray u8
-    // 11x11 146 against 152, 13x13 199 against 159; RGB u8 9x9 366 against
-    // 382, 11x11 534 against 418. Other depths and channel counts are not
-    // measured and take the gray f32 crossover.
+    // (docs/PERFORMANCE.md, 2026-11-25 afternoon), tiles against this path,
+    // us: f32 takes the tiles at every side they run (gray 15x15 145
+    // against 170, RGB 496 against 571); gray u8 13x13 139 against 155,
+    // 15x15 172 against 163; RGB u8 11x11 341 against 411, 13x13 452
+    // against 436; RGBA u8 11x11 488 against 555, 13x13 638 against 577.
     const Filter& f = job.params.filter;
     const int side = std::max(f.width, f.height);
-    const bool colour_u8 = job.src.depth == Depth::u8 && job.src.channels > 1;
-    return side >= (colour_u8 ? 11 : 13);
+    if (job.src.depth == Depth::f32) return false;
+    return side >= (job.src.channels > 1 ? 13 : 15);
 }
 
 void DenseMmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) {

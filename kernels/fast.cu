@@ -3,11 +3,11 @@
 //  - it reads and writes the image's own depth and interleaved layout (u8
 //    RGB stays u8: 2 bytes of traffic per sample, not 8 as in a float copy);
 //  - the input comes into shared memory through the bulk-copy engine
-//    (kernels/bulk_copy.cuh): a persistent grid of blocks walks the image's
-//    tiles, and while a block filters one tile the rows of its next tile
-//    are already on the way, one cp.async.bulk a row, so the bytes in
-//    flight that cover DRAM latency cost neither registers nor
-//    instructions. (The kernel it replaces loaded 16-byte vectors into
+//    (kernels/bulk_copy.cuh): a resident grid of blocks takes the image's
+//    tiles from a counter as each frees up, and while a block filters one
+//    tile the rows of its next tile are already on the way, one
+//    cp.async.bulk a row, so the bytes in flight that cover DRAM latency
+//    cost neither registers nor instructions. (The kernel it replaces loaded 16-byte vectors into
 //    registers, tiles' halos included, and reached 41% of DRAM bandwidth:
 //    too few bytes in flight; docs/PERFORMANCE.md.)
 //  - every thread owns one 16-byte vector of output samples in each of R
@@ -15,8 +15,10 @@
 //    keeps R accumulator rows in registers, and stores 16-byte vectors;
 //  - interleaved channels are one row of samples whose taps sit C samples
 //    apart, so the channel count, filter size and sample type are template
-//    parameters and every tap is an immediate offset into registers, its
-//    weight an immediate operand from __constant__ memory.
+//    parameters and every tap is an immediate offset into registers; up to
+//    7x7 (f32) or 9x9 (u8) its weight is an immediate operand from
+//    __constant__ memory, and larger filters loop over their rows a few at
+//    a time (see `rolled`).
 // Tiles whose window leaves the image are copied as far as the image goes,
 // and the samples outside are then written through the border policy, so
 // every border mode is exact. One case cannot be held in a tile of the
@@ -46,6 +48,7 @@
 #include "kernels/cuda_backend.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/cuda_registry.hpp"
+#include "kernels/cuda_resources.hpp"
 #include "kernels/dense_mma.hpp"
 #include "kernels/device_common.cuh"
 #include "kernels/fast_strips.hpp"
@@ -110,6 +113,68 @@ struct Shape {
     static constexpr int kThreads = 32 * kWarpsX * kWarpsY;
 };
 
+// Filters of 9x9 (f32) or 11x11 (u8) and up are rolled: a loop over their
+// rows, J rows a step, their taps for the step loaded into registers.
+// Unrolled whole, a 15x15 f32 thread was 7200 FMAs of straight code,
+// several times the SM's instruction cache, and ptxas left it half rolled
+// with a constant load for every tap use. Smaller filters stay unrolled
+// whole, their taps immediate operands. The sweeps of 2026-11-25
+// (docs/PERFORMANCE.md) chose, on the H100 at 4000x3000:
+//  - f32: J = 2 on gray and 3 on colour (gray 15x15 145 against 162 us,
+//    RGB 496 against 596), each thread making 4 rows (R) where the
+//    unrolled make 8: tiles of 16 rows, so 3 blocks of 8 warps an SM fit
+//    in shared memory and the last tiles of a run end sooner (gray 15x15
+//    145 against 157 us at 8 rows);
+//  - u8: J = 1 (gray 15x15 171 us against 242 at J = 3), at least 5
+//    blocks an SM (u8 tiles of 11x11 to 15x15 leave room for 5 to 7).
+#ifndef CUDACONV_FAST_F32_ROLLED_FROM
+#define CUDACONV_FAST_F32_ROLLED_FROM 9
+#endif
+#ifndef CUDACONV_FAST_U8_ROLLED_FROM
+#define CUDACONV_FAST_U8_ROLLED_FROM 11
+#endif
+#ifndef CUDACONV_FAST_F32_GRAY_ROWS_A_STEP
+#define CUDACONV_FAST_F32_GRAY_ROWS_A_STEP 2
+#endif
+#ifndef CUDACONV_FAST_F32_COLOUR_ROWS_A_STEP
+#define CUDACONV_FAST_F32_COLOUR_ROWS_A_STEP 3
+#endif
+#ifndef CUDACONV_FAST_U8_ROWS_A_STEP
+#define CUDACONV_FAST_U8_ROWS_A_STEP 1
+#endif
+#ifndef CUDACONV_FAST_F32_ROLLED_ROWS
+#define CUDACONV_FAST_F32_ROLLED_ROWS 4
+#endif
+#ifndef CUDACONV_FAST_F32_ROLLED_MIN_BLOCKS
+#define CUDACONV_FAST_F32_ROLLED_MIN_BLOCKS 3
+#endif
+#ifndef CUDACONV_FAST_U8_ROLLED_MIN_BLOCKS
+#define CUDACONV_FAST_U8_ROLLED_MIN_BLOCKS 5
+#endif
+template <typename In>
+CC_HD constexpr bool rolled(int side) {
+    return side >= (sizeof(In) == 1 ? CUDACONV_FAST_U8_ROLLED_FROM : CUDACONV_FAST_F32_ROLLED_FROM);
+}
+// J: filter rows a step (the whole filter where it is not rolled).
+template <typename In>
+CC_HD constexpr int filter_rows_a_step(int side, int channels) {
+    if (!rolled<In>(side)) return side;
+    if (sizeof(In) == 1) return CUDACONV_FAST_U8_ROWS_A_STEP;
+    return channels == 1 ? CUDACONV_FAST_F32_GRAY_ROWS_A_STEP
+                         : CUDACONV_FAST_F32_COLOUR_ROWS_A_STEP;
+}
+// R: output rows a thread.
+template <typename In>
+CC_HD constexpr int rows_a_thread(int side) {
+    return sizeof(In) == 4 && rolled<In>(side) ? CUDACONV_FAST_F32_ROLLED_ROWS : Shape<In>::R;
+}
+template <typename In>
+CC_HD constexpr int min_blocks(int side) {
+    if (!rolled<In>(side)) return Shape<In>::kMinBlocks;
+    return sizeof(In) == 1 ? CUDACONV_FAST_U8_ROLLED_MIN_BLOCKS
+                           : CUDACONV_FAST_F32_ROLLED_MIN_BLOCKS;
+}
+
 __constant__ float c_taps[kMaxTaps];
 
 template <typename In>
@@ -121,7 +186,7 @@ CC_HD constexpr int samples_per_vector() {
 template <int Side, int C, typename In>
 struct Tile {
     static constexpr int S = samples_per_vector<In>();
-    static constexpr int R = Shape<In>::R;
+    static constexpr int R = rows_a_thread<In>(Side);
     static constexpr int kThreads = Shape<In>::kThreads;
     static constexpr int kHalo = (Side / 2) * C;  // samples each side of an output
     static constexpr int kHaloVectors = (kHalo + S - 1) / S;
@@ -132,6 +197,14 @@ struct Tile {
     static constexpr int kRows = kOutputRows + Side - 1;  // staged, down
     static constexpr int kBufferBytes = kRowBytes * kRows;
     static constexpr int kSharedBytes = kStages * kBufferBytes;
+};
+
+// Tiles handed out to blocks as they ask, one counter a FastBackend (its
+// launches run one after another on its stream). Zero between launches:
+// the kernel's last block resets it.
+struct TileSchedule {
+    unsigned int next;         // tiles taken past each block's first
+    unsigned int blocks_done;  // blocks that have left the kernel
 };
 
 // The tiles of the image, row-major. 32-bit: a tile index is divided
@@ -166,20 +239,58 @@ __device__ __forceinline__ void unpack(const uint4& v, float* out) {
     }
 }
 
-// Input row r of a window feeds output row o through filter row j = r - o:
-// adds the taps of row j times the window into the R x S accumulators.
-template <int Side, int C, int R, int S, int kFirst>
-__device__ __forceinline__ void add_row(int r, const float* window, float (&acc)[R][S]) {
+// Filter rows [j0, j0 + J) of a thread's R x S sums. Staged row j0 + q
+// (q < R + J - 1, counted from the thread's first) meets accumulator row
+// o = q - jj through filter row j0 + jj, so each row is read and unpacked
+// once a call and multiplied into every accumulator row it reaches. Every
+// sum still adds its products in filter-row, then column order, whatever J.
+template <int Side, int C, int R, int S, int kFirst, int kWindow, int J, typename LoadRow>
+__device__ __forceinline__ void add_filter_rows(int j0, const LoadRow& load_row,
+                                                float (&acc)[R][S]) {
+    // Each tap serves R + J - 1 rows: loaded once. (Where j0 is known at
+    // compile time, these fold into constant-bank operands.)
+    float taps[J][Side];
 #pragma unroll
-    for (int o = 0; o < R; ++o) {
-        const int j = r - o;
-        if (j < 0 || j >= Side) continue;  // resolved at compile time
+    for (int jj = 0; jj < J; ++jj) {
 #pragma unroll
-        for (int i = 0; i < Side; ++i) {
-            const float tap = c_taps[j * Side + i];
+        for (int i = 0; i < Side; ++i) taps[jj][i] = c_taps[(j0 + jj) * Side + i];
+    }
 #pragma unroll
-            for (int s = 0; s < S; ++s) acc[o][s] += tap * window[kFirst + s + i * C];
+    for (int q = 0; q < R + J - 1; ++q) {
+        float window[kWindow];
+        load_row(j0 + q, window);
+#pragma unroll
+        for (int jj = 0; jj < J; ++jj) {
+            const int o = q - jj;
+            if (o < 0 || o >= R) continue;  // resolved at compile time
+#pragma unroll
+            for (int i = 0; i < Side; ++i) {
+#pragma unroll
+                for (int s = 0; s < S; ++s) acc[o][s] += taps[jj][i] * window[kFirst + s + i * C];
+            }
         }
+    }
+}
+
+// The R x S sums over every filter row, in steps of filter_rows_a_step
+// rows (the last step takes what is left). load_row(r, window) fills the
+// window from the thread's r-th input row.
+template <int Side, int C, typename In, int R, int S, int kFirst, int kWindow,
+          typename LoadRow>
+__device__ __forceinline__ void accumulate(const LoadRow& load_row, float (&acc)[R][S]) {
+    constexpr int J = filter_rows_a_step<In>(Side, C);
+    constexpr int kSteps = Side / J;
+    constexpr int kLeft = Side % J;
+    if constexpr (kSteps == 1) {
+        add_filter_rows<Side, C, R, S, kFirst, kWindow, J>(0, load_row, acc);
+    } else {
+#pragma unroll 1
+        for (int step = 0; step < kSteps; ++step) {
+            add_filter_rows<Side, C, R, S, kFirst, kWindow, J>(step * J, load_row, acc);
+        }
+    }
+    if constexpr (kLeft > 0) {
+        add_filter_rows<Side, C, R, S, kFirst, kWindow, kLeft>(kSteps * J, load_row, acc);
     }
 }
 
@@ -194,14 +305,16 @@ __device__ __forceinline__ void accumulate_staged(
     constexpr int S = T::S;
     constexpr int kWindow = (2 * T::kHaloVectors + 1) * S;
     constexpr int kFirst = T::kHaloVectors * S - T::kHalo;  // window index of tap 0 of sample 0
+    const std::byte* first_row = tile + row0 * T::kRowBytes + v * kVectorBytes;
+    accumulate<Side, C, In, T::R, S, kFirst, kWindow>(
+        [&](int r, float* window) {
+            const uint4* vectors = reinterpret_cast<const uint4*>(first_row + r * T::kRowBytes);
 #pragma unroll
-    for (int r = 0; r < T::R + Side - 1; ++r) {
-        const uint4* vectors = reinterpret_cast<const uint4*>(tile + (row0 + r) * T::kRowBytes) + v;
-        float window[kWindow];
-#pragma unroll
-        for (int w = 0; w < 2 * T::kHaloVectors + 1; ++w) unpack<In>(vectors[w], window + w * S);
-        add_row<Side, C, T::R, S, kFirst>(r, window, acc);
-    }
+            for (int w = 0; w < 2 * T::kHaloVectors + 1; ++w) {
+                unpack<In>(vectors[w], window + w * S);
+            }
+        },
+        acc);
 }
 
 // Samples k_first ... k_first + count - 1 of input row y (any of them may
@@ -229,13 +342,12 @@ __device__ __forceinline__ void accumulate_bordered(
     constexpr int S = T::S;
     constexpr int kWindow = (2 * T::kHaloVectors + 1) * S;
     constexpr int kFirst = T::kHaloVectors * S - T::kHalo;
-#pragma unroll
-    for (int r = 0; r < T::R + Side - 1; ++r) {
-        float window[kWindow];
-        load_row_bordered<In>(job, k0 - T::kHalo, S + 2 * T::kHalo, y0 - Side / 2 + r,
-                              window + kFirst);
-        add_row<Side, C, T::R, S, kFirst>(r, window, acc);
-    }
+    accumulate<Side, C, In, T::R, S, kFirst, kWindow>(
+        [&](int r, float* window) {
+            load_row_bordered<In>(job, k0 - T::kHalo, S + 2 * T::kHalo, y0 - Side / 2 + r,
+                                  window + kFirst);
+        },
+        acc);
 }
 
 // Warp 0 asks for the rows of the tile whose staged area starts at sample
@@ -322,13 +434,15 @@ __device__ void fill_outside(const DeviceJob& job, std::int64_t k_base, std::int
 }
 
 template <int Side, int C, typename In>
-__global__ void __launch_bounds__(Shape<In>::kThreads, Shape<In>::kMinBlocks)
-    fast_kernel(const __grid_constant__ DeviceJob job, TileGrid tiles, bool constant_fits) {
+__global__ void __launch_bounds__(Shape<In>::kThreads, min_blocks<In>(Side))
+    fast_kernel(const __grid_constant__ DeviceJob job, TileGrid tiles, bool constant_fits,
+                TileSchedule* schedule) {
     using T = Tile<Side, C, In>;
     constexpr int S = T::S;
     constexpr int R = T::R;
     extern __shared__ __align__(128) std::byte shared[];
-    __shared__ std::uint64_t arrived[kStages];  // one barrier per buffer
+    __shared__ std::uint64_t arrived[kStages];  // per buffer: its copies have landed
+    __shared__ int tile_in[kStages];  // per buffer: its tile, or tiles.count past the last
 
     const std::int64_t row_samples = job.src_width * C;
     const int warp = static_cast<int>(threadIdx.x) / 32;
@@ -345,8 +459,23 @@ __global__ void __launch_bounds__(Shape<In>::kThreads, Shape<In>::kMinBlocks)
         return static_cast<std::int64_t>(t / tiles.across) * T::kOutputRows - Side / 2;
     };
 
-    auto request = [&](int tile, int stage) {
-        if (tile < tiles.count && warp == 0) {
+    // Warp 0 takes the block's i-th tile (its first is blockIdx.x, the
+    // others from the job's counter, in the order blocks ask) and asks for
+    // its rows into buffer i % kStages. Tiles taken as blocks free up keep
+    // every SM busy to the end, where a fixed share of tiles a block left
+    // SMs idle for a fifth of a 15x15 f32 run (ncu, 2026-11-25).
+    auto take_and_request = [&](int i) {
+        if (warp != 0) return;
+        int tile = static_cast<int>(blockIdx.x);
+        if (i > 0) {
+            unsigned int taken = 0;
+            if (lane == 0) taken = atomicAdd(&schedule->next, 1u);
+            tile = static_cast<int>(gridDim.x + __shfl_sync(0xffffffffu, taken, 0));
+        }
+        tile = min(tile, tiles.count);
+        const int stage = i % kStages;
+        if (lane == 0) tile_in[stage] = tile;
+        if (tile < tiles.count) {
             request_tile<Side, C, In>(job, k_base_of(tile), y_base_of(tile),
                                       shared + stage * T::kBufferBytes, &arrived[stage]);
         }
@@ -355,15 +484,17 @@ __global__ void __launch_bounds__(Shape<In>::kThreads, Shape<In>::kMinBlocks)
         for (int b = 0; b < kStages; ++b) barrier_init(&arrived[b], 1);
     }
     __syncthreads();
-    // Tile indices are at most INT_MAX / 2 (check_job) and the grid a few
-    // thousand blocks, so a tile index plus a few grid strides still fits.
-    const int grid = static_cast<int>(gridDim.x);
-    int t = static_cast<int>(blockIdx.x);
-    for (int b = 0; b + 1 < kStages; ++b) request(t + b * grid, b);
-    for (int i = 0; t < tiles.count; ++i, t += grid) {
+    for (int b = 0; b + 1 < kStages; ++b) take_and_request(b);
+    __syncthreads();
+    // The counter hands out at most INT_MAX / 2 tiles (check_job), plus a
+    // grid's worth of asks past the last, so tile indices fit an int.
+    for (int i = 0;; ++i) {
+        // Written by warp 0 before the barrier that ended the last tile.
+        const int t = tile_in[i % kStages];
+        if (t >= tiles.count) break;
         std::byte* buffer = shared + (i % kStages) * T::kBufferBytes;
-        // The next tiles' rows are on the way while this one is filtered.
-        request(t + (kStages - 1) * grid, (i + kStages - 1) % kStages);
+        // The next tile's rows are on the way while this one is filtered.
+        take_and_request(i + kStages - 1);
         const std::int64_t k_base = k_base_of(t);
         const std::int64_t y_base = y_base_of(t);
         const bool edge = k_base < 0 || k_base + T::kRowSamples > row_samples || y_base < 0 ||
@@ -383,8 +514,13 @@ __global__ void __launch_bounds__(Shape<In>::kThreads, Shape<In>::kMinBlocks)
 #pragma unroll
                 for (int s = 0; s < S; ++s) acc[o][s] = 0.0f;
             }
-            if (edge && !constant_fits) accumulate_bordered<Side, C, In>(job, k0, y0, acc);
-            else accumulate_staged<Side, C, In>(buffer, v, row0, acc);
+            // Every f32 border value fits an f32 tile (constant_fits_input),
+            // so only u8 kernels carry the bordered sums' code.
+            if (sizeof(In) == 1 && edge && !constant_fits) {
+                accumulate_bordered<Side, C, In>(job, k0, y0, acc);
+            } else {
+                accumulate_staged<Side, C, In>(buffer, v, row0, acc);
+            }
 
             const bool keep_alpha = C == 4 && job.filtered_channels == 3;
             const bool whole_vector = k0 + S <= row_samples;
@@ -424,6 +560,12 @@ __global__ void __launch_bounds__(Shape<In>::kThreads, Shape<In>::kMinBlocks)
         // Everyone is done with this buffer before it is asked for again.
         __syncthreads();
     }
+    // The last block out resets the counter for the next launch: every
+    // block has taken its last tile before it gets here.
+    if (threadIdx.x == 0 && atomicAdd(&schedule->blocks_done, 1u) == gridDim.x - 1) {
+        schedule->next = 0;
+        schedule->blocks_done = 0;
+    }
 }
 
 // A constant border value that a tile of the input's samples can hold (or
@@ -451,7 +593,7 @@ std::int64_t block_cap() {
 }
 
 template <int Side, int C, typename In>
-void launch_one(const DeviceJob& job, cudaStream_t stream) {
+void launch_one(const DeviceJob& job, TileSchedule* schedule, cudaStream_t stream) {
     using T = Tile<Side, C, In>;
     auto* kernel = &fast_kernel<Side, C, In>;
     // Once an instantiation: its shared-memory limit, and how many of its
@@ -473,22 +615,25 @@ void launch_one(const DeviceJob& job, cudaStream_t stream) {
     tiles.count = static_cast<int>(across * tiles_down(job.src_height, T::kOutputRows));
     const auto blocks = static_cast<unsigned int>(
         std::min({std::int64_t{tiles.count}, std::int64_t{resident}, block_cap()}));
-    kernel<<<blocks, T::kThreads, T::kSharedBytes, stream>>>(job, tiles, constant_fits_input(job));
+    kernel<<<blocks, T::kThreads, T::kSharedBytes, stream>>>(job, tiles, constant_fits_input(job),
+                                                             schedule);
 }
 
 template <int C, typename In, std::size_t... I>
-bool launch_side(const DeviceJob& job, cudaStream_t stream, std::index_sequence<I...>) {
-    return ((job.filter_width == kSides[I] && (launch_one<kSides[I], C, In>(job, stream), true)) ||
+bool launch_side(const DeviceJob& job, TileSchedule* schedule, cudaStream_t stream,
+                 std::index_sequence<I...>) {
+    return ((job.filter_width == kSides[I] &&
+             (launch_one<kSides[I], C, In>(job, schedule, stream), true)) ||
             ...);
 }
 
 template <typename In>
-bool launch_channels(const DeviceJob& job, cudaStream_t stream) {
+bool launch_channels(const DeviceJob& job, TileSchedule* schedule, cudaStream_t stream) {
     constexpr auto sides = std::make_index_sequence<kSides.size()>{};
     switch (job.channels) {
-        case 1: return launch_side<1, In>(job, stream, sides);
-        case 3: return launch_side<3, In>(job, stream, sides);
-        case 4: return launch_side<4, In>(job, stream, sides);
+        case 1: return launch_side<1, In>(job, schedule, stream, sides);
+        case 3: return launch_side<3, In>(job, schedule, stream, sides);
+        case 4: return launch_side<4, In>(job, schedule, stream, sides);
         default: return false;
     }
 }
@@ -516,11 +661,11 @@ std::string tile_paths_refusal(const Job& job) {
     if (p.border == BorderMode::valid) return "fast's CUDA-core paths do not do the valid border";
     if (job.src.depth == Depth::u16) return "fast's CUDA-core paths read u8 and f32, not u16";
     if (job.src.channels == 2) return "fast's CUDA-core paths are built for 1, 3 and 4 channels";
-    // Tile indices are 32-bit, with room for the grid's stride past the
-    // last (a tile is at least 1 KB by 4 rows: about 4 TB of u8 image).
+    // Tile indices are 32-bit, with room for a grid's worth of asks past
+    // the last (a tile is at least 1 KB by 4 rows: about 4 TB of u8 image).
     const int s = job.src.depth == Depth::u8 ? 16 : 4;
-    const int rows = s == 16 ? Shape<std::uint8_t>::kWarpsY * Shape<std::uint8_t>::R
-                             : Shape<float>::kWarpsY * Shape<float>::R;
+    const int rows = s == 16 ? Shape<std::uint8_t>::kWarpsY * rows_a_thread<std::uint8_t>(f.width)
+                             : Shape<float>::kWarpsY * rows_a_thread<float>(f.width);
     const std::int64_t tiles =
         tiles_across(job.src.width * job.src.channels, s) * tiles_down(job.src.height, rows);
     if (tiles > std::numeric_limits<int>::max() / 2) {
@@ -533,8 +678,9 @@ class FastBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "fast"; }
     std::string_view summary() const override {
-        return "native depth: 3x3..7x7 warps walking bands (DP4A on integer taps), 9x9..11x11 "
-               "a persistent grid of bulk-copied tiles, tensor cores (3xTF32) beyond, up to 33x33";
+        return "native depth: 3x3..7x7 warps walking bands (DP4A on integer taps), 9x9..15x15 "
+               "bulk-copied tiles taken as blocks free up (u8 from 13x13 or 15x15 on tensor "
+               "cores), tensor cores (3xTF32) for the other shapes up to 33x33";
     }
 
 protected:
@@ -562,6 +708,10 @@ protected:
         } else {
             path_ = Path::tiles;
             copy_taps_to_constant(c_taps, device_job, stream);
+            if (!schedule_) {
+                schedule_ = device_array<TileSchedule>(1);
+                CUDA_CHECK(cudaMemsetAsync(schedule_.get(), 0, sizeof(TileSchedule), stream));
+            }
         }
     }
 
@@ -573,8 +723,8 @@ protected:
             case Path::tiles: break;
         }
         const bool launched = job.in_depth == Depth::u8
-                                  ? launch_channels<std::uint8_t>(job, stream)
-                                  : launch_channels<float>(job, stream);
+                                  ? launch_channels<std::uint8_t>(job, schedule_.get(), stream)
+                                  : launch_channels<float>(job, schedule_.get(), stream);
         if (!launched) {
             throw CudaError(fmt::format("fast: no instantiation for a {}x{} filter on {} channels",
                                         job.filter_width, job.filter_height, job.channels));
@@ -592,6 +742,7 @@ private:
     Path path_ = Path::tiles;
     StripPlan strip_plan_;
     DenseMmaPath mma_;
+    DeviceArray<TileSchedule> schedule_;  // the tile path's counter, made at its first job
 };
 
 }  // namespace

@@ -249,10 +249,11 @@ TEST_CASE("fast over its own jobs: every size, border, channel count, depth pair
                 // About half the time, 3 blocks walk all of the image's tiles.
                 std::optional<ScopedEnv> few_blocks;
                 if (depth_pick % 6 < 3) few_blocks.emplace("CUDACONV_FAST_BLOCKS", "3");
-                // Sides 3, 5 and 7 go the strip path, 9 to 15 the
-                // tensor-core path (its own test is below); a third of the
-                // cases keep fast's CUDA-core paths, and a third more the
-                // tile path alone, which runs the strips' jobs too.
+                // Sides 3, 5 and 7 go the strip path, 9 to 15 the tile path
+                // (colour u8 from 13 and gray u8 at 15 the tensor-core
+                // path, whose own test is below); a third of the cases keep
+                // fast's CUDA-core paths, and a third more the tile path
+                // alone, which runs the strips' jobs too.
                 std::optional<ScopedEnv> tiles_only, no_tensor_cores;
                 if (depth_pick % 9 >= 3) no_tensor_cores.emplace("CUDACONV_FAST_MMA", "0");
                 if (depth_pick % 9 >= 6) tiles_only.emplace("CUDACONV_FAST_STRIPS", "0");
@@ -566,6 +567,17 @@ TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
             run_case(c, fast, tally);
             c = {300, 70, 5, 5, 1, border, Depth::f32, Depth::f32, ++seed};
             c.centred_anchor = true;
+            run_case(c, fast, tally);
+            // The tile path's rolled filters (a loop over filter rows), on
+            // tiles cut short at the right and bottom: f32 gray in steps of
+            // 2 rows and a last step of 1, RGB u8 a row a step.
+            const ScopedEnv no_tensor_cores("CUDACONV_FAST_MMA", "0");
+            c = {300, 40, 15, 15, 1, border, Depth::f32, Depth::f32, ++seed};
+            c.centred_anchor = true;
+            run_case(c, fast, tally);
+            c = {200, 23, 11, 11, 3, border, Depth::u8, Depth::u8, ++seed};
+            c.centred_anchor = true;
+            c.whole_border_value = true;
             run_case(c, fast, tally);
         }
     }

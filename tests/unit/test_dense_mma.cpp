@@ -203,32 +203,33 @@ TEST_CASE("the tensor-core path's jobs: any shape to 33x33, taps and borders it 
 TEST_CASE("the tensor-core path: the measured crossover and CUDACONV_FAST_MMA", "[dense-mma]") {
     const Job small = gray_f32(random_filter(11, 11, 1));
     const Job large = gray_f32(random_filter(13, 13, 1));
-    Job gray_u8 = large;
-    gray_u8.src.depth = Depth::u8;
-    Job rgb_u8 = gray_u8;
-    rgb_u8.src.channels = 3;
-    Job small_rgb_u8 = small;
-    small_rgb_u8.src.depth = Depth::u8;
-    small_rgb_u8.src.channels = 3;
-    Job smaller_rgb_u8 = gray_f32(random_filter(9, 9, 1));
-    smaller_rgb_u8.src.depth = Depth::u8;
-    smaller_rgb_u8.src.channels = 3;
+    auto as_u8 = [](Job job, int channels) {
+        job.src.depth = Depth::u8;
+        job.src.channels = channels;
+        return job;
+    };
     {
         const ScopedEnv unset("CUDACONV_FAST_MMA", nullptr);
+        // f32: the tile path at every side it runs, gray or colour.
         CHECK_FALSE(dense_mma_take(small, true));
-        CHECK(dense_mma_take(large, true));
-        CHECK(dense_mma_take(gray_u8, true));
-        CHECK(dense_mma_take(rgb_u8, true));
-        // Colour u8 from 11x11, the rest from 13x13.
-        CHECK(dense_mma_take(small_rgb_u8, true));
-        CHECK_FALSE(dense_mma_take(smaller_rgb_u8, true));
-        CHECK(dense_mma_take(gray_f32(random_filter(15, 15, 1)), true));
+        CHECK_FALSE(dense_mma_take(large, true));
+        CHECK_FALSE(dense_mma_take(gray_f32(random_filter(15, 15, 1)), true));
+        Job rgb_f32 = gray_f32(random_filter(15, 15, 1));
+        rgb_f32.src.channels = 3;
+        CHECK_FALSE(dense_mma_take(rgb_f32, true));
+        // Gray u8 from 15x15, colour u8 from 13x13.
+        CHECK_FALSE(dense_mma_take(as_u8(large, 1), true));
+        CHECK(dense_mma_take(as_u8(gray_f32(random_filter(15, 15, 1)), 1), true));
+        CHECK_FALSE(dense_mma_take(as_u8(small, 3), true));
+        CHECK(dense_mma_take(as_u8(large, 3), true));
+        CHECK_FALSE(dense_mma_take(as_u8(small, 4), true));
+        CHECK(dense_mma_take(as_u8(large, 4), true));
         // Jobs fast's CUDA-core paths cannot run always go.
         CHECK(dense_mma_take(small, false));
     }
     {
         const ScopedEnv off("CUDACONV_FAST_MMA", "0");
-        CHECK_FALSE(dense_mma_take(large, true));
+        CHECK_FALSE(dense_mma_take(as_u8(large, 3), true));
         CHECK(dense_mma_take(large, false));
     }
     {
