@@ -466,16 +466,22 @@ bool dense_mma_take(const Job& job, bool other_paths_can_run) {
         if (setting == "1") return true;
     }
     if (!other_paths_can_run) return true;
-    // The crossover with the tile path, measured on the H100 at 4000x3000
-    // (docs/PERFORMANCE.md, 2026-11-25 afternoon), tiles against this path,
-    // us: f32 takes the tiles at every side they run (gray 15x15 145
-    // against 170, RGB 496 against 571); gray u8 13x13 139 against 155,
-    // 15x15 172 against 163; RGB u8 11x11 341 against 411, 13x13 452
-    // against 436; RGBA u8 11x11 488 against 555, 13x13 638 against 577.
+    // The crossover with the tile path, measured on the H100 (docs/
+    // PERFORMANCE.md, 2026-11-25 afternoon), tiles against this path, us:
+    //  - f32 and gray u8 take the tiles at every side they run (up to
+    //    15x15), at every size measured: 4000x3000 gray f32 15x15 134
+    //    against 170, RGB f32 491 against 571, gray u8 158 against 165;
+    //    780x585 gray u8 24 against 28;
+    //  - colour u8 takes this path at 15x15, where it wins on three of the
+    //    five sizes measured: 4000x3000 RGB 513 against 456, RGBA 709
+    //    against 594; 3000x2000 RGB 279 against 257; 1000x1000 RGB 89
+    //    against 72; but 2000x1000 RGB 106 against 114, 1500x1000 RGB 88
+    //    against 97. At 13x13 the tiles win or tie everywhere (4000x3000
+    //    RGB 397 against 430).
     const Filter& f = job.params.filter;
     const int side = std::max(f.width, f.height);
-    if (job.src.depth == Depth::f32) return false;
-    return side >= (job.src.channels > 1 ? 13 : 15);
+    const bool colour_u8 = job.src.depth == Depth::u8 && job.src.channels > 1;
+    return colour_u8 && side >= 15;
 }
 
 void DenseMmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) {

@@ -402,11 +402,16 @@ __device__ void fill_outside(const DeviceJob& job, std::int64_t k_base, std::int
     constexpr int kStride = T::kRowBytes / static_cast<int>(sizeof(In));
     const std::int64_t row_samples = job.src_width * C;
     // Staged samples [0, left) and [right, kRowSamples) lie outside the row.
+    // Of those right of it, only up to `end` are read: the windows of the
+    // vectors that hold outputs reach at most kHaloVectors vectors past the
+    // row's last one. (Filling the whole tile cost the last tile of a row
+    // of 1500 RGB pixels 650 samples a staged row, one border lookup each.)
     const int left = static_cast<int>(min(max(-k_base, std::int64_t{0}),
                                           std::int64_t{T::kRowSamples}));
     const int right = static_cast<int>(min(max(row_samples - k_base, std::int64_t{0}),
                                            std::int64_t{T::kRowSamples}));
-    const int outside = left + (T::kRowSamples - right);
+    const int end = min((right + T::S - 1) / T::S * T::S + T::kHaloVectors * T::S, T::kRowSamples);
+    const int outside = left + (end - right);
     const In constant = static_cast<In>(job.border_value);
     for (int i = static_cast<int>(threadIdx.x); i < T::kRows * outside; i += T::kThreads) {
         const int r = i / outside;
@@ -679,8 +684,8 @@ public:
     std::string_view name() const override { return "fast"; }
     std::string_view summary() const override {
         return "native depth: 3x3..7x7 warps walking bands (DP4A on integer taps), 9x9..15x15 "
-               "bulk-copied tiles taken as blocks free up (u8 from 13x13 or 15x15 on tensor "
-               "cores), tensor cores (3xTF32) for the other shapes up to 33x33";
+               "bulk-copied tiles taken as blocks free up, tensor cores (3xTF32) for colour u8 "
+               "15x15 and the other shapes up to 33x33";
     }
 
 protected:

@@ -210,26 +210,31 @@ TEST_CASE("the tensor-core path: the measured crossover and CUDACONV_FAST_MMA", 
     };
     {
         const ScopedEnv unset("CUDACONV_FAST_MMA", nullptr);
-        // f32: the tile path at every side it runs, gray or colour.
+        // f32, gray or colour, and gray u8: the tile path at every side it
+        // runs.
+        const Job largest = gray_f32(random_filter(15, 15, 1));
         CHECK_FALSE(dense_mma_take(small, true));
         CHECK_FALSE(dense_mma_take(large, true));
-        CHECK_FALSE(dense_mma_take(gray_f32(random_filter(15, 15, 1)), true));
-        Job rgb_f32 = gray_f32(random_filter(15, 15, 1));
+        CHECK_FALSE(dense_mma_take(largest, true));
+        Job rgb_f32 = largest;
         rgb_f32.src.channels = 3;
         CHECK_FALSE(dense_mma_take(rgb_f32, true));
-        // Gray u8 from 15x15, colour u8 from 13x13.
         CHECK_FALSE(dense_mma_take(as_u8(large, 1), true));
-        CHECK(dense_mma_take(as_u8(gray_f32(random_filter(15, 15, 1)), 1), true));
+        CHECK_FALSE(dense_mma_take(as_u8(largest, 1), true));
+        // Colour u8 at 15x15 only.
         CHECK_FALSE(dense_mma_take(as_u8(small, 3), true));
-        CHECK(dense_mma_take(as_u8(large, 3), true));
-        CHECK_FALSE(dense_mma_take(as_u8(small, 4), true));
-        CHECK(dense_mma_take(as_u8(large, 4), true));
+        CHECK_FALSE(dense_mma_take(as_u8(large, 3), true));
+        CHECK(dense_mma_take(as_u8(largest, 3), true));
+        CHECK_FALSE(dense_mma_take(as_u8(large, 4), true));
+        CHECK(dense_mma_take(as_u8(largest, 4), true));
+        // The strip path's sizes never go.
+        CHECK_FALSE(dense_mma_take(as_u8(gray_f32(random_filter(7, 7, 1)), 3), true));
         // Jobs fast's CUDA-core paths cannot run always go.
         CHECK(dense_mma_take(small, false));
     }
     {
         const ScopedEnv off("CUDACONV_FAST_MMA", "0");
-        CHECK_FALSE(dense_mma_take(as_u8(large, 3), true));
+        CHECK_FALSE(dense_mma_take(as_u8(gray_f32(random_filter(15, 15, 1)), 3), true));
         CHECK(dense_mma_take(large, false));
     }
     {
