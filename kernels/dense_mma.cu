@@ -472,16 +472,18 @@ bool dense_mma_take(const Job& job, bool other_paths_can_run) {
     //    15x15), at every size measured: 4000x3000 gray f32 15x15 134
     //    against 170, RGB f32 491 against 571, gray u8 158 against 165;
     //    780x585 gray u8 24 against 28;
-    //  - colour u8 takes this path at 15x15, where it wins on three of the
-    //    five sizes measured: 4000x3000 RGB 513 against 456, RGBA 709
-    //    against 594; 3000x2000 RGB 279 against 257; 1000x1000 RGB 89
-    //    against 72; but 2000x1000 RGB 106 against 114, 1500x1000 RGB 88
-    //    against 97. At 13x13 the tiles win or tie everywhere (4000x3000
-    //    RGB 397 against 430).
+    //  - colour u8 takes this path at 15x15 from kDenseMmaColourPixels:
+    //    4000x3000 RGB 513 against 456, RGBA 709 against 594; 3000x2000
+    //    RGB 279 against 257. Below it the tiles win (2000x1000 RGB 106
+    //    against 114, 1500x1000 88 against 97, 780x585 40 against 52,
+    //    RGBA 47 against 57), except 1000x1000 RGB (89 against 72). At
+    //    13x13 the tiles win or tie at every size (4000x3000 RGB 397
+    //    against 430).
     const Filter& f = job.params.filter;
     const int side = std::max(f.width, f.height);
     const bool colour_u8 = job.src.depth == Depth::u8 && job.src.channels > 1;
-    return colour_u8 && side >= 15;
+    const long long pixels = static_cast<long long>(job.src.width) * job.src.height;
+    return colour_u8 && side >= 15 && pixels >= kDenseMmaColourPixels;
 }
 
 void DenseMmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) {

@@ -28,6 +28,11 @@ std::string dense_mma_refusal(const Job& job);
 // the measured crossover (dense_mma.cu) decides, and a job none of fast's
 // other paths can run always goes there (`other_paths_can_run` false).
 bool dense_mma_take(const Job& job, bool other_paths_can_run);
+// Colour u8 images from this many pixels take the tensor-core path at
+// 15x15 (dense_mma.cu). Measured: the tile path wins at 2 megapixels and
+// below (but for 1000x1000), this path at 6 and 12; between 2 and 6 the
+// line is drawn, not measured.
+constexpr long long kDenseMmaColourPixels = 4000000;
 
 // The host arithmetic of the path, exposed for its tests (no device needed).
 //

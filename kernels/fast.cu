@@ -7,9 +7,10 @@
 //    tiles from a counter as each frees up, and while a block filters one
 //    tile the rows of its next tile are already on the way, one
 //    cp.async.bulk a row, so the bytes in flight that cover DRAM latency
-//    cost neither registers nor instructions. (The kernel it replaces loaded 16-byte vectors into
-//    registers, tiles' halos included, and reached 41% of DRAM bandwidth:
-//    too few bytes in flight; docs/PERFORMANCE.md.)
+//    cost neither registers nor instructions. (The kernel it replaces
+//    loaded 16-byte vectors into registers, tiles' halos included, and
+//    reached 41% of DRAM bandwidth: too few bytes in flight;
+//    docs/PERFORMANCE.md.)
 //  - every thread owns one 16-byte vector of output samples in each of R
 //    rows: it reads its window of 16-byte vectors from shared memory,
 //    keeps R accumulator rows in registers, and stores 16-byte vectors;
@@ -78,8 +79,9 @@ constexpr int kTileVectors = 32 * kWarpsX;
 // faster: docs/PERFORMANCE.md.)
 constexpr int kStages = 2;
 
-// Per sample type: warps down a block, output rows a thread, and blocks an
-// SM at least (which caps registers). A block waits for its tile and at a
+// Per sample type: warps down a block, and for the unrolled filters output
+// rows a thread and blocks an SM at least (which caps registers; the rolled
+// filters have their own, rows_a_thread and min_blocks). A block waits for its tile and at a
 // barrier after it, so the more blocks an SM holds, the better those waits
 // overlap: the sweep of 2026-11-23 (docs/PERFORMANCE.md) took f32 3x3 from
 // 71.7 us at 2 blocks of 256 threads to 57.6 at 3, and u8 RGB edge from
@@ -199,9 +201,10 @@ struct Tile {
     static constexpr int kSharedBytes = kStages * kBufferBytes;
 };
 
-// Tiles handed out to blocks as they ask, one counter a FastBackend (its
-// launches run one after another on its stream). Zero between launches:
-// the kernel's last block resets it.
+// Tiles handed out to blocks as they ask, one counter a FastBackend. Its
+// launches never overlap: CudaBackend::run waits for its stream before it
+// returns, and a backend runs one job at a time (its prepared path is
+// state too). Zero between launches: the kernel's last block resets it.
 struct TileSchedule {
     unsigned int next;         // tiles taken past each block's first
     unsigned int blocks_done;  // blocks that have left the kernel
@@ -209,7 +212,7 @@ struct TileSchedule {
 
 // The tiles of the image, row-major. 32-bit: a tile index is divided
 // twice a tile by every thread, and 64-bit division is a slow call
-// (check_job refuses images of more tiles).
+// (tile_paths_refusal sends images of more tiles to the tensor-core path).
 struct TileGrid {
     int across = 0;
     int count = 0;
@@ -247,8 +250,8 @@ __device__ __forceinline__ void unpack(const uint4& v, float* out) {
 template <int Side, int C, int R, int S, int kFirst, int kWindow, int J, typename LoadRow>
 __device__ __forceinline__ void add_filter_rows(int j0, const LoadRow& load_row,
                                                 float (&acc)[R][S]) {
-    // Each tap serves R + J - 1 rows: loaded once. (Where j0 is known at
-    // compile time, these fold into constant-bank operands.)
+    // Each tap serves R output rows: loaded once a step. (Where j0 is known
+    // at compile time, these fold into constant-bank operands.)
     float taps[J][Side];
 #pragma unroll
     for (int jj = 0; jj < J; ++jj) {
@@ -475,9 +478,12 @@ __global__ void __launch_bounds__(Shape<In>::kThreads, min_blocks<In>(Side))
         if (i > 0) {
             unsigned int taken = 0;
             if (lane == 0) taken = atomicAdd(&schedule->next, 1u);
-            tile = static_cast<int>(gridDim.x + __shfl_sync(0xffffffffu, taken, 0));
+            // Unsigned, so that a counter left dirty (a launch that died
+            // midway) still ends the walk instead of wrapping negative.
+            const unsigned int index = gridDim.x + __shfl_sync(0xffffffffu, taken, 0);
+            tile = index < static_cast<unsigned int>(tiles.count) ? static_cast<int>(index)
+                                                                   : tiles.count;
         }
-        tile = min(tile, tiles.count);
         const int stage = i % kStages;
         if (lane == 0) tile_in[stage] = tile;
         if (tile < tiles.count) {
@@ -491,8 +497,8 @@ __global__ void __launch_bounds__(Shape<In>::kThreads, min_blocks<In>(Side))
     __syncthreads();
     for (int b = 0; b + 1 < kStages; ++b) take_and_request(b);
     __syncthreads();
-    // The counter hands out at most INT_MAX / 2 tiles (check_job), plus a
-    // grid's worth of asks past the last, so tile indices fit an int.
+    // The counter hands out at most INT_MAX / 2 tiles (tile_paths_refusal),
+    // plus a grid's worth of asks past the last, so tile indices fit an int.
     for (int i = 0;; ++i) {
         // Written by warp 0 before the barrier that ended the last tile.
         const int t = tile_in[i % kStages];
@@ -521,11 +527,14 @@ __global__ void __launch_bounds__(Shape<In>::kThreads, min_blocks<In>(Side))
             }
             // Every f32 border value fits an f32 tile (constant_fits_input),
             // so only u8 kernels carry the bordered sums' code.
-            if (sizeof(In) == 1 && edge && !constant_fits) {
-                accumulate_bordered<Side, C, In>(job, k0, y0, acc);
-            } else {
-                accumulate_staged<Side, C, In>(buffer, v, row0, acc);
+            bool staged = true;
+            if constexpr (sizeof(In) == 1) {
+                if (edge && !constant_fits) {
+                    accumulate_bordered<Side, C, In>(job, k0, y0, acc);
+                    staged = false;
+                }
             }
+            if (staged) accumulate_staged<Side, C, In>(buffer, v, row0, acc);
 
             const bool keep_alpha = C == 4 && job.filtered_channels == 3;
             const bool whole_vector = k0 + S <= row_samples;
@@ -566,10 +575,16 @@ __global__ void __launch_bounds__(Shape<In>::kThreads, min_blocks<In>(Side))
         __syncthreads();
     }
     // The last block out resets the counter for the next launch: every
-    // block has taken its last tile before it gets here.
-    if (threadIdx.x == 0 && atomicAdd(&schedule->blocks_done, 1u) == gridDim.x - 1) {
-        schedule->next = 0;
-        schedule->blocks_done = 0;
+    // block has taken its last tile before it gets here. The fences order
+    // each block's last take before its count, and every count before the
+    // reset, across blocks.
+    if (threadIdx.x == 0) {
+        __threadfence();
+        if (atomicAdd(&schedule->blocks_done, 1u) == gridDim.x - 1) {
+            __threadfence();
+            schedule->next = 0;
+            schedule->blocks_done = 0;
+        }
     }
 }
 
@@ -602,7 +617,7 @@ void launch_one(const DeviceJob& job, TileSchedule* schedule, cudaStream_t strea
     using T = Tile<Side, C, In>;
     auto* kernel = &fast_kernel<Side, C, In>;
     // Once an instantiation: its shared-memory limit, and how many of its
-    // blocks an SM holds, which sizes the persistent grid (any size covers
+    // blocks an SM holds, which sizes the resident grid (any size covers
     // every tile; this one fills the device once).
     static const int resident = [&] {
         CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -684,8 +699,8 @@ public:
     std::string_view name() const override { return "fast"; }
     std::string_view summary() const override {
         return "native depth: 3x3..7x7 warps walking bands (DP4A on integer taps), 9x9..15x15 "
-               "bulk-copied tiles taken as blocks free up, tensor cores (3xTF32) for colour u8 "
-               "15x15 and the other shapes up to 33x33";
+               "bulk-copied tiles taken as blocks free up, tensor cores (3xTF32) for large "
+               "colour u8 images at 15x15 and the other shapes up to 33x33";
     }
 
 protected:
@@ -714,8 +729,10 @@ protected:
             path_ = Path::tiles;
             copy_taps_to_constant(c_taps, device_job, stream);
             if (!schedule_) {
-                schedule_ = device_array<TileSchedule>(1);
-                CUDA_CHECK(cudaMemsetAsync(schedule_.get(), 0, sizeof(TileSchedule), stream));
+                // Kept only once zeroed: a failed memset leaves none.
+                DeviceArray<TileSchedule> schedule = device_array<TileSchedule>(1);
+                CUDA_CHECK(cudaMemsetAsync(schedule.get(), 0, sizeof(TileSchedule), stream));
+                schedule_ = std::move(schedule);
             }
         }
     }

@@ -219,8 +219,8 @@ TEST_CASE("CUDA variants on larger images, every depth pair", "[gpu]") {
 // the rest and on request): the jobs above give them few of those, so here is
 // a product of its own, every size it is built for, with widths whose rows end in a
 // partial vector, images smaller than the filter, and images of several
-// tiles (1 KB by 4 rows for u8, by 32 for f32) so that a block walks more
-// than one. Half
+// tiles (1 KB by 4 rows for u8; for f32 by 32 rows to 7x7, by 16 from 9x9)
+// so that a block walks more than one. Half
 // the constant borders have a whole value, which u8 tiles hold (the border
 // is then filled in shared memory), half a fractional one (edge tiles then
 // read through the border policy from global memory).
@@ -578,6 +578,17 @@ TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
             c = {200, 23, 11, 11, 3, border, Depth::u8, Depth::u8, ++seed};
             c.centred_anchor = true;
             c.whole_border_value = true;
+            run_case(c, fast, tally);
+            // Three blocks sharing the tile counter (its last block resets
+            // it for the next case): RGB f32 13x13, steps of 3 filter rows
+            // and a last step of 1; gray u8 11x11 whose fractional constant
+            // border sends edge tiles through the bordered sums.
+            const ScopedEnv three_blocks("CUDACONV_FAST_BLOCKS", "3");
+            c = {300, 40, 13, 13, 3, border, Depth::f32, Depth::f32, ++seed};
+            c.centred_anchor = true;
+            run_case(c, fast, tally);
+            c = {600, 30, 11, 11, 1, border, Depth::u8, Depth::u8, ++seed};
+            c.centred_anchor = true;
             run_case(c, fast, tally);
         }
     }

@@ -201,46 +201,56 @@ TEST_CASE("the tensor-core path's jobs: any shape to 33x33, taps and borders it 
 }
 
 TEST_CASE("the tensor-core path: the measured crossover and CUDACONV_FAST_MMA", "[dense-mma]") {
-    const Job small = gray_f32(random_filter(11, 11, 1));
-    const Job large = gray_f32(random_filter(13, 13, 1));
+    // 4000x3000 gray f32, as gray_f32 makes them.
+    const Job f32_11 = gray_f32(random_filter(11, 11, 1));
+    const Job f32_13 = gray_f32(random_filter(13, 13, 1));
+    const Job f32_15 = gray_f32(random_filter(15, 15, 1));
     auto as_u8 = [](Job job, int channels) {
         job.src.depth = Depth::u8;
         job.src.channels = channels;
+        return job;
+    };
+    auto sized = [](Job job, int width, int height) {
+        job.src.width = job.dst.width = width;
+        job.src.height = job.dst.height = height;
         return job;
     };
     {
         const ScopedEnv unset("CUDACONV_FAST_MMA", nullptr);
         // f32, gray or colour, and gray u8: the tile path at every side it
         // runs.
-        const Job largest = gray_f32(random_filter(15, 15, 1));
-        CHECK_FALSE(dense_mma_take(small, true));
-        CHECK_FALSE(dense_mma_take(large, true));
-        CHECK_FALSE(dense_mma_take(largest, true));
-        Job rgb_f32 = largest;
+        CHECK_FALSE(dense_mma_take(f32_11, true));
+        CHECK_FALSE(dense_mma_take(f32_13, true));
+        CHECK_FALSE(dense_mma_take(f32_15, true));
+        Job rgb_f32 = f32_15;
         rgb_f32.src.channels = 3;
         CHECK_FALSE(dense_mma_take(rgb_f32, true));
-        CHECK_FALSE(dense_mma_take(as_u8(large, 1), true));
-        CHECK_FALSE(dense_mma_take(as_u8(largest, 1), true));
-        // Colour u8 at 15x15 only.
-        CHECK_FALSE(dense_mma_take(as_u8(small, 3), true));
-        CHECK_FALSE(dense_mma_take(as_u8(large, 3), true));
-        CHECK(dense_mma_take(as_u8(largest, 3), true));
-        CHECK_FALSE(dense_mma_take(as_u8(large, 4), true));
-        CHECK(dense_mma_take(as_u8(largest, 4), true));
+        CHECK_FALSE(dense_mma_take(as_u8(f32_13, 1), true));
+        CHECK_FALSE(dense_mma_take(as_u8(f32_15, 1), true));
+        // Colour u8: at 15x15 only, on images of 4 megapixels and more.
+        CHECK_FALSE(dense_mma_take(as_u8(f32_11, 3), true));
+        CHECK_FALSE(dense_mma_take(as_u8(f32_13, 3), true));
+        CHECK(dense_mma_take(as_u8(f32_15, 3), true));
+        CHECK_FALSE(dense_mma_take(as_u8(f32_13, 4), true));
+        CHECK(dense_mma_take(as_u8(f32_15, 4), true));
+        CHECK(dense_mma_take(sized(as_u8(f32_15, 3), 3000, 2000), true));
+        CHECK(dense_mma_take(sized(as_u8(f32_15, 3), 2000, 2000), true));
+        CHECK_FALSE(dense_mma_take(sized(as_u8(f32_15, 3), 2000, 1999), true));
+        CHECK_FALSE(dense_mma_take(sized(as_u8(f32_15, 4), 780, 585), true));
         // The strip path's sizes never go.
         CHECK_FALSE(dense_mma_take(as_u8(gray_f32(random_filter(7, 7, 1)), 3), true));
         // Jobs fast's CUDA-core paths cannot run always go.
-        CHECK(dense_mma_take(small, false));
+        CHECK(dense_mma_take(f32_11, false));
     }
     {
         const ScopedEnv off("CUDACONV_FAST_MMA", "0");
-        CHECK_FALSE(dense_mma_take(as_u8(gray_f32(random_filter(15, 15, 1)), 3), true));
-        CHECK(dense_mma_take(large, false));
+        CHECK_FALSE(dense_mma_take(as_u8(f32_15, 3), true));
+        CHECK(dense_mma_take(f32_13, false));
     }
     {
         const ScopedEnv on("CUDACONV_FAST_MMA", "1");
-        CHECK(dense_mma_take(small, true));
-        CHECK(dense_mma_take(large, true));
+        CHECK(dense_mma_take(f32_11, true));
+        CHECK(dense_mma_take(f32_13, true));
     }
 }
 
