@@ -80,12 +80,13 @@ constexpr int kTileVectors = 32 * kWarpsX;
 constexpr int kStages = 2;
 
 // Per sample type: warps down a block, and for the unrolled filters output
-// rows a thread and blocks an SM at least (which caps registers; the rolled
-// filters have their own, rows_a_thread and min_blocks). A block waits for its tile and at a
-// barrier after it, so the more blocks an SM holds, the better those waits
-// overlap: the sweep of 2026-11-23 (docs/PERFORMANCE.md) took f32 3x3 from
-// 71.7 us at 2 blocks of 256 threads to 57.6 at 3, and u8 RGB edge from
-// 173.9 to 131.2 us with 8 blocks of 128 threads making 2 rows each.
+// rows a thread and blocks an SM at least (which caps registers; the
+// rolled filters have their own, rows_a_thread and min_blocks). A block
+// waits for its tile and at a barrier after it, so the more blocks an SM
+// holds, the better those waits overlap: the sweep of 2026-11-23
+// (docs/PERFORMANCE.md) took f32 3x3 from 71.7 us at 2 blocks of 256
+// threads to 57.6 at 3, and u8 RGB edge from 173.9 to 131.2 us with 8
+// blocks of 128 threads making 2 rows each.
 // Overridable for tuning sweeps (scripts/gpu/sweep-fast.sh).
 #ifndef CUDACONV_FAST_U8_WARPS_Y
 #define CUDACONV_FAST_U8_WARPS_Y 2
@@ -127,8 +128,9 @@ struct Shape {
 //    unrolled make 8: tiles of 16 rows, so 3 blocks of 8 warps an SM fit
 //    in shared memory and the last tiles of a run end sooner (gray 15x15
 //    145 against 157 us at 8 rows);
-//  - u8: J = 1 (gray 15x15 171 us against 242 at J = 3), at least 5
-//    blocks an SM (u8 tiles of 11x11 to 15x15 leave room for 5 to 7).
+//  - u8: J = 1 (gray 15x15 194 us against 243 at J = 3, RGB 851 against
+//    1101), at least 5 blocks an SM (u8 tiles of 11x11 to 15x15 leave
+//    room for 5 to 7).
 #ifndef CUDACONV_FAST_F32_ROLLED_FROM
 #define CUDACONV_FAST_F32_ROLLED_FROM 9
 #endif
@@ -413,7 +415,8 @@ __device__ void fill_outside(const DeviceJob& job, std::int64_t k_base, std::int
                                           std::int64_t{T::kRowSamples}));
     const int right = static_cast<int>(min(max(row_samples - k_base, std::int64_t{0}),
                                            std::int64_t{T::kRowSamples}));
-    const int end = min((right + T::S - 1) / T::S * T::S + T::kHaloVectors * T::S, T::kRowSamples);
+    const int end =
+        min((right + T::S - 1) / T::S * T::S + T::kHaloVectors * T::S, T::kRowSamples);
     const int outside = left + (end - right);
     const In constant = static_cast<In>(job.border_value);
     for (int i = static_cast<int>(threadIdx.x); i < T::kRows * outside; i += T::kThreads) {

@@ -250,10 +250,10 @@ TEST_CASE("fast over its own jobs: every size, border, channel count, depth pair
                 std::optional<ScopedEnv> few_blocks;
                 if (depth_pick % 6 < 3) few_blocks.emplace("CUDACONV_FAST_BLOCKS", "3");
                 // Sides 3, 5 and 7 go the strip path, 9 to 15 the tile path
-                // (colour u8 at 15 the tensor-core path, whose own test is
-                // below); a third of the cases keep fast's CUDA-core paths,
-                // and a third more the tile path alone, which runs the
-                // strips' jobs too.
+                // (the tensor-core path, whose own test is below, takes
+                // colour u8 at 15 only from 4 megapixels); a third of the
+                // cases keep fast's CUDA-core paths, and a third more the
+                // tile path alone, which runs the strips' jobs too.
                 std::optional<ScopedEnv> tiles_only, no_tensor_cores;
                 if (depth_pick % 9 >= 3) no_tensor_cores.emplace("CUDACONV_FAST_MMA", "0");
                 if (depth_pick % 9 >= 6) tiles_only.emplace("CUDACONV_FAST_STRIPS", "0");
