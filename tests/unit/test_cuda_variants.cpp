@@ -561,35 +561,26 @@ TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
             const ScopedEnv one_block("CUDACONV_FAST_BLOCKS", "1");
             const ScopedEnv tiles_only("CUDACONV_FAST_STRIPS", "0");
             const std::vector<Backend*> fast{find_backend("fast")};
-            Case c{300, 40, 3, 3, 3, border, Depth::u8, Depth::u8, ++seed};
-            c.centred_anchor = true;
-            c.whole_border_value = true;
-            run_case(c, fast, tally);
-            c = {300, 70, 5, 5, 1, border, Depth::f32, Depth::f32, ++seed};
-            c.centred_anchor = true;
-            run_case(c, fast, tally);
+            auto run_centred = [&](Case c, bool whole_border_value = false) {
+                c.centred_anchor = true;
+                c.whole_border_value = whole_border_value;
+                run_case(c, fast, tally);
+            };
+            run_centred({300, 40, 3, 3, 3, border, Depth::u8, Depth::u8, ++seed}, true);
+            run_centred({300, 70, 5, 5, 1, border, Depth::f32, Depth::f32, ++seed});
             // The tile path's rolled filters (a loop over filter rows), on
             // tiles cut short at the right and bottom: f32 gray in steps of
             // 2 rows and a last step of 1, RGB u8 a row a step.
             const ScopedEnv no_tensor_cores("CUDACONV_FAST_MMA", "0");
-            c = {300, 40, 15, 15, 1, border, Depth::f32, Depth::f32, ++seed};
-            c.centred_anchor = true;
-            run_case(c, fast, tally);
-            c = {200, 23, 11, 11, 3, border, Depth::u8, Depth::u8, ++seed};
-            c.centred_anchor = true;
-            c.whole_border_value = true;
-            run_case(c, fast, tally);
+            run_centred({300, 40, 15, 15, 1, border, Depth::f32, Depth::f32, ++seed});
+            run_centred({200, 23, 11, 11, 3, border, Depth::u8, Depth::u8, ++seed}, true);
             // Three blocks sharing the tile counter (its last block resets
             // it for the next case): RGB f32 13x13, steps of 3 filter rows
             // and a last step of 1; gray u8 11x11 whose fractional constant
             // border sends edge tiles through the bordered sums.
             const ScopedEnv three_blocks("CUDACONV_FAST_BLOCKS", "3");
-            c = {300, 40, 13, 13, 3, border, Depth::f32, Depth::f32, ++seed};
-            c.centred_anchor = true;
-            run_case(c, fast, tally);
-            c = {600, 30, 11, 11, 1, border, Depth::u8, Depth::u8, ++seed};
-            c.centred_anchor = true;
-            run_case(c, fast, tally);
+            run_centred({300, 40, 13, 13, 3, border, Depth::f32, Depth::f32, ++seed});
+            run_centred({600, 30, 11, 11, 1, border, Depth::u8, Depth::u8, ++seed});
         }
     }
     report(tally);
