@@ -14,6 +14,8 @@
 // the order among the issuing lanes does not matter.
 #include <cstdint>
 
+#include "kernels/device_common.cuh"
+
 namespace cudaconv {
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -21,10 +23,6 @@ namespace cudaconv {
 #else
 #define CUDACONV_BULK_COPY(...) asm volatile(__VA_ARGS__)
 #endif
-
-__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
-    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
 
 // Once, by one thread, before a __syncthreads() that publishes it.
 __device__ __forceinline__ void barrier_init(std::uint64_t* barrier, std::uint32_t arrivals) {

@@ -111,10 +111,6 @@ __device__ __forceinline__ float tf32_rna(float v) {
     return __uint_as_float((__float_as_uint(v) + 0x1000u) & ~0x1fffu);
 }
 
-__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
-    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-
 // Four 8 x 4 matrices of 32-bit words; lane l gives the address of row
 // l % 8 of matrix l / 8 (16 bytes, 16-byte aligned).
 __device__ __forceinline__ void ldmatrix_x4(float (&r)[4], const float* p) {

@@ -15,6 +15,12 @@
 
 namespace cudaconv {
 
+// A shared-memory pointer as the 32-bit address that PTX's shared-space
+// instructions (cp.async.bulk, mbarrier, ldmatrix) take.
+__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
+    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
 // Item i of a launch order over a grid of items across x down (bands,
 // tiles), as (across, down): first the columns at the image's left and
 // right sides, then the rest row by row. The side items cost more than the

@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string_view>
 #include <type_traits>
@@ -110,7 +111,9 @@ struct Band {
 struct BandGrid {
     int across = 0;
     int count = 0;
-    int rows = 0;               // output rows a band
+    int rows = 0;               // output rows a band, below the head
+    StripHead head;             // the top rows of bands, of rising heights
+    std::int64_t head_end = 0;  // head.end(): where the bands of `rows` start
     bool sides_first = true;    // band_at's order (CUDACONV_STRIPS_SIDES_FIRST=0: row by row)
     bool magic_finish = false;  // store_samples_magic (vector_store.cuh) is exact for this job
     // Integer sums that are the outputs as they are (scale 1, delta 0): only
@@ -162,6 +165,46 @@ int strips_band_rows(std::int64_t across, std::int64_t height, int side, bool fl
                                    ? 3 * (side - 1)
                                    : power_of_two_at_least(2 * (side - 1));
     return static_cast<int>(std::min<std::int64_t>(16, std::max(nearest, floor)));
+}
+
+// The head (StripHead) of u8 3x3 jobs in bands of 6 to 8 rows that fill
+// the GPU at least twice over: heights from 2 rows to 3 times the bands'
+// height, a step a group of rows of bands, the groups together about 1.1
+// times as many bands as run at once. Bands that all start together and take about as long also
+// finish together, and the next wave's copies then all wait on DRAM at once
+// while its warps have nothing to filter: a trace of every warp's start,
+// first row and end on 4000x3000 RGB u8 edge showed the waves in step from
+// the first to the last. Swept on the H100 (2026-11-25 15:00-15:20,
+// docs/PERFORMANCE.md): RGB u8 edge 35.3 -> 33.5 us (heights 2...24,
+// groups of 5), RGBA u8 edge 76.5 -> 74.4; heights to 2 (rows - 1) gained
+// half as much, to 32 lost 3%. Not applied where it was not measured
+// faster: f32 (gray 3x3 within 1%, and slower under bands of 10), bands of
+// 4 rows (gray u8 edge +3%, 3000x2000 RGB u8 edge +7%), 5x5 and 7x7
+// (taller bands, +5-21%). CUDACONV_STRIPS_HEAD=0 turns it off, and
+// "LOW,HIGH,GROUP" sets it, for sweeps.
+StripHead strips_head(std::int64_t across, std::int64_t height, int side, int rows,
+                      bool float_samples, std::int64_t resident) {
+    StripHead head;
+    const char* text = std::getenv("CUDACONV_STRIPS_HEAD");
+    if (text != nullptr && std::string_view(text) == "0") return head;
+    int low = 0, high = 0, group = 0;
+    if (text != nullptr && std::sscanf(text, "%d,%d,%d", &low, &high, &group) == 3 && low >= 1 &&
+        high >= low && group >= 1) {
+        head = StripHead{(high - low + 1) * group, group, low};
+    } else {
+        const std::int64_t bands = across * ((height + rows - 1) / rows);
+        if (float_samples || side != 3 || rows < 6 || rows > 8 || across < 1 ||
+            bands < 2 * resident) {
+            return head;
+        }
+        const int steps = 3 * rows - 1;  // heights 2 ... 3 rows
+        const double groups =
+            1.1 * static_cast<double>(resident) / static_cast<double>(across * steps);
+        head = StripHead{0, static_cast<int>(std::max(1.0, std::round(groups))), 2};
+        head.count = steps * head.group;
+    }
+    if (head.end() >= height) head = StripHead{};  // a short image: bands as measured
+    return head;
 }
 
 namespace {
@@ -502,6 +545,15 @@ __device__ __forceinline__ int2 band_at(int i, int across, int down, bool sides_
     return sides_first_at(i, across, down);
 }
 
+// Row of bands j of the head: its first image row and its height. Out of
+// line, so that the bands below the head (most of them) carry none of its
+// divisions: a first version that worked out every band's row inline cost
+// jobs without a head 1-4% (H100, 2026-11-25 15:10); this one measures as
+// the kernel did before the head (15:27).
+__device__ __noinline__ int2 head_band(StripHead head, int j) {
+    return make_int2(static_cast<int>(head.start(j)), head.height(j));
+}
+
 // Blocks an SM at least for each kernel (__launch_bounds__), which caps its
 // registers.
 template <int Side, typename In, bool Integer>
@@ -531,11 +583,19 @@ __global__ void __launch_bounds__(kThreads, strips_min_blocks<Side, In, Integer>
     const int2 at = band_at(band, bands.across, bands.count / bands.across, bands.sides_first);
     const std::int64_t k = static_cast<std::int64_t>(at.x) * B::kOutputSamples +
                            static_cast<std::int64_t>(lane - kHv) * S;
-    const std::int64_t y0 = static_cast<std::int64_t>(at.y) * bands.rows;
+    // Below the head in one multiply-add; the head's divisions out of line.
+    std::int64_t y0 =
+        bands.head_end + static_cast<std::int64_t>(at.y - bands.head.count) * bands.rows;
+    int band_rows = bands.rows;
+    if (at.y < bands.head.count) {
+        const int2 start_height = head_band(bands.head, at.y);
+        y0 = start_height.x;
+        band_rows = start_height.y;
+    }
     // The band's output rows, the last band's cut at the image's bottom, and
     // the input rows they read.
     const int out_rows = static_cast<int>(
-        job.src_height - y0 < bands.rows ? job.src_height - y0 : bands.rows);
+        job.src_height - y0 < band_rows ? job.src_height - y0 : band_rows);
     const int in_rows = out_rows + Side - 1;
     const bool inside = k >= 0 && k + S <= row_samples;
     // Vectors past the row's end that no output reads stay zero.
@@ -767,7 +827,22 @@ void launch_one(const DeviceJob& job, cudaStream_t stream) {
     rows = std::max(rows, (across * job.src_height + kMostBands - 1) / kMostBands);
     bands.rows = static_cast<int>(std::min<std::int64_t>(rows, job.src_height));
     bands.across = static_cast<int>(across);
-    bands.count = static_cast<int>(across * ((job.src_height + bands.rows - 1) / bands.rows));
+    // The warps that run at once, for the head: once per kernel, as the
+    // tile path's grid (fast.cu) asks.
+    static const std::int64_t resident = [] {
+        int device = 0, sms = 0, per_sm = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, strips_kernel<Side, C, In, VB, Integer>, kThreads, 0));
+        return std::int64_t{sms} * per_sm * kWarpsPerBlock;
+    }();
+    bands.head = strips_head(across, job.src_height, Side, bands.rows, std::is_same_v<In, float>,
+                             resident);
+    bands.head_end = bands.head.end();
+    const std::int64_t below = job.src_height - bands.head_end;
+    bands.count = static_cast<int>(
+        across * (bands.head.count + (below + bands.rows - 1) / bands.rows));
     // delta + magic must be a float for the one-rounding finish (and delta
     // small enough that the double sum itself is exact).
     const double delta_magic = static_cast<double>(job.delta) + kRoundingMagic;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/hd.hpp"
 #include "core/job.hpp"
 #include "kernels/device_job.hpp"
 
@@ -22,6 +23,31 @@ bool strips_take(const DeviceJob& job);
 // on an image `height` rows tall under a Side x Side filter, f32 or u8
 // samples: the measured rule in fast_strips.cu, or CUDACONV_STRIPS_ROWS.
 int strips_band_rows(std::int64_t across, std::int64_t height, int side, bool float_samples);
+
+// The top of the image in bands of rising height, so that the first wave
+// of warps finishes at spread times and the waves after it start spread
+// (strips_head says where and why). Rows of bands 0 ... count - 1 are
+// low, low + 1, ... rows tall, `group` rows of bands each; the bands of the
+// measured height start below them, at image row end().
+struct StripHead {
+    int count = 0;
+    int group = 1;
+    int low = 0;
+
+    // Row of bands j < count: its first image row, and its height.
+    CC_HD std::int64_t start(int j) const {
+        const std::int64_t q = j / group, r = j % group;
+        return group * (low * q + q * (q - 1) / 2) + r * (low + q);
+    }
+    CC_HD int height(int j) const { return low + j / group; }
+    CC_HD std::int64_t end() const { return start(count); }
+};
+// The head for bands `rows` tall, `across` side by side, of f32 or u8
+// samples on an image `height` rows tall, where `resident` warps run at
+// once: the measured rule in fast_strips.cu, none where
+// CUDACONV_STRIPS_HEAD=0.
+StripHead strips_head(std::int64_t across, std::int64_t height, int side, int rows,
+                      bool float_samples, std::int64_t resident);
 
 // The integer path: on u8 input, a filter whose taps are all integers in
 // [-128, 127] (edge, laplacian, sobel, ...) is summed exactly in 32-bit

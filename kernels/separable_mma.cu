@@ -122,10 +122,6 @@ struct Geometry {
     }
 };
 
-__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
-    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-
 // Four 8x8 matrices of halves, transposed; lane l gives the address of row
 // l % 8 of matrix l / 8.
 __device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], const __half* p) {

@@ -264,6 +264,11 @@ TEST_CASE("fast over its own jobs: every size, border, channel count, depth pair
                 if (depth_pick % 4 == 1) {
                     band_rows.emplace("CUDACONV_STRIPS_ROWS", depth_pick % 8 == 1 ? "1" : "5");
                 }
+                // A quarter of the time, a head of rising bands (StripHead)
+                // at the top: heights 1, 1, 2, 2, 3, 3 where the image is
+                // taller than their 12 rows (else none).
+                std::optional<ScopedEnv> head;
+                if (depth_pick % 4 == 3) head.emplace("CUDACONV_STRIPS_HEAD", "1,3,2");
                 for (int channels : {1, 3, 4}) {
                     const Depth in = depth_pick % 2 == 0 ? Depth::u8 : Depth::f32;
                     const Depth out = kDepths[(depth_pick / 2) % 3];
@@ -524,6 +529,14 @@ TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
                     c.plain_finish = side != 5;
                     run_case(c, fast, tally);
                 }
+                // The head of rising bands (StripHead) above them: heights
+                // 1, 2, 3, then bands of 5.
+                const ScopedEnv head("CUDACONV_STRIPS_HEAD", "1,3,1");
+                c = {1000, 23, 3, 3, 3, border, Depth::u8, Depth::u8, ++seed};
+                c.centred_anchor = true;
+                c.whole_border_value = true;
+                c.integer_taps = true;
+                run_case(c, fast, tally);
             }
             // fast-separable's tensor-core path with u8 outputs (through its
             // output tile): tiles inside the image across and at its sides,

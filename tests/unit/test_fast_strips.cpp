@@ -124,4 +124,41 @@ TEST_CASE("fast's strip path: band heights as measured", "[strips]") {
     CHECK(strips_band_rows(34, 3000, 3, true) == 6);
 }
 
+// The head of rising bands (StripHead): rows of bands that tile the top of
+// the image with no gap or overlap, only where it was measured faster
+// (kernels/fast_strips.cu), and off under CUDACONV_STRIPS_HEAD=0.
+TEST_CASE("fast's strip path: the head's bands as measured", "[strips]") {
+    const ScopedEnv unset("CUDACONV_STRIPS_HEAD", nullptr);
+    // 4000x3000 RGB u8 edge on an H100: 132 SMs x 5 blocks x 4 warps.
+    const StripHead rgb = strips_head(25, 3000, 3, 8, false, 2640);
+    CHECK(rgb.low == 2);
+    CHECK(rgb.group == 5);
+    CHECK(rgb.count == 23 * 5);  // heights 2 ... 24
+    CHECK(rgb.height(0) == 2);
+    CHECK(rgb.height(rgb.count - 1) == 24);
+    CHECK(rgb.end() == 5 * (2 + 24) * 23 / 2);
+    std::int64_t next = 0;
+    for (int j = 0; j <= rgb.count; ++j) {
+        CHECK(rgb.start(j) == next);
+        if (j < rgb.count) next += rgb.height(j);
+    }
+    CHECK(strips_head(34, 3000, 3, 8, false, 2640).group == 4);  // RGBA u8 edge
+    // Not measured faster: f32, bands of 4, 5x5, an image the GPU holds in
+    // less than two waves, one too short for the head.
+    CHECK(strips_head(34, 3000, 3, 6, true, 132 * 28).count == 0);
+    CHECK(strips_head(9, 3000, 3, 4, false, 2640).count == 0);
+    CHECK(strips_head(34, 3000, 5, 8, false, 2640).count == 0);
+    CHECK(strips_head(25, 1000, 3, 8, false, 2640).count == 0);
+    CHECK(strips_head(1000, 100, 3, 8, false, 2640).count == 0);
+    {
+        const ScopedEnv set("CUDACONV_STRIPS_HEAD", "1,20,6");
+        const StripHead swept = strips_head(25, 3000, 3, 8, true, 2640);
+        CHECK(swept.count == 20 * 6);
+        CHECK(swept.height(0) == 1);
+        CHECK(swept.height(swept.count - 1) == 20);
+    }
+    const ScopedEnv off("CUDACONV_STRIPS_HEAD", "0");
+    CHECK(strips_head(25, 3000, 3, 8, false, 2640).count == 0);
+}
+
 }  // namespace cudaconv::test
