@@ -170,27 +170,30 @@ int strips_band_rows(std::int64_t across, std::int64_t height, int side, bool fl
 // The head (StripHead) of u8 3x3 jobs in bands of 6 to 8 rows that fill
 // the GPU at least twice over: heights from 2 rows to 3 times the bands'
 // height, a step a group of rows of bands, the groups together about 1.1
-// times as many bands as run at once. Bands that all start together and take about as long also
-// finish together, and the next wave's copies then all wait on DRAM at once
-// while its warps have nothing to filter: a trace of every warp's start,
-// first row and end on 4000x3000 RGB u8 edge showed the waves in step from
-// the first to the last. Swept on the H100 (2026-11-25 15:00-15:20,
-// docs/PERFORMANCE.md): RGB u8 edge 35.3 -> 33.5 us (heights 2...24,
-// groups of 5), RGBA u8 edge 76.5 -> 74.4; heights to 2 (rows - 1) gained
-// half as much, to 32 lost 3%. Not applied where it was not measured
-// faster: f32 (gray 3x3 within 1%, and slower under bands of 10), bands of
-// 4 rows (gray u8 edge +3%, 3000x2000 RGB u8 edge +7%), 5x5 and 7x7
-// (taller bands, +5-21%). CUDACONV_STRIPS_HEAD=0 turns it off, and
-// "LOW,HIGH,GROUP" sets it, for sweeps.
+// times as many bands as run at once. Bands that all start together and
+// take about as long also finish together, and the next wave's copies then
+// all wait on DRAM at once while its warps have nothing to filter: a trace
+// of every warp's start, first row and end on 4000x3000 RGB u8 edge showed
+// the waves in step from the first to the last. Measured on the H100
+// (2026-11-25 15:00-15:27, docs/PERFORMANCE.md): RGB u8 edge 35.4 -> 33.5
+// us, RGBA u8 edge 76.0 -> 74.3; heights up to 2 * (rows - 1) gained half
+// as much, up to 4 * rows lost 3%. Not applied where it was not measured faster:
+// f32 (gray 3x3 within 1%, and slower under bands of 10), and, under a
+// first rule that took every job filling the GPU twice, bands of 4 rows
+// (gray u8 edge +3%, 3000x2000 RGB u8 edge +7%) and 5x5 and 7x7 (+5-21%).
+// CUDACONV_STRIPS_HEAD=0 turns it off, and "LOW,HIGH,GROUP" (each 1 to
+// 4096) sets it for any strip job, for sweeps; other values leave the rule.
 StripHead strips_head(std::int64_t across, std::int64_t height, int side, int rows,
                       bool float_samples, std::int64_t resident) {
     StripHead head;
     const char* text = std::getenv("CUDACONV_STRIPS_HEAD");
     if (text != nullptr && std::string_view(text) == "0") return head;
-    int low = 0, high = 0, group = 0;
-    if (text != nullptr && std::sscanf(text, "%d,%d,%d", &low, &high, &group) == 3 && low >= 1 &&
-        high >= low && group >= 1) {
-        head = StripHead{(high - low + 1) * group, group, low};
+    int low = 0, high = 0, group = 0, used = 0;
+    if (text != nullptr &&
+        std::sscanf(text, "%d,%d,%d%n", &low, &high, &group, &used) == 3 &&
+        text[used] == '\0' && low >= 1 && high >= low && high <= 4096 && group >= 1 &&
+        group <= 4096) {
+        head = StripHead{(high - low + 1) * group, group, low};  // at most 2^24
     } else {
         const std::int64_t bands = across * ((height + rows - 1) / rows);
         if (float_samples || side != 3 || rows < 6 || rows > 8 || across < 1 ||
@@ -839,10 +842,15 @@ void launch_one(const DeviceJob& job, cudaStream_t stream) {
     }();
     bands.head = strips_head(across, job.src_height, Side, bands.rows, std::is_same_v<In, float>,
                              resident);
+    const auto down = [&] {
+        const std::int64_t below = job.src_height - bands.head.end();
+        return bands.head.count + (below + bands.rows - 1) / bands.rows;
+    };
+    // The rule's heads only make bands taller; a swept one may make so many
+    // short bands that the count passes a 32-bit band index: none then.
+    if (across * down() >= kMostBands) bands.head = StripHead{};
     bands.head_end = bands.head.end();
-    const std::int64_t below = job.src_height - bands.head_end;
-    bands.count = static_cast<int>(
-        across * (bands.head.count + (below + bands.rows - 1) / bands.rows));
+    bands.count = static_cast<int>(across * down());
     // delta + magic must be a float for the one-rounding finish (and delta
     // small enough that the double sum itself is exact).
     const double delta_magic = static_cast<double>(job.delta) + kRoundingMagic;

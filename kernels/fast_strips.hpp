@@ -44,8 +44,9 @@ struct StripHead {
 };
 // The head for bands `rows` tall, `across` side by side, of f32 or u8
 // samples on an image `height` rows tall, where `resident` warps run at
-// once: the measured rule in fast_strips.cu, none where
-// CUDACONV_STRIPS_HEAD=0.
+// once: the measured rule in fast_strips.cu, or CUDACONV_STRIPS_HEAD's
+// (=0: none; =LOW,HIGH,GROUP: that head, on any strip job). None where it
+// would reach the image's last row.
 StripHead strips_head(std::int64_t across, std::int64_t height, int side, int rows,
                       bool float_samples, std::int64_t resident);
 

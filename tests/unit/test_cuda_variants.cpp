@@ -530,13 +530,17 @@ TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
                     run_case(c, fast, tally);
                 }
                 // The head of rising bands (StripHead) above them: heights
-                // 1, 2, 3, then bands of 5.
-                const ScopedEnv head("CUDACONV_STRIPS_HEAD", "1,3,1");
-                c = {1000, 23, 3, 3, 3, border, Depth::u8, Depth::u8, ++seed};
-                c.centred_anchor = true;
-                c.whole_border_value = true;
-                c.integer_taps = true;
-                run_case(c, fast, tally);
+                // 1, 2, 3, then bands of 5; and heights 3 to 9, taller than
+                // the bands below, as the rule's are.
+                for (const char* head_rows : {"1,3,1", "3,9,1"}) {
+                    const ScopedEnv head("CUDACONV_STRIPS_HEAD", head_rows);
+                    c = {1000, head_rows[0] == '1' ? 23 : 60, 3, 3, 3, border, Depth::u8,
+                         Depth::u8, ++seed};
+                    c.centred_anchor = true;
+                    c.whole_border_value = true;
+                    c.integer_taps = true;
+                    run_case(c, fast, tally);
+                }
             }
             // fast-separable's tensor-core path with u8 outputs (through its
             // output tile): tiles inside the image across and at its sides,

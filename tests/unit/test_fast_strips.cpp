@@ -157,6 +157,13 @@ TEST_CASE("fast's strip path: the head's bands as measured", "[strips]") {
         CHECK(swept.height(0) == 1);
         CHECK(swept.height(swept.count - 1) == 20);
     }
+    // Values that are not three whole numbers in range leave the rule.
+    for (const char* text : {"1,3,2xyz", "1,3", "0,3,2", "3,1,2", "1,5000,2", "1,3,0", "abc"}) {
+        const ScopedEnv set("CUDACONV_STRIPS_HEAD", text);
+        CAPTURE(text);
+        CHECK(strips_head(25, 3000, 3, 8, false, 2640).group == 5);
+        CHECK(strips_head(25, 3000, 3, 8, true, 2640).count == 0);
+    }
     const ScopedEnv off("CUDACONV_STRIPS_HEAD", "0");
     CHECK(strips_head(25, 3000, 3, 8, false, 2640).count == 0);
 }
