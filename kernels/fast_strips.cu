@@ -177,10 +177,11 @@ int strips_band_rows(std::int64_t across, std::int64_t height, int side, bool fl
 // the waves in step from the first to the last. Measured on the H100
 // (2026-11-25 15:00-15:27, docs/PERFORMANCE.md): RGB u8 edge 35.4 -> 33.5
 // us, RGBA u8 edge 76.0 -> 74.3; heights up to 2 * (rows - 1) gained half
-// as much, up to 4 * rows lost 3%. Not applied where it was not measured faster:
-// f32 (gray 3x3 within 1%, and slower under bands of 10), and, under a
-// first rule that took every job filling the GPU twice, bands of 4 rows
-// (gray u8 edge +3%, 3000x2000 RGB u8 edge +7%) and 5x5 and 7x7 (+5-21%).
+// as much, up to 4 * rows lost 3%. Not applied where it was not measured
+// faster: f32 (gray 3x3 within 1%, and slower under bands of 10), and,
+// under a first rule that took every job filling the GPU twice, bands of 4
+// rows (gray u8 edge +3%, 3000x2000 RGB u8 edge +7%) and 5x5 and 7x7
+// (+5-21%).
 // CUDACONV_STRIPS_HEAD=0 turns it off, and "LOW,HIGH,GROUP" (each 1 to
 // 4096) sets it for any strip job, for sweeps; other values leave the rule.
 StripHead strips_head(std::int64_t across, std::int64_t height, int side, int rows,
