@@ -162,6 +162,13 @@ const DeviceInfo& current_device() {
     return probe.devices.front();
 }
 
+int resident_blocks(const void* kernel, int threads, std::size_t shared_bytes) {
+    int per_sm = 0;
+    CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared_bytes));
+    return std::max(1, per_sm) * std::max(1, current_device().multiprocessors);
+}
+
 Support CudaBackend::can_run(const Job& job) const {
     const DeviceProbe& probe = probe_devices();
     if (probe.devices.empty()) return Support::no("no CUDA device (" + probe.problem + ")");

@@ -54,4 +54,10 @@ std::size_t rotation_copies(std::size_t rotate_bytes, std::size_t pair_bytes,
 // when there is none, so run() without can_run() still fails cleanly.
 const DeviceInfo& current_device();
 
+// Blocks of `kernel` (`threads` a block, `shared_bytes` of dynamic shared
+// memory) that current_device() runs at once: its SMs times the blocks an
+// SM holds, each at least 1. Kernels past 48 KB of shared memory set their
+// limit (cudaFuncSetAttribute) first.
+int resident_blocks(const void* kernel, int threads, std::size_t shared_bytes);
+
 }  // namespace cudaconv

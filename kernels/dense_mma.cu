@@ -488,18 +488,15 @@ void DenseMmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t str
                                        0, cudaMemcpyHostToDevice, stream));
     blocks_ = dense_mma_blocks(dj.filter_width);
     shared_bytes_ = shared_bytes_for(blocks_, dj);
-    int per_sm = 1;
+    std::int64_t resident = 1;
     const bool found = with_kernel(blocks_, dj, [&](auto kernel) {
         CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(shared_bytes_)));
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads,
-                                                                 shared_bytes_));
+        resident = resident_blocks(reinterpret_cast<const void*>(kernel), kThreads, shared_bytes_);
     });
     if (!found) throw CudaError("fast: no tensor-core kernel for this filter width");
     const std::int64_t items = tiles_across(dj.dst_width) * tiles_down(dj.dst_height) *
                                dj.filtered_channels;
-    const std::int64_t resident = static_cast<std::int64_t>(std::max(1, per_sm)) *
-                                  std::max(1, current_device().multiprocessors);
     grid_ = static_cast<int>(std::max<std::int64_t>(1, std::min(items, resident)));
     // Fewer blocks, for the tests: each then walks many items.
     if (const char* cap = std::getenv("CUDACONV_FAST_BLOCKS")) {

@@ -186,6 +186,12 @@ CC_HD constexpr int samples_per_vector() {
     return kVectorBytes / static_cast<int>(sizeof(In));
 }
 
+// Output rows a tile, under a Side x Side filter.
+template <typename In>
+CC_HD constexpr int tile_output_rows(int side) {
+    return Shape<In>::kWarpsY * rows_a_thread<In>(side);
+}
+
 // The shape of a tile of one instantiation, in samples, rows and bytes.
 template <int Side, int C, typename In>
 struct Tile {
@@ -195,7 +201,7 @@ struct Tile {
     static constexpr int kHalo = (Side / 2) * C;  // samples each side of an output
     static constexpr int kHaloVectors = (kHalo + S - 1) / S;
     static constexpr int kOutputSamples = kTileVectors * S;  // across
-    static constexpr int kOutputRows = Shape<In>::kWarpsY * R;
+    static constexpr int kOutputRows = tile_output_rows<In>(Side);
     static constexpr int kRowSamples = kOutputSamples + 2 * kHaloVectors * S;  // staged, across
     static constexpr int kRowBytes = kRowSamples * static_cast<int>(sizeof(In));
     static constexpr int kRows = kOutputRows + Side - 1;  // staged, down
@@ -625,12 +631,8 @@ void launch_one(const DeviceJob& job, TileSchedule* schedule, cudaStream_t strea
     static const int resident = [&] {
         CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         T::kSharedBytes));
-        int device = 0, sms = 0, per_sm = 0;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, T::kThreads,
-                                                                 T::kSharedBytes));
-        return std::max(1, sms * per_sm);
+        return resident_blocks(reinterpret_cast<const void*>(kernel), T::kThreads,
+                               T::kSharedBytes);
     }();
     const std::int64_t across = tiles_across(job.src_width * C, T::S);
     TileGrid tiles;
@@ -686,11 +688,13 @@ std::string tile_paths_refusal(const Job& job) {
     if (job.src.channels == 2) return "fast's CUDA-core paths are built for 1, 3 and 4 channels";
     // Tile indices are 32-bit, with room for a grid's worth of asks past
     // the last (a tile is at least 1 KB by 4 rows: about 4 TB of u8 image).
-    const int s = job.src.depth == Depth::u8 ? 16 : 4;
-    const int rows = s == 16 ? Shape<std::uint8_t>::kWarpsY * rows_a_thread<std::uint8_t>(f.width)
-                             : Shape<float>::kWarpsY * rows_a_thread<float>(f.width);
+    const auto tiles_of = [&](auto sample) {
+        using In = decltype(sample);
+        return tiles_across(job.src.width * job.src.channels, samples_per_vector<In>()) *
+               tiles_down(job.src.height, tile_output_rows<In>(f.width));
+    };
     const std::int64_t tiles =
-        tiles_across(job.src.width * job.src.channels, s) * tiles_down(job.src.height, rows);
+        job.src.depth == Depth::u8 ? tiles_of(std::uint8_t{}) : tiles_of(float{});
     if (tiles > std::numeric_limits<int>::max() / 2) {
         return "the image has more tiles than fast can number";
     }

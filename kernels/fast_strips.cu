@@ -33,6 +33,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cuda_backend.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/device_common.cuh"
 #include "kernels/device_job.hpp"
@@ -167,6 +168,21 @@ int strips_band_rows(std::int64_t across, std::int64_t height, int side, bool fl
     return static_cast<int>(std::min<std::int64_t>(16, std::max(nearest, floor)));
 }
 
+namespace {
+
+// Band indices are 32-bit: launch_one makes bands taller, and strips_head
+// drops a head, to keep the count of bands under this.
+constexpr std::int64_t kMostBands = std::int64_t{1} << 30;
+
+// The bands of an image `height` rows tall, `across` side by side: `head`'s,
+// then bands of `rows` below it.
+std::int64_t strips_band_count(std::int64_t across, std::int64_t height, int rows,
+                               const StripHead& head) {
+    return across * (head.count + (height - head.end() + rows - 1) / rows);
+}
+
+}  // namespace
+
 // The head (StripHead) of u8 3x3 jobs in bands of 6 to 8 rows that fill
 // the GPU at least twice over: heights from 2 rows to 3 times the bands'
 // height, a step a group of rows of bands, the groups together about 1.1
@@ -196,7 +212,7 @@ StripHead strips_head(std::int64_t across, std::int64_t height, int side, int ro
         group <= 4096) {
         head = StripHead{(high - low + 1) * group, group, low};  // at most 2^24
     } else {
-        const std::int64_t bands = across * ((height + rows - 1) / rows);
+        const std::int64_t bands = strips_band_count(across, height, rows, StripHead{});
         if (float_samples || side != 3 || rows < 6 || rows > 8 || across < 1 ||
             bands < 2 * resident) {
             return head;
@@ -207,7 +223,12 @@ StripHead strips_head(std::int64_t across, std::int64_t height, int side, int ro
         head = StripHead{0, static_cast<int>(std::max(1.0, std::round(groups))), 2};
         head.count = steps * head.group;
     }
-    if (head.end() >= height) head = StripHead{};  // a short image: bands as measured
+    // None on a short image (bands as measured), nor where a swept head's
+    // short bands would pass a 32-bit band index (the rule's only make bands
+    // taller).
+    if (head.end() >= height || strips_band_count(across, height, rows, head) >= kMostBands) {
+        head = StripHead{};
+    }
     return head;
 }
 
@@ -238,13 +259,11 @@ __device__ constexpr bool window_word_used(int word) {
 // Column x, outside the row, through the border policy: in 32-bit closed
 // forms where x is within a row's width of it (`near`: the row is wider
 // than the furthest any lane reaches past its ends, hv + 1 <= 5 vectors),
-// else through border_index, out of line.
-__device__ __noinline__ std::int64_t far_column(BorderMode mode, std::int64_t x,
-                                                std::int64_t width) {
-    return border_index(mode, x, width);
-}
+// else through border_index, out of line. (core/border.hpp's
+// border_index_near here, made a template for 32 bits, cost f32 5x5 and
+// 7x7 3%: H100, 2026-11-25 15:23, docs/PERFORMANCE.md.)
 __device__ __forceinline__ int outside_column(BorderMode mode, int x, int width, bool near) {
-    if (!near) return static_cast<int>(far_column(mode, x, width));
+    if (!near) return static_cast<int>(border_index_out_of_line(mode, x, width));
     const bool before = x < 0;
     switch (mode) {
         case BorderMode::reflect101: return before ? -x : 2 * width - 2 - x;
@@ -347,16 +366,11 @@ __device__ __noinline__ void rebuild_from_ring(uint4* ring_row, const std::uint1
     ring_row[lane] = make_uint4(words[0], words[1], words[2], words[3]);
 }
 
-// Row y through the border policy. Out of line: only rows above or below
-// the image take it. Inlined at every row of the loop, its 64-bit modulo
-// arithmetic made most of the loop's code.
-__device__ __noinline__ std::int64_t outside_row(BorderMode mode, std::int64_t y,
-                                                 std::int64_t height) {
-    return border_index(mode, y, height);
-}
+// Row y through the border policy, out of line for the rows above or below
+// the image only.
 __device__ __forceinline__ std::int64_t image_row(const DeviceJob& job, std::int64_t y) {
     const bool inside = static_cast<std::uint64_t>(y) < static_cast<std::uint64_t>(job.src_height);
-    return inside ? y : outside_row(job.border, y, job.src_height);
+    return inside ? y : border_index_out_of_line(job.border, y, job.src_height);
 }
 
 // A vector of the border's constant value.
@@ -825,33 +839,21 @@ void launch_one(const DeviceJob& job, cudaStream_t stream) {
     BandGrid bands;
     const std::int64_t across = (row_samples + B::kOutputSamples - 1) / B::kOutputSamples;
     // Taller bands where the count would pass a 32-bit band index.
-    constexpr std::int64_t kMostBands = std::int64_t{1} << 30;
     std::int64_t rows =
         strips_band_rows(across, job.src_height, Side, std::is_same_v<In, float>);
     rows = std::max(rows, (across * job.src_height + kMostBands - 1) / kMostBands);
     bands.rows = static_cast<int>(std::min<std::int64_t>(rows, job.src_height));
     bands.across = static_cast<int>(across);
-    // The warps that run at once, for the head: once per kernel, as the
-    // tile path's grid (fast.cu) asks.
-    static const std::int64_t resident = [] {
-        int device = 0, sms = 0, per_sm = 0;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, strips_kernel<Side, C, In, VB, Integer>, kThreads, 0));
-        return std::int64_t{sms} * per_sm * kWarpsPerBlock;
-    }();
+    // The warps that run at once, for the head: asked once per kernel.
+    static const std::int64_t resident =
+        std::int64_t{kWarpsPerBlock} *
+        resident_blocks(reinterpret_cast<const void*>(&strips_kernel<Side, C, In, VB, Integer>),
+                        kThreads, 0);
     bands.head = strips_head(across, job.src_height, Side, bands.rows, std::is_same_v<In, float>,
                              resident);
-    const auto down = [&] {
-        const std::int64_t below = job.src_height - bands.head.end();
-        return bands.head.count + (below + bands.rows - 1) / bands.rows;
-    };
-    // The rule's heads only make bands taller; a swept one may make so many
-    // short bands that the count passes a 32-bit band index: none then.
-    if (across * down() >= kMostBands) bands.head = StripHead{};
     bands.head_end = bands.head.end();
-    bands.count = static_cast<int>(across * down());
+    bands.count =
+        static_cast<int>(strips_band_count(across, job.src_height, bands.rows, bands.head));
     // delta + magic must be a float for the one-rounding finish (and delta
     // small enough that the double sum itself is exact).
     const double delta_magic = static_cast<double>(job.delta) + kRoundingMagic;

@@ -55,6 +55,7 @@
 #include "filters/rank1.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/device_common.cuh"
+#include "kernels/vector_store.cuh"
 
 namespace cudaconv {
 namespace {
@@ -189,13 +190,10 @@ __device__ __forceinline__ void store_16_pixels(const std::uint32_t (&a)[4 * C],
 // border_index's general arithmetic, out of line. That 64-bit modulo
 // arithmetic, inlined for every staged item at the image's sides, was 8% of
 // the stall samples on gray 4000x3000 (ncu).
-__device__ __noinline__ std::int64_t border_far(BorderMode mode, std::int64_t p, std::int64_t n) {
-    return border_index(mode, p, n);
-}
 __device__ __forceinline__ std::int64_t border_near(BorderMode mode, std::int64_t p,
                                                     std::int64_t n) {
     const std::int64_t q = border_index_near(mode, p, n);
-    return q == kBorderFar ? border_far(mode, p, n) : q;
+    return q == kBorderFar ? border_index_out_of_line(mode, p, n) : q;
 }
 
 // The 16 C bytes of 16 pixels of a row, as C 16-byte vectors.
@@ -411,9 +409,10 @@ __device__ __forceinline__ void filter_rows(const __half* plane, int r0,
 
 // v rounded half to even and saturated to 0 ... 255, NaN to 0. One
 // conversion instruction (Convert) made RGB u8 sigma=5 2% faster than
-// __float2uint_rn and min (H100, 88.7 against 90.4 us), but gray with sides
-// up to 17 (the kernel at 4 blocks an SM) 5% slower (42.7 against 40.5;
-// 2026-11-25, docs/PERFORMANCE.md), so that kernel keeps the two.
+// to_output's __float2uint_rn and min (H100, 88.7 against 90.4 us), but
+// gray with sides up to 17 (the kernel at 4 blocks an SM) 5% slower (42.7
+// against 40.5; 2026-11-25, docs/PERFORMANCE.md), so that kernel keeps the
+// two.
 template <bool Convert>
 __device__ __forceinline__ std::uint8_t saturated_u8(float v) {
     if constexpr (Convert) {
@@ -421,7 +420,7 @@ __device__ __forceinline__ std::uint8_t saturated_u8(float v) {
         asm("cvt.rni.sat.u8.f32 %0, %1;" : "=h"(b) : "f"(v));
         return static_cast<std::uint8_t>(b);
     } else {
-        return static_cast<std::uint8_t>(min(__float2uint_rn(v), 255u));
+        return to_output<std::uint8_t>(v);
     }
 }
 

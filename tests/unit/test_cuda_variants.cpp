@@ -13,6 +13,7 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/registry.hpp"
@@ -532,10 +533,10 @@ TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
                 // The head of rising bands (StripHead) above them: heights
                 // 1, 2, 3, then bands of 5; and heights 3 to 9, taller than
                 // the bands below, as the rule's are.
-                for (const char* head_rows : {"1,3,1", "3,9,1"}) {
+                const std::pair<const char*, int> heads[] = {{"1,3,1", 23}, {"3,9,1", 60}};
+                for (const auto& [head_rows, height] : heads) {
                     const ScopedEnv head("CUDACONV_STRIPS_HEAD", head_rows);
-                    c = {1000, head_rows[0] == '1' ? 23 : 60, 3, 3, 3, border, Depth::u8,
-                         Depth::u8, ++seed};
+                    c = {1000, height, 3, 3, 3, border, Depth::u8, Depth::u8, ++seed};
                     c.centred_anchor = true;
                     c.whole_border_value = true;
                     c.integer_taps = true;
