@@ -52,6 +52,7 @@
 #include "kernels/cuda_resources.hpp"
 #include "kernels/dense_mma.hpp"
 #include "kernels/device_common.cuh"
+#include "kernels/fast_registers.hpp"
 #include "kernels/fast_strips.hpp"
 #include "kernels/vector_store.cuh"
 
@@ -705,7 +706,8 @@ class FastBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "fast"; }
     std::string_view summary() const override {
-        return "native depth: 3x3..7x7 warps walking bands (DP4A on integer taps), 9x9..15x15 "
+        return "native depth: gray f32 3x3 blocks of rows in registers, 3x3..7x7 warps walking "
+               "bands (DP4A on integer taps), 9x9..15x15 "
                "bulk-copied tiles taken as blocks free up, tensor cores (3xTF32) for large "
                "colour u8 images at 15x15 and the other shapes up to 33x33";
     }
@@ -727,8 +729,13 @@ protected:
 
     void prepare(const Job& job, const DeviceJob& device_job, cudaStream_t stream) override {
         if (strips_take(device_job) && !dense_mma_take(job, true)) {
-            path_ = Path::strips;
-            strip_plan_ = strips_prepare(job, device_job, stream);
+            if (registers_take(device_job)) {
+                path_ = Path::registers;
+                registers_prepare(device_job, stream);
+            } else {
+                path_ = Path::strips;
+                strip_plan_ = strips_prepare(job, device_job, stream);
+            }
         } else if (dense_mma_take(job, tile_paths_refusal(job).empty())) {
             path_ = Path::tensor_cores;
             mma_.prepare(job, device_job, stream);
@@ -747,6 +754,7 @@ protected:
     void launch(const DeviceJob& job, cudaStream_t stream) override {
         if (job.dst_width <= 0 || job.dst_height <= 0) return;
         switch (path_) {
+            case Path::registers: return registers_launch(job, stream);
             case Path::strips: return strips_launch(job, strip_plan_, stream);
             case Path::tensor_cores: return mma_.launch(job, stream);
             case Path::tiles: break;
@@ -767,7 +775,7 @@ protected:
 
 private:
     // The path this run takes, and what it prepared (prepare).
-    enum class Path { strips, tensor_cores, tiles };
+    enum class Path { registers, strips, tensor_cores, tiles };
     Path path_ = Path::tiles;
     StripPlan strip_plan_;
     DenseMmaPath mma_;

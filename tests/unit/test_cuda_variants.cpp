@@ -270,6 +270,12 @@ TEST_CASE("fast over its own jobs: every size, border, channel count, depth pair
                 // taller than their 12 rows (else none).
                 std::optional<ScopedEnv> head;
                 if (depth_pick % 4 == 3) head.emplace("CUDACONV_STRIPS_HEAD", "1,3,2");
+                // Gray f32 3x3 goes to the register path (blocks of 4
+                // rows); a fifth of the cases in blocks of 8 rows, a fifth
+                // to the strip path instead.
+                std::optional<ScopedEnv> registers;
+                if (depth_pick % 5 == 2) registers.emplace("CUDACONV_FAST_REGISTERS", "0");
+                if (depth_pick % 5 == 4) registers.emplace("CUDACONV_FAST_REGISTERS", "8");
                 for (int channels : {1, 3, 4}) {
                     const Depth in = depth_pick % 2 == 0 ? Depth::u8 : Depth::f32;
                     const Depth out = kDepths[(depth_pick / 2) % 3];
@@ -510,6 +516,16 @@ TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
                 c.centred_anchor = true;
                 c.whole_border_value = true;
                 run_case(c, variants, tally);
+            }
+            // fast's register path (gray f32 3x3): blocks inside the image,
+            // at its sides, top and bottom, the last cut short, in blocks of
+            // 4 rows and of 8.
+            for (const char* rows : {"4", "8"}) {
+                const ScopedEnv block_rows("CUDACONV_FAST_REGISTERS", rows);
+                const std::vector<Backend*> fast{find_backend("fast")};
+                Case c{300, 21, 3, 3, 1, border, Depth::f32, Depth::f32, ++seed};
+                c.centred_anchor = true;
+                run_case(c, fast, tally);
             }
             // fast's strip path on u8: several bands across (the last part
             // full) and down (the last cut short), in bands of 5 rows; the
