@@ -28,16 +28,7 @@ rounds=${ROUNDS:-3}
 [[ $# -gt 0 ]] || set -- "4000x3000x3 u8 edge" "4000x3000x1 f32 random:3" "4000x3000x1 f32 random:5" \
   "4000x3000x1 f32 random:7"
 
-time_one() {  # BINARY SIZE DEPTH FILTER VARIANT
-  local line
-  line=$("$1" bench --size "$2" --depth "$3" -f "$4" -k "$5" -q 2>&1 | grep -E "^$5 |WRONG" | head -1)
-  case $line in
-    *WRONG*) echo "WRONG" ;;
-    *µs*) awk '{print $2}' <<<"$line" ;;
-    *) echo "—" ;;
-  esac
-}
-median() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | awk '{v[NR]=$1} END {if (NR) print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+source scripts/gpu/bench-timing.sh
 
 echo "== sweep-ab $(date -u '+%Y-%m-%d %H:%M UTC'), $rounds rounds, points: ${points[*]}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true

@@ -1,0 +1,16 @@
+# Sourced by scripts/gpu/ab.sh and sweep-ab.sh (on the GPU machine): one
+# `cudaconv bench` run's median, and the median of several.
+
+# One run's median in µs, or its WRONG / refusal line.
+time_one() {  # BINARY SIZE DEPTH FILTER VARIANT
+  local line
+  line=$("$1" bench --size "$2" --depth "$3" -f "$4" -k "$5" -q 2>&1 | grep -E "^$5 |WRONG" | head -1)
+  case $line in
+    *WRONG*) echo "WRONG" ;;
+    *µs*) awk '{print $2}' <<<"$line" ;;
+    *) echo "—" ;;
+  esac
+}
+
+# The median of the numbers among the words on standard input.
+median() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | awk '{v[NR]=$1} END {if (NR) print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
