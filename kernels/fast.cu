@@ -565,13 +565,7 @@ __global__ void __launch_bounds__(Shape<In>::kThreads, min_blocks<In>(Side))
                 }
                 std::byte* out_row = job.dst + y * job.dst_pitch;
                 if (whole_vector) {
-                    switch (job.out_depth) {
-                        case Depth::u8: store_samples<std::uint8_t, S>(out_row + k0, values); break;
-                        case Depth::u16:
-                            store_samples<std::uint16_t, S>(out_row + 2 * k0, values);
-                            break;
-                        case Depth::f32: store_samples<float, S>(out_row + 4 * k0, values); break;
-                    }
+                    store_samples_in<S>(job.out_depth, out_row, k0, values);
                 } else {
                     // The row's last, partial vector: sample by sample.
                     for (int s = 0; s < S && k0 + s < row_samples; ++s) {
@@ -731,7 +725,7 @@ protected:
         if (strips_take(device_job) && !dense_mma_take(job, true)) {
             if (registers_take(device_job)) {
                 path_ = Path::registers;
-                registers_prepare(device_job, stream);
+                register_block_rows_ = registers_prepare(device_job, stream);
             } else {
                 path_ = Path::strips;
                 strip_plan_ = strips_prepare(job, device_job, stream);
@@ -754,7 +748,7 @@ protected:
     void launch(const DeviceJob& job, cudaStream_t stream) override {
         if (job.dst_width <= 0 || job.dst_height <= 0) return;
         switch (path_) {
-            case Path::registers: return registers_launch(job, stream);
+            case Path::registers: return registers_launch(job, register_block_rows_, stream);
             case Path::strips: return strips_launch(job, strip_plan_, stream);
             case Path::tensor_cores: return mma_.launch(job, stream);
             case Path::tiles: break;
@@ -778,6 +772,7 @@ private:
     enum class Path { registers, strips, tensor_cores, tiles };
     Path path_ = Path::tiles;
     StripPlan strip_plan_;
+    int register_block_rows_ = 0;  // the register path's block height
     DenseMmaPath mma_;
     DeviceArray<TileSchedule> schedule_;  // the tile path's counter, made at its first job
 };

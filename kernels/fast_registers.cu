@@ -60,13 +60,7 @@ __device__ __forceinline__ void store_block(const DeviceJob& job, const float (&
         }
         std::byte* out_row = job.dst + (y0 + o) * job.dst_pitch;
         if (k + kLaneSamples <= width) {
-            switch (job.out_depth) {
-                case Depth::u8: store_samples<std::uint8_t, kLaneSamples>(out_row + k, values); break;
-                case Depth::u16:
-                    store_samples<std::uint16_t, kLaneSamples>(out_row + 2 * k, values);
-                    break;
-                case Depth::f32: store_samples<float, kLaneSamples>(out_row + 4 * k, values); break;
-            }
+            store_samples_in<kLaneSamples>(job.out_depth, out_row, k, values);
         } else {
             for (int s = 0; s < kLaneSamples && k + s < width; ++s) {
                 store_output(job, k + s, y0 + o, 0, values[s]);
@@ -178,12 +172,13 @@ bool registers_take(const DeviceJob& job) {
            registers_block_rows(job.src_width, job.src_height) > 0;
 }
 
-void registers_prepare(const DeviceJob& job, cudaStream_t stream) {
+int registers_prepare(const DeviceJob& job, cudaStream_t stream) {
     copy_taps_to_constant(c_taps, job, stream);
+    return registers_block_rows(job.src_width, job.src_height);
 }
 
-void registers_launch(const DeviceJob& job, cudaStream_t stream) {
-    switch (registers_block_rows(job.src_width, job.src_height)) {
+void registers_launch(const DeviceJob& job, int block_rows, cudaStream_t stream) {
+    switch (block_rows) {
         case 4: return launch_rows<4>(job, stream);
         case 8: return launch_rows<8>(job, stream);
         default: throw CudaError("fast: the register path was asked for a job it does not take");

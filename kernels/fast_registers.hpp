@@ -21,8 +21,9 @@ int registers_block_rows(std::int64_t width, std::int64_t height);
 // 3x3 filter, a border other than valid, and a block height above.
 bool registers_take(const DeviceJob& job);
 
-// The taps into the path's constant memory, on the job's stream.
-void registers_prepare(const DeviceJob& job, cudaStream_t stream);
-void registers_launch(const DeviceJob& job, cudaStream_t stream);
+// The taps into the path's constant memory, on the job's stream; returns
+// the block height (registers_block_rows) that registers_launch takes.
+int registers_prepare(const DeviceJob& job, cudaStream_t stream);
+void registers_launch(const DeviceJob& job, int block_rows, cudaStream_t stream);
 
 }  // namespace cudaconv

@@ -477,11 +477,7 @@ __device__ __noinline__ void store_row_slow(const DeviceJob& job, std::int64_t k
         }
     }
     if (k + S <= row_samples) {
-        switch (job.out_depth) {
-            case Depth::u8: store_samples<std::uint8_t, S>(out_row + k, values); break;
-            case Depth::u16: store_samples<std::uint16_t, S>(out_row + 2 * k, values); break;
-            case Depth::f32: store_samples<float, S>(out_row + 4 * k, values); break;
-        }
+        store_samples_in<S>(job.out_depth, out_row, k, values);
     } else {
         for (int s = 0; s < S && k + s < row_samples; ++s) {
             store_output(job, (k + s) / C, y, static_cast<int>((k + s) % C), values[s]);

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/types.hpp"
+
 namespace cudaconv {
 
 template <int Bytes>
@@ -41,6 +43,18 @@ __device__ __forceinline__ void store_samples(std::byte* dst, const float* value
 #pragma unroll
     for (int s = 0; s < S; ++s) packed[s] = to_output<Out>(values[s]);
     store_vector<S * static_cast<int>(sizeof(Out))>(dst, packed);
+}
+
+// S finished samples of a row to the output's depth, at sample k of the
+// output row that starts at row: the whole-vector store of fast's paths.
+template <int S>
+__device__ __forceinline__ void store_samples_in(Depth depth, std::byte* row, std::int64_t k,
+                                                 const float* values) {
+    switch (depth) {
+        case Depth::u8: store_samples<std::uint8_t, S>(row + k, values); break;
+        case Depth::u16: store_samples<std::uint16_t, S>(row + 2 * k, values); break;
+        case Depth::f32: store_samples<float, S>(row + 4 * k, values); break;
+    }
 }
 
 // The integer finish without a conversion instruction, for jobs where
