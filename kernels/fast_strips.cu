@@ -35,7 +35,9 @@
 
 #include "kernels/cuda_backend.hpp"
 #include "kernels/cuda_check.hpp"
+#include "kernels/border_columns.cuh"
 #include "kernels/device_common.cuh"
+#include "kernels/dp4a.cuh"
 #include "kernels/device_job.hpp"
 #include "kernels/vector_store.cuh"
 
@@ -256,24 +258,6 @@ __device__ constexpr bool window_word_used(int word) {
     return false;
 }
 
-// Column x, outside the row, through the border policy: in 32-bit closed
-// forms where x is within a row's width of it (`near`: the row is wider
-// than the furthest any lane reaches past its ends, hv + 1 <= 5 vectors),
-// else through border_index, out of line. (core/border.hpp's
-// border_index_near here, made a template for 32 bits, cost f32 5x5 and
-// 7x7 3%: H100, 2026-11-25 15:23, docs/PERFORMANCE.md.)
-__device__ __forceinline__ int outside_column(BorderMode mode, int x, int width, bool near) {
-    if (!near) return static_cast<int>(border_index_out_of_line(mode, x, width));
-    const bool before = x < 0;
-    switch (mode) {
-        case BorderMode::reflect101: return before ? -x : 2 * width - 2 - x;
-        case BorderMode::reflect: return before ? -x - 1 : 2 * width - 1 - x;
-        case BorderMode::replicate: return before ? 0 : width - 1;
-        case BorderMode::wrap: return before ? x + width : x - width;
-        default: return static_cast<int>(kBorderConstant);  // constant (valid is refused)
-    }
-}
-
 // Whether outside_column's closed forms hold for a job in vectors of S
 // samples: the row is wider than the furthest any lane reaches past its
 // ends (5 vectors). With width > S only, the lanes furthest right on a gray
@@ -282,20 +266,6 @@ __device__ __forceinline__ int outside_column(BorderMode mode, int x, int width,
 template <int S>
 __device__ __forceinline__ bool closed_forms_hold(const DeviceJob& job) {
     return job.src_width > 5 * S;
-}
-
-// Where sample kk (0-based in the row, possibly outside it) of a row comes
-// from, through the border policy: its index in the row, or -1 for the
-// constant border. `near`: the row is wider than 5 vectors, so the closed
-// forms hold (see outside_column).
-template <int C>
-__device__ __forceinline__ int rebuilt_sample(const DeviceJob& job, int kk, bool near) {
-    const int width = static_cast<int>(job.src_width);
-    const int pixel = kk >= 0 ? kk / C : -((-kk + C - 1) / C);  // rounded down
-    const int channel = kk - pixel * C;
-    const int x = pixel >= 0 && pixel < width ? pixel
-                                              : outside_column(job.border, pixel, width, near);
-    return x < 0 ? -1 : x * C + channel;
 }
 
 // The S samples at k...k+S-1 of input row y, some of them outside the row,
@@ -406,57 +376,6 @@ __device__ __forceinline__ float sample_of(unsigned int word, int i) {
     }
 }
 
-// The integer path: u8 samples and integer taps in [-128, 127]
-// (strips_dp4a_words), summed exactly in 32-bit integers. One DP4A adds the
-// products of a word's 4 unsigned bytes and 4 signed taps to a sum, where
-// the float path takes 4 FFMAs and a PRMT and FADD a sample to turn bytes
-// into floats (RGB u8 edge was bound by those instructions: ncu,
-// docs/PERFORMANCE.md 2026-11-24).
-__device__ __forceinline__ int dp4a_u8_s8(unsigned int samples, int taps, int sum) {
-    int out;
-    asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(out) : "r"(samples), "r"(taps), "r"(sum));
-    return out;
-}
-
-// Window bytes first, first + C, ..., first + (n - 1) C (n <= 4) as bytes
-// 0 ... n - 1 of one word, for DP4A: one PRMT where they lie in two
-// neighbouring words, two or three where they reach further (RGB's 3x3
-// taps span 7 bytes, RGBA's 9). Bytes n ... 3 are whatever is at hand:
-// their taps are 0. `first` and `n` are constants once the caller's loops
-// are unrolled, and so is every selector.
-template <int C>
-__device__ __forceinline__ unsigned int gather_bytes(const unsigned int* words, int first, int n) {
-    const int lo = first / 4;
-    const int last = (first + (n - 1) * C) / 4;
-    unsigned int near_selector = 0;  // the bytes in words lo and lo + 1, in their places
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-        const int b = first + c * C;
-        if (c < n && b / 4 <= lo + 1) near_selector |= static_cast<unsigned int>(b - 4 * lo) << (4 * c);
-    }
-    const unsigned int near = __byte_perm(words[lo], words[last > lo ? lo + 1 : lo], near_selector);
-    if (last <= lo + 1) return near;
-    // The rest lie in words lo + 2 and lo + 3.
-    const int hi = lo + 2;
-    unsigned int far_selector = 0;  // from words hi, hi + 1 into their places
-    unsigned int merge = 0;         // near's bytes, or the far word's
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-        const int b = first + c * C;
-        if (c >= n || b / 4 <= lo + 1) {
-            merge |= static_cast<unsigned int>(c) << (4 * c);
-        } else if (last == hi) {
-            merge |= static_cast<unsigned int>(4 + b - 4 * hi) << (4 * c);
-        } else {
-            far_selector |= static_cast<unsigned int>(b - 4 * hi) << (4 * c);
-            merge |= static_cast<unsigned int>(4 + c) << (4 * c);
-        }
-    }
-    const unsigned int far =
-        last == hi ? words[hi] : __byte_perm(words[hi], words[hi + 1], far_selector);
-    return __byte_perm(near, far, merge);
-}
-
 // Output row y of this lane (samples k...k+S-1) the slow way: a kept
 // alpha, a vector past the row's end, or an integer finish the one-FFMA
 // path cannot round exactly. Out of line, so that the row loop's code stays
@@ -503,16 +422,6 @@ __device__ __forceinline__ void store_row_fast(const DeviceJob& job, std::int64_
         }
         store_samples<float, S>(out, values);
     }
-}
-
-// Four ints clamped to 0...255 as the bytes of a word, v0 lowest: one
-// cvt.pack.sat makes v3 and v2 the low half of a word, the second shifts
-// that up and packs v1 and v0 below it.
-__device__ __forceinline__ unsigned int pack_saturated_u8(int v0, int v1, int v2, int v3) {
-    unsigned int high, word;
-    asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;" : "=r"(high) : "r"(v3), "r"(v2));
-    asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;" : "=r"(word) : "r"(v1), "r"(v0), "r"(high));
-    return word;
 }
 
 // The same, for the integer path's sums: clamped as they are where they
