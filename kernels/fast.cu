@@ -700,7 +700,8 @@ class FastBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "fast"; }
     std::string_view summary() const override {
-        return "native depth: gray f32 3x3 blocks of rows in registers, 3x3..7x7 warps walking "
+        return "native depth: gray f32 and integer-tap u8 3x3 blocks of rows in registers, 3x3..7x7 "
+               "warps walking "
                "bands (DP4A on integer taps), 9x9..15x15 "
                "bulk-copied tiles taken as blocks free up, tensor cores (3xTF32) for large "
                "colour u8 images at 15x15 and the other shapes up to 33x33";
@@ -723,9 +724,9 @@ protected:
 
     void prepare(const Job& job, const DeviceJob& device_job, cudaStream_t stream) override {
         if (strips_take(device_job) && !dense_mma_take(job, true)) {
-            if (registers_take(device_job)) {
+            if (registers_take(device_job, job.params.filter.taps)) {
                 path_ = Path::registers;
-                register_block_rows_ = registers_prepare(device_job, stream);
+                register_block_rows_ = registers_prepare(job.params.filter.taps, device_job, stream);
             } else {
                 path_ = Path::strips;
                 strip_plan_ = strips_prepare(job, device_job, stream);

@@ -1,11 +1,12 @@
-// fast's register path, for gray f32 images under a 3x3 filter
-// (kernels/fast.cu picks it before the strip path): each warp takes a
-// block of the image 32 vectors (128 samples) wide and R rows down, loads
-// its R + 2 input rows straight into registers, all of them at once, sums
-// the R output rows and stores them, and is done, as a copy kernel's
-// threads are. A block of 8 warps takes 8 such blocks side by side, and
-// the grid holds one warp a block of rows (not a persistent grid: a warp
-// that walked several blocks waited for each one's loads in turn).
+// fast's register path for gray f32 images under a 3x3 filter (u8 jobs go
+// to its walk, kernels/fast_registers_u8.cu; kernels/fast.cu picks either
+// before the strip path): each warp takes a block of the image 32 vectors
+// (128 samples) wide and R rows down, loads its R + 2 input rows straight
+// into registers, all of them at once, sums the R output rows and stores
+// them, and is done, as a copy kernel's threads are. A block of 8 warps
+// takes 8 such blocks side by side, and the grid holds one warp a block of
+// rows (not a persistent grid: a warp that walked several blocks waited
+// for each one's loads in turn).
 //  - Every lane loads one 16-byte vector of each row; the samples left and
 //    right of it come from the neighbouring lanes by shuffles, and lanes 0
 //    and 31 load theirs. Every lane writes.
@@ -24,9 +25,11 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <vector>
 
 #include "kernels/cuda_check.hpp"
 #include "kernels/device_common.cuh"
+#include "kernels/fast_strips.hpp"
 #include "kernels/vector_store.cuh"
 
 namespace cudaconv {
@@ -148,6 +151,14 @@ void launch_rows(const DeviceJob& job, cudaStream_t stream) {
         job, static_cast<int>(across));
 }
 
+// The u8 path's tap words, one a filter row (strips_dp4a_words' group 0),
+// or none where some tap is not an integer in [-128, 127].
+std::vector<std::int32_t> dp4a_rows(const std::vector<double>& taps) {
+    const std::vector<std::int32_t> words = strips_dp4a_words(taps, 3);
+    if (words.empty()) return {};
+    return {words[0 * kDp4aGroups], words[1 * kDp4aGroups], words[2 * kDp4aGroups]};
+}
+
 }  // namespace
 
 // Blocks of 4 rows: measured on the H100 (2026-11-25 17:46, scripts/gpu/ab.sh,
@@ -165,20 +176,45 @@ int registers_block_rows(std::int64_t width, std::int64_t height) {
     return 4;
 }
 
-bool registers_take(const DeviceJob& job) {
-    return job.in_depth == Depth::f32 && job.channels == 1 && job.filter_width == 3 &&
-           job.filter_height == 3 && job.origin_x == -1 && job.origin_y == -1 &&
-           job.border != BorderMode::valid && job.src_width < (std::int64_t{1} << 30) &&
-           registers_block_rows(job.src_width, job.src_height) > 0;
+// Colour u8 images up to this many bytes a frame: RGB 780x585 (1.4 MB)
+// took 10.0 us on the walk against the strip path's 14.6, 2000x1000 (6 MB)
+// the same on both, 4000x3000 (36 MB) 3% more (H100, 2026-11-25 19:18,
+// docs/PERFORMANCE.md). Gray u8 gained at every size timed.
+constexpr std::int64_t kColourU8WalkBytes = std::int64_t{6} << 20;
+
+bool registers_take(const DeviceJob& job, const std::vector<double>& taps) {
+    const int rows = registers_block_rows(job.src_width, job.src_height);
+    const bool shape = job.filter_width == 3 && job.filter_height == 3 && job.origin_x == -1 &&
+                       job.origin_y == -1 && job.border != BorderMode::valid &&
+                       job.src_width * job.channels < (std::int64_t{1} << 30) && rows > 0;
+    if (!shape) return false;
+    if (job.in_depth == Depth::f32) return job.channels == 1;
+    // u8: the integer sums are the outputs as they are (scale 1, delta 0),
+    // every channel filtered (no kept alpha), into u8, a constant border
+    // value a whole u8; the rest stays with the strip path. Colour images
+    // only up to the size where the walk measured faster, unless
+    // CUDACONV_FAST_REGISTERS asks for the path (tests, sweeps).
+    const bool size_fits = job.channels == 1 || std::getenv("CUDACONV_FAST_REGISTERS") != nullptr ||
+                           job.src_width * job.channels * job.src_height <= kColourU8WalkBytes;
+    return job.in_depth == Depth::u8 && job.out_depth == Depth::u8 &&
+           (job.channels == 1 || job.channels == 3 || job.channels == 4) &&
+           job.filtered_channels == job.channels && job.scale == 1.0f && job.delta == 0.0f &&
+           border_fits_u8(job.border, job.border_value) && strips_dp4a_enabled() &&
+           !dp4a_rows(taps).empty() && size_fits;
 }
 
-int registers_prepare(const DeviceJob& job, cudaStream_t stream) {
+int registers_prepare(const std::vector<double>& taps, const DeviceJob& job, cudaStream_t stream) {
+    if (job.in_depth == Depth::u8) {
+        registers_u8_prepare(dp4a_rows(taps), stream);
+        return registers_u8_band_rows();
+    }
     copy_taps_to_constant(c_taps, job, stream);
     return registers_block_rows(job.src_width, job.src_height);
 }
 
-void registers_launch(const DeviceJob& job, int block_rows, cudaStream_t stream) {
-    switch (block_rows) {
+void registers_launch(const DeviceJob& job, int rows, cudaStream_t stream) {
+    if (job.in_depth == Depth::u8) return registers_u8_launch(job, rows, stream);
+    switch (rows) {
         case 4: return launch_rows<4>(job, stream);
         case 8: return launch_rows<8>(job, stream);
         default: throw CudaError("fast: the register path was asked for a job it does not take");

@@ -294,7 +294,8 @@ TEST_CASE("fast over its own jobs: every size, border, channel count, depth pair
 }
 
 // fast's strip path sums u8 images under integer taps in [-128, 127] with
-// DP4A (its integer path): every side it takes, border, channel count and
+// DP4A (its integer path), and so does its register path's walk at 3x3
+// (into u8, every channel filtered, the plain finish): every side, border, channel count and
 // output depth, taps small (as edge's) and to the ends of s8, the plain
 // finish (scale 1, delta 0: integers clamped as they are) and the float
 // one, the strip sizes of the test above, and bands of 1 and 5 rows.
@@ -314,6 +315,14 @@ TEST_CASE("fast's integer path: integer taps on u8 input, every side, border, ch
             for (const auto& [w, h] : sizes) {
                 std::optional<ScopedEnv> band_rows;
                 if (pick % 4 == 1) band_rows.emplace("CUDACONV_STRIPS_ROWS", pick % 8 == 1 ? "1" : "5");
+                // 3x3 into u8 with the plain finish and every channel
+                // filtered goes to the register path's walk (bands of 8
+                // rows); a fifth of the cases to the strip path instead, a
+                // third in bands of 4 rows (a block) or of 20 (the ring of
+                // 16 rows goes round).
+                std::optional<ScopedEnv> registers, walk;
+                if (pick % 5 == 2) registers.emplace("CUDACONV_FAST_REGISTERS", "0");
+                if (pick % 3 == 1) walk.emplace("CUDACONV_FAST_WALK", pick % 2 == 0 ? "4" : "20");
                 for (int channels : {1, 3, 4}) {
                     ++pick;
                     Case c{w, h, side, side, channels, border, Depth::u8,
@@ -517,15 +526,27 @@ TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
                 c.whole_border_value = true;
                 run_case(c, variants, tally);
             }
-            // fast's register path (gray f32 3x3): blocks inside the image,
-            // at its sides, top and bottom, the last cut short, in blocks of
-            // 4 rows and of 8.
+            // fast's register path (gray f32 3x3, and u8 3x3 with integer
+            // taps on 1, 3 and 4 channels): blocks inside the image, at its
+            // sides, top and bottom, the last cut short; f32 in blocks of
+            // 4 rows and of 8, u8 in bands of 8 rows and of 20 (the ring
+            // of 16 rows goes round). The u8 rows are 1700 to 1800 bytes:
+            // 4 bands across, the last vector partly past the row.
             for (const char* rows : {"4", "8"}) {
                 const ScopedEnv block_rows("CUDACONV_FAST_REGISTERS", rows);
+                const ScopedEnv walk("CUDACONV_FAST_WALK", rows[0] == '4' ? "8" : "20");
                 const std::vector<Backend*> fast{find_backend("fast")};
                 Case c{300, 21, 3, 3, 1, border, Depth::f32, Depth::f32, ++seed};
                 c.centred_anchor = true;
                 run_case(c, fast, tally);
+                for (const auto& [channels, width] : {std::pair{1, 1700}, {3, 600}, {4, 450}}) {
+                    c = {width, 21, 3, 3, channels, border, Depth::u8, Depth::u8, ++seed};
+                    c.centred_anchor = true;
+                    c.whole_border_value = true;
+                    c.integer_taps = true;
+                    c.plain_finish = true;
+                    run_case(c, fast, tally);
+                }
             }
             // fast's strip path on u8: several bands across (the last part
             // full) and down (the last cut short), in bands of 5 rows; the

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "kernels/fast_registers.hpp"
 #include "support/scoped_env.hpp"
@@ -25,6 +26,17 @@ DeviceJob gray_f32_3x3(std::int64_t width, std::int64_t height) {
     return job;
 }
 
+DeviceJob rgb_u8_3x3(std::int64_t width, std::int64_t height) {
+    DeviceJob job = gray_f32_3x3(width, height);
+    job.channels = job.filtered_channels = 3;
+    job.in_depth = job.out_depth = Depth::u8;
+    return job;
+}
+
+// SPEC's edge filter, and a 3x3 box (taps of 1/9, not integers).
+const std::vector<double> kEdge{-1, -1, -1, -1, 8, -1, -1, -1, -1};
+const std::vector<double> kBox(9, 1.0 / 9.0);
+
 }  // namespace
 
 TEST_CASE("fast's register path: blocks of 4 rows as measured", "[strips]") {
@@ -42,35 +54,114 @@ TEST_CASE("fast's register path: blocks of 4 rows as measured", "[strips]") {
     }
 }
 
-TEST_CASE("fast's register path: gray f32 3x3 only", "[strips]") {
+TEST_CASE("fast's register path: gray f32 3x3", "[strips]") {
     const ScopedEnv unset("CUDACONV_FAST_REGISTERS", nullptr);
-    CHECK(registers_take(gray_f32_3x3(4000, 3000)));
-    CHECK(registers_take(gray_f32_3x3(1, 1)));
+    CHECK(registers_take(gray_f32_3x3(4000, 3000), kBox));
+    CHECK(registers_take(gray_f32_3x3(1, 1), kBox));
     DeviceJob job = gray_f32_3x3(4000, 3000);
     job.out_depth = Depth::u8;
-    CHECK(registers_take(job));  // any output depth
+    CHECK(registers_take(job, kBox));  // any output depth
     job = gray_f32_3x3(4000, 3000);
     job.border = BorderMode::constant;
-    CHECK(registers_take(job));
+    job.border_value = 0.5f;
+    CHECK(registers_take(job, kBox));
     // Everything else stays with the strip path (or the tile path).
     job = gray_f32_3x3(4000, 3000);
-    job.in_depth = Depth::u8;
-    CHECK_FALSE(registers_take(job));
-    job = gray_f32_3x3(4000, 3000);
     job.channels = job.filtered_channels = 3;
-    CHECK_FALSE(registers_take(job));
+    CHECK_FALSE(registers_take(job, kBox));
     job = gray_f32_3x3(4000, 3000);
     job.filter_width = job.filter_height = 5;
     job.origin_x = job.origin_y = -2;
-    CHECK_FALSE(registers_take(job));
+    CHECK_FALSE(registers_take(job, std::vector<double>(25, 1.0)));
     job = gray_f32_3x3(4000, 3000);
     job.origin_x = 0;  // an anchor off the centre
-    CHECK_FALSE(registers_take(job));
+    CHECK_FALSE(registers_take(job, kBox));
     job = gray_f32_3x3(4000, 3000);
     job.border = BorderMode::valid;
-    CHECK_FALSE(registers_take(job));
+    CHECK_FALSE(registers_take(job, kBox));
     const ScopedEnv off("CUDACONV_FAST_REGISTERS", "0");
-    CHECK_FALSE(registers_take(gray_f32_3x3(4000, 3000)));
+    CHECK_FALSE(registers_take(gray_f32_3x3(4000, 3000), kBox));
+}
+
+TEST_CASE("fast's register path: u8 3x3 with integer taps summed as they are", "[strips]") {
+    const ScopedEnv unset("CUDACONV_FAST_REGISTERS", nullptr);
+    const ScopedEnv dp4a("CUDACONV_FAST_STRIPS_DP4A", nullptr);
+    for (int channels : {1, 3, 4}) {
+        DeviceJob job = rgb_u8_3x3(1000, 1000);
+        job.channels = job.filtered_channels = channels;
+        CHECK(registers_take(job, kEdge));
+    }
+    CHECK(registers_take(rgb_u8_3x3(1, 1), kEdge));
+    const std::vector<double> s8_ends{-128, 127, 0, 1, 2, 3, -4, -5, 6};
+    CHECK(registers_take(rgb_u8_3x3(1000, 1000), s8_ends));
+    DeviceJob job = rgb_u8_3x3(1000, 1000);
+    job.take_abs = true;
+    CHECK(registers_take(job, kEdge));
+    job = rgb_u8_3x3(1000, 1000);
+    job.border = BorderMode::constant;
+    job.border_value = 255.0f;
+    CHECK(registers_take(job, kEdge));
+    // The rest goes to the strip path: taps that are not s8 integers, a
+    // float finish, a kept alpha, another output depth, a constant border
+    // value a u8 cannot hold, 2 channels, DP4A turned off.
+    CHECK_FALSE(registers_take(rgb_u8_3x3(1000, 1000), kBox));
+    CHECK_FALSE(registers_take(rgb_u8_3x3(1000, 1000), {-1, -1, -1, -1, 128, -1, -1, -1, -1}));
+    job = rgb_u8_3x3(1000, 1000);
+    job.scale = 0.5f;
+    CHECK_FALSE(registers_take(job, kEdge));
+    job = rgb_u8_3x3(1000, 1000);
+    job.delta = 1.0f;
+    CHECK_FALSE(registers_take(job, kEdge));
+    job = rgb_u8_3x3(1000, 1000);
+    job.channels = 4;  // filtered_channels 3: alpha kept
+    CHECK_FALSE(registers_take(job, kEdge));
+    job = rgb_u8_3x3(1000, 1000);
+    job.out_depth = Depth::f32;
+    CHECK_FALSE(registers_take(job, kEdge));
+    job = rgb_u8_3x3(1000, 1000);
+    job.border = BorderMode::constant;
+    job.border_value = 0.5f;
+    CHECK_FALSE(registers_take(job, kEdge));
+    job = rgb_u8_3x3(1000, 1000);
+    job.channels = job.filtered_channels = 2;
+    CHECK_FALSE(registers_take(job, kEdge));
+    {
+        const ScopedEnv off("CUDACONV_FAST_STRIPS_DP4A", "0");
+        CHECK_FALSE(registers_take(rgb_u8_3x3(1000, 1000), kEdge));
+    }
+    const ScopedEnv off("CUDACONV_FAST_REGISTERS", "0");
+    CHECK_FALSE(registers_take(rgb_u8_3x3(1000, 1000), kEdge));
+}
+
+TEST_CASE("fast's register path: colour u8 up to 6 MiB a frame, gray u8 at any size", "[strips]") {
+    const ScopedEnv dp4a("CUDACONV_FAST_STRIPS_DP4A", nullptr);
+    {
+        const ScopedEnv unset("CUDACONV_FAST_REGISTERS", nullptr);
+        CHECK(registers_take(rgb_u8_3x3(2048, 1024), kEdge));        // 6 MiB
+        CHECK_FALSE(registers_take(rgb_u8_3x3(2048, 1025), kEdge));  // a row more
+        CHECK_FALSE(registers_take(rgb_u8_3x3(4000, 3000), kEdge));
+        DeviceJob job = rgb_u8_3x3(1536, 1025);                      // 4 channels: past 6 MiB
+        job.channels = job.filtered_channels = 4;
+        CHECK_FALSE(registers_take(job, kEdge));
+        job = rgb_u8_3x3(8000, 6000);
+        job.channels = job.filtered_channels = 1;
+        CHECK(registers_take(job, kEdge));
+    }
+    // Asked for by name (tests, sweeps): any size.
+    const ScopedEnv asked("CUDACONV_FAST_REGISTERS", "4");
+    CHECK(registers_take(rgb_u8_3x3(4000, 3000), kEdge));
+}
+
+TEST_CASE("fast's register path: the u8 walk's bands of 8 rows", "[strips]") {
+    {
+        const ScopedEnv unset("CUDACONV_FAST_WALK", nullptr);
+        CHECK(registers_u8_band_rows() == 8);
+    }
+    const std::pair<const char*, int> cases[] = {{"4", 4}, {"5", 8}, {"20", 20}, {"0", 8}, {"x", 8}};
+    for (const auto& [text, rows] : cases) {
+        const ScopedEnv walk("CUDACONV_FAST_WALK", text);
+        CHECK(registers_u8_band_rows() == rows);
+    }
 }
 
 }  // namespace cudaconv::test

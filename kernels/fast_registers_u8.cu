@@ -1,0 +1,289 @@
+// fast's register path for u8 images (1, 3 or 4 channels, every one
+// filtered) under a 3x3 filter of integer taps summed as they are
+// (kernels/fast_registers.hpp says which jobs): each warp walks a band of
+// the image 32 16-byte vectors (512 bytes) wide and a few rows down, in
+// blocks of R = 4 output rows, with no block-wide barriers.
+//  - The rows of the next two blocks are copied (cp.async) into the warp's
+//    ring of rows in shared memory while the current block is summed.
+//  - A block's R + 2 input rows are read out of the ring into registers,
+//    a vector and the words either side of it a lane (neighbours by
+//    shuffles), and its R output rows are summed from them at once by
+//    DP4A (kernels/dp4a.cuh): each input row's bytes under the filter's 3
+//    columns are gathered into a word once, for the 1 to 3 output rows
+//    that read them. No ring of accumulator rows, the strip path's (which
+//    pins its u8 kernels at 96 registers and walks a row at a time).
+//  - Every lane copies its vector whole; the bytes that outputs read
+//    outside the row (C before it, C after its end) are written over by
+//    the side columns' warps through the border policy (patch_ring_rows).
+// Measured on the H100 (2026-11-25, docs/PERFORMANCE.md) against the strip
+// path: gray u8 edge 4000x3000 19.1 -> 16.4 us, RGB 780x585 14.6 -> 10.0,
+// RGB 2000x1000 the same, RGB 4000x3000 3% slower (registers_take's rule).
+// One block a warp (as gray f32 3x3 takes it, kernels/fast_registers.cu)
+// had its loads, sums and stores in turn: with 80 registers a lane DRAM
+// waited while the warps summed (ncu on 4000x3000 RGB u8 edge: 0.40
+// instructions issued a scheduler a cycle, DRAM at 34%; 42.3 us).
+#include <cuda_pipeline.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+#include "kernels/border_columns.cuh"
+#include "kernels/cuda_check.hpp"
+#include "kernels/device_common.cuh"
+#include "kernels/dp4a.cuh"
+#include "kernels/fast_registers.hpp"
+
+namespace cudaconv {
+namespace {
+
+// Filter row j's 3 taps as the signed bytes of word j (strips_dp4a_words'
+// group 0).
+__constant__ int c_dp4a_rows[3];
+
+constexpr int kRows = 4;  // output rows a block (R)
+
+// u8 blocks: every lane holds 6 words of each input row, bytes k - 4 ...
+// k + 19 (its 16-byte vector and a word each side), enough for 3x3 on 1,
+// 3 or 4 channels (a pixel's neighbours are at most 4 bytes away).
+constexpr int kWindowWords = 6;
+
+// Output rows [y0, y0 + R) of bytes [k, k + 16) of this lane, from win[i]
+// (input row y0 - 1 + i's window, byte k - 4 + b in word b / 4): for each
+// output word, each input row's bytes under the filter's 3 columns are
+// gathered once into a word a sample and summed by DP4A into the 1 to 3
+// output rows that read that input row. Integers as they are (scale 1,
+// delta 0), made absolute where the job asks, clamped into bytes.
+template <int R, int C>
+__device__ __forceinline__ void store_u8_block(const DeviceJob& job,
+                                               const unsigned int (&win)[R + 2][kWindowWords],
+                                               int k, std::int64_t y0, int row_bytes) {
+    unsigned int out[R][4];
+#pragma unroll
+    for (int g = 0; g < 4; ++g) {
+        int acc[R][4];
+#pragma unroll
+        for (int o = 0; o < R; ++o) {
+#pragma unroll
+            for (int s = 0; s < 4; ++s) acc[o][s] = 0;
+        }
+#pragma unroll
+        for (int i = 0; i < R + 2; ++i) {
+            unsigned int packed[4];  // bytes x - C, x, x + C of output byte x = 4 g + s
+#pragma unroll
+            for (int s = 0; s < 4; ++s) packed[s] = gather_bytes<C>(win[i], 4 + 4 * g + s - C, 3);
+#pragma unroll
+            for (int o = 0; o < R; ++o) {
+                if (o > i || i - o > 2) continue;  // resolved at compile time
+                const int taps = c_dp4a_rows[i - o];
+#pragma unroll
+                for (int s = 0; s < 4; ++s) acc[o][s] = dp4a_u8_s8(packed[s], taps, acc[o][s]);
+            }
+        }
+#pragma unroll
+        for (int o = 0; o < R; ++o) {
+            if (job.take_abs) {  // uniform: a branch a word, not a select a sample
+                out[o][g] = pack_saturated_u8(abs(acc[o][0]), abs(acc[o][1]), abs(acc[o][2]),
+                                              abs(acc[o][3]));
+            } else {
+                out[o][g] = pack_saturated_u8(acc[o][0], acc[o][1], acc[o][2], acc[o][3]);
+            }
+        }
+    }
+    if (k >= row_bytes) return;
+#pragma unroll
+    for (int o = 0; o < R; ++o) {
+        if (y0 + o >= job.src_height) return;
+        std::byte* at = job.dst + (y0 + o) * job.dst_pitch + k;
+        if (k + 16 <= row_bytes) {
+            *reinterpret_cast<uint4*>(at) = make_uint4(out[o][0], out[o][1], out[o][2], out[o][3]);
+        } else {
+#pragma unroll
+            for (int b = 0; b < 16; ++b) {  // unrolled: out stays in registers
+                if (k + b < row_bytes) at[b] = static_cast<std::byte>(out[o][b / 4] >> (8 * (b % 4)));
+            }
+        }
+    }
+}
+
+constexpr int kWalkWarps = 4;
+constexpr int kRingRows = 16;  // 3 R + 2 rows at R = 4: the block's and the next two's
+// A ring row: the warp's 512 bytes at 16, the word before them at 12 and
+// the word after at 528.
+constexpr int kRingRowBytes = 16 + 512 + 16;
+constexpr int kRingData = 16;  // where byte k of the warp's first lane lies in a ring row
+
+// The bytes outside the row that outputs read, into ring rows [first,
+// first + N) of a warp at column `column`: the C before the row (column 0)
+// and the C after its end, where they fall in the warp's ring row, through
+// the border policy. Every lane but one copies its vector whole (past the
+// row's end, the row's padding); lane 0 of the warp at the side then
+// writes these few bytes over, from global memory, all rows' loads in
+// flight together. Out of line: only the warps at the image's sides take it.
+template <int C, int N>
+__device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char (*ring)[kRingRowBytes],
+                                             int first, std::int64_t y0, int column) {
+    const int row_bytes = static_cast<int>(job.src_width) * C;
+    const int base = column * 512;  // the row's byte at the ring row's kRingData
+    const bool near = job.src_width > 2 * C;
+    const unsigned int constant = static_cast<unsigned int>(job.border_value);
+    int sources[2 * C];  // the row byte each patch takes, -1: the constant border
+    int offsets[2 * C];  // where it goes in the ring row, -1: nowhere
+#pragma unroll
+    for (int t = 0; t < C; ++t) {
+        const int before = -C + t, after = row_bytes + t;
+        offsets[t] = column == 0 ? kRingData + before : -1;
+        sources[t] = rebuilt_sample<C>(job, before, near);
+        const int at = kRingData + after - base;
+        offsets[C + t] = at >= kRingData - 4 && at < kRingData + 512 + 4 ? at : -1;
+        sources[C + t] = rebuilt_sample<C>(job, after, near);
+    }
+    unsigned int values[N][2 * C];
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+        std::int64_t y = y0 - 1 + first + i;
+        if (static_cast<std::uint64_t>(y) >= static_cast<std::uint64_t>(job.src_height)) {
+            y = border_index_out_of_line(job.border, y, job.src_height);
+        }
+        const std::uint8_t* row =
+            y == kBorderConstant ? nullptr
+                                 : reinterpret_cast<const std::uint8_t*>(job.src + y * job.src_pitch);
+#pragma unroll
+        for (int t = 0; t < 2 * C; ++t) {
+            values[i][t] = row == nullptr || sources[t] < 0 ? constant : __ldg(row + sources[t]);
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+#pragma unroll
+        for (int t = 0; t < 2 * C; ++t) {
+            if (offsets[t] >= 0) ring[(first + i) % kRingRows][offsets[t]] = static_cast<unsigned char>(values[i][t]);
+        }
+    }
+}
+
+// Blocks an SM at least (which caps registers at 102): 5 measured faster
+// than 4 (111 registers) and 6 (80) on 4000x3000 RGB u8 edge and 780x585
+// (H100, 2026-11-25 19:18, docs/PERFORMANCE.md). A build macro, for
+// scripts/gpu/sweep-fast.sh.
+#ifndef CUDACONV_WALK_MIN_BLOCKS
+#define CUDACONV_WALK_MIN_BLOCKS 5
+#endif
+
+template <int R, int C>
+__global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
+    walk_kernel(const __grid_constant__ DeviceJob job, int across, int down, int band_rows) {
+    static_assert(3 * R + 2 <= kRingRows, "the ring holds a block's rows and the next two blocks'");
+    __shared__ alignas(16) unsigned char ring[kWalkWarps][kRingRows][kRingRowBytes];
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const int warp = static_cast<int>(threadIdx.x) / 32;
+    const int band = static_cast<int>(blockIdx.x) * kWalkWarps + warp;
+    if (band >= across * down) return;  // whole warps: the shuffles below see all 32 lanes
+    // The side columns first: their warps patch their rows (patch_ring_rows).
+    const int2 at = sides_first_at(band, across, down);
+    const int row_bytes = static_cast<int>(job.src_width) * C;  // < 2^30 (registers_take)
+    const int k = at.x * 512 + lane * 16;
+    const std::int64_t y0 = static_cast<std::int64_t>(at.y) * band_rows;
+    const int out_rows = static_cast<int>(job.src_height - y0 < band_rows ? job.src_height - y0 : band_rows);
+    const int steps = (out_rows + R - 1) / R;
+    unsigned char(*my_ring)[kRingRowBytes] = ring[warp];  // row r: input row y0 - 1 + r
+    const unsigned int splat = 0x01010101u * static_cast<unsigned int>(job.border_value);
+    // A warp patches where its ring rows hold bytes before the row or the
+    // first C past its end.
+    const int end_at = row_bytes - at.x * 512;  // the row's end, from the warp's first byte
+    const bool patches = at.x == 0 || (end_at >= -4 && end_at < 512 + 4);  // uniform
+
+    // Ring row r: every lane's vector that starts inside the row (whole: the
+    // bytes past the row's end, up to its pitch, are initialised), lane 0's
+    // word before, lane 31's after where they start inside the row; rows
+    // outside the image through the border policy.
+    auto issue_row = [&](int r) {
+        unsigned char* slot = my_ring[r % kRingRows];
+        unsigned char* vector = slot + kRingData + 16 * lane;
+        std::int64_t y = y0 - 1 + r;
+        if (static_cast<std::uint64_t>(y) >= static_cast<std::uint64_t>(job.src_height)) {
+            y = border_index_out_of_line(job.border, y, job.src_height);
+        }
+        if (y == kBorderConstant) {
+            *reinterpret_cast<uint4*>(vector) = make_uint4(splat, splat, splat, splat);
+            if (lane == 0) *reinterpret_cast<unsigned int*>(slot + kRingData - 4) = splat;
+            if (lane == 31) *reinterpret_cast<unsigned int*>(slot + kRingData + 512) = splat;
+            return;
+        }
+        const std::byte* from = job.src + y * job.src_pitch + k;
+        if (k < row_bytes) __pipeline_memcpy_async(vector, from, 16);
+        if (lane == 0 && k >= 4) __pipeline_memcpy_async(slot + kRingData - 4, from - 4, 4);
+        if (lane == 31 && k + 16 < row_bytes) __pipeline_memcpy_async(slot + kRingData + 512, from + 16, 4);
+    };
+    // Block s's rows: s R ... s R + R + 1; the first block's all, each later
+    // one's R new ones. A commit group a block, even empty.
+    auto issue_block = [&](int s) {
+        if (s < steps) {
+            for (int r = s == 0 ? 0 : s * R + 2; r < s * R + R + 2; ++r) issue_row(r);
+        }
+        __pipeline_commit();
+    };
+    issue_block(0);
+    issue_block(1);
+#pragma unroll 1
+    for (int s = 0; s < steps; ++s) {
+        __pipeline_wait_prior(1);  // block s's group is done; s + 1's may not be
+        __syncwarp();
+        if (patches) {
+            if (lane == 0) {
+                if (s == 0) patch_ring_rows<C, R + 2>(job, my_ring, 0, y0, at.x);
+                else patch_ring_rows<C, R>(job, my_ring, s * R + 2, y0, at.x);
+            }
+            __syncwarp();
+        }
+        unsigned int win[R + 2][kWindowWords];
+#pragma unroll
+        for (int i = 0; i < R + 2; ++i) {
+            const unsigned char* slot = my_ring[(s * R + i) % kRingRows];
+            const uint4 v = *reinterpret_cast<const uint4*>(slot + kRingData + 16 * lane);
+            win[i][1] = v.x, win[i][2] = v.y, win[i][3] = v.z, win[i][4] = v.w;
+            const unsigned int left = __shfl_up_sync(0xffffffffu, v.w, 1);
+            const unsigned int right = __shfl_down_sync(0xffffffffu, v.x, 1);
+            win[i][0] = lane == 0 ? *reinterpret_cast<const unsigned int*>(slot + kRingData - 4) : left;
+            win[i][5] = lane == 31 ? *reinterpret_cast<const unsigned int*>(slot + kRingData + 512) : right;
+        }
+        __syncwarp();  // every lane has read block s's rows: their slots may be refilled
+        issue_block(s + 2);
+        store_u8_block<R, C>(job, win, k, y0 + s * R, row_bytes);
+    }
+}
+
+}  // namespace
+
+int registers_u8_band_rows() {
+    const char* text = std::getenv("CUDACONV_FAST_WALK");
+    const int rows = text != nullptr ? std::atoi(text) : 0;
+    if (rows > 0 && rows <= 4096) return (rows + kRows - 1) / kRows * kRows;
+    return 8;
+}
+
+void registers_u8_prepare(const std::vector<std::int32_t>& dp4a_rows, cudaStream_t stream) {
+    if (dp4a_rows.size() != 3) throw CudaError("fast: the register path takes 3 rows of DP4A taps");
+    CUDA_CHECK(cudaMemcpyToSymbolAsync(c_dp4a_rows, dp4a_rows.data(), 3 * sizeof(std::int32_t), 0,
+                                       cudaMemcpyHostToDevice, stream));
+}
+
+void registers_u8_launch(const DeviceJob& job, int band_rows, cudaStream_t stream) {
+    const std::int64_t row_bytes = job.src_width * job.channels;
+    const std::int64_t across = (row_bytes + 511) / 512;
+    const std::int64_t down = (job.src_height + band_rows - 1) / band_rows;
+    if (band_rows % kRows != 0 || across * down > 0x7fffffff - kWalkWarps) {
+        throw CudaError("fast: the image has too many rows for the register path");
+    }
+    const auto blocks = static_cast<unsigned int>((across * down + kWalkWarps - 1) / kWalkWarps);
+    auto kernel = job.channels == 1   ? walk_kernel<kRows, 1>
+                  : job.channels == 3 ? walk_kernel<kRows, 3>
+                  : job.channels == 4 ? walk_kernel<kRows, 4>
+                                      : nullptr;
+    if (kernel == nullptr) throw CudaError("fast: the register path was asked for a job it does not take");
+    kernel<<<blocks, 32 * kWalkWarps, 0, stream>>>(job, static_cast<int>(across),
+                                                   static_cast<int>(down), band_rows);
+}
+
+}  // namespace cudaconv
