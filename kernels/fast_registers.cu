@@ -176,11 +176,13 @@ int registers_block_rows(std::int64_t width, std::int64_t height) {
     return 4;
 }
 
-// Colour u8 images up to this many bytes a frame: RGB 780x585 (1.4 MB)
-// took 10.0 us on the walk against the strip path's 14.6, 2000x1000 (6 MB)
-// the same on both, 4000x3000 (36 MB) 3% more (H100, 2026-11-25 19:18,
-// docs/PERFORMANCE.md). Gray u8 gained at every size timed.
-constexpr std::int64_t kColourU8WalkBytes = std::int64_t{6} << 20;
+// Colour u8 images up to this many bytes a frame: against the strip path,
+// RGB edge took 0.63 of its time on the walk at 1000x1000 (3 MB), 0.77 at
+// 1500x1000, 1.00 at 2000x1000 (6 MB), 0.79 at 3000x2000 (18 MB) and 1.03
+// at 4000x3000 (36 MB; H100, 2026-11-25 19:18-19:22, docs/PERFORMANCE.md).
+// The bound lies between the last two, where no size was timed. Gray u8
+// gained at every size timed.
+constexpr std::int64_t kColourU8WalkBytes = std::int64_t{24} << 20;
 
 bool registers_take(const DeviceJob& job, const std::vector<double>& taps) {
     const int rows = registers_block_rows(job.src_width, job.src_height);

@@ -16,8 +16,10 @@
 //    outside the row (C before it, C after its end) are written over by
 //    the side columns' warps through the border policy (patch_ring_rows).
 // Measured on the H100 (2026-11-25, docs/PERFORMANCE.md) against the strip
-// path: gray u8 edge 4000x3000 19.1 -> 16.4 us, RGB 780x585 14.6 -> 10.0,
-// RGB 2000x1000 the same, RGB 4000x3000 3% slower (registers_take's rule).
+// path: gray u8 edge 4000x3000 19.1 -> 16.4 us, 780x585 18.2 -> 8.8; RGB
+// u8 edge 780x585 14.6 -> 10.0, 3000x2000 26.0 -> 20.6, 2000x1000 the
+// same, 4000x3000 33.5 -> 34.6 (so colour images that large stay on the
+// strip path: registers_take).
 // One block a warp (as gray f32 3x3 takes it, kernels/fast_registers.cu)
 // had its loads, sums and stores in turn: with 80 registers a lane DRAM
 // waited while the warps summed (ncu on 4000x3000 RGB u8 edge: 0.40

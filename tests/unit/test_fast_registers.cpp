@@ -133,14 +133,15 @@ TEST_CASE("fast's register path: u8 3x3 with integer taps summed as they are", "
     CHECK_FALSE(registers_take(rgb_u8_3x3(1000, 1000), kEdge));
 }
 
-TEST_CASE("fast's register path: colour u8 up to 6 MiB a frame, gray u8 at any size", "[strips]") {
+TEST_CASE("fast's register path: colour u8 up to 24 MiB a frame, gray u8 at any size", "[strips]") {
     const ScopedEnv dp4a("CUDACONV_FAST_STRIPS_DP4A", nullptr);
     {
         const ScopedEnv unset("CUDACONV_FAST_REGISTERS", nullptr);
-        CHECK(registers_take(rgb_u8_3x3(2048, 1024), kEdge));        // 6 MiB
-        CHECK_FALSE(registers_take(rgb_u8_3x3(2048, 1025), kEdge));  // a row more
+        CHECK(registers_take(rgb_u8_3x3(3000, 2000), kEdge));
+        CHECK(registers_take(rgb_u8_3x3(4096, 2048), kEdge));        // 24 MiB
+        CHECK_FALSE(registers_take(rgb_u8_3x3(4096, 2049), kEdge));  // a row more
         CHECK_FALSE(registers_take(rgb_u8_3x3(4000, 3000), kEdge));
-        DeviceJob job = rgb_u8_3x3(1536, 1025);                      // 4 channels: past 6 MiB
+        DeviceJob job = rgb_u8_3x3(3072, 2049);                      // 4 channels: past 24 MiB
         job.channels = job.filtered_channels = 4;
         CHECK_FALSE(registers_take(job, kEdge));
         job = rgb_u8_3x3(8000, 6000);
