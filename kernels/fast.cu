@@ -700,9 +700,9 @@ class FastBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "fast"; }
     std::string_view summary() const override {
-        return "native depth: gray f32 and integer-tap u8 3x3 blocks of rows in registers, 3x3..7x7 "
-               "warps walking "
-               "bands (DP4A on integer taps), 9x9..15x15 "
+        return "native depth: gray f32 3x3 blocks of rows in registers, u8 3x3 integer taps walked "
+               "through such blocks (DP4A), 3x3..7x7 warps walking bands (DP4A on integer taps), "
+               "9x9..15x15 "
                "bulk-copied tiles taken as blocks free up, tensor cores (3xTF32) for large "
                "colour u8 images at 15x15 and the other shapes up to 33x33";
     }

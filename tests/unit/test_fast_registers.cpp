@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 #include <utility>
 #include <vector>
 
@@ -54,83 +55,82 @@ TEST_CASE("fast's register path: blocks of 4 rows as measured", "[strips]") {
     }
 }
 
+// A change to a job, named for the test's output.
+using JobChange = std::pair<const char*, void (*)(DeviceJob&)>;
+
+// Whether the register path takes `base` after each change.
+void check_takes(const DeviceJob& base, const std::vector<double>& taps,
+                 std::initializer_list<JobChange> changes, bool taken) {
+    for (const auto& [what, change] : changes) {
+        DeviceJob job = base;
+        change(job);
+        INFO(what);
+        CHECK(registers_take(job, taps) == taken);
+    }
+}
+
 TEST_CASE("fast's register path: gray f32 3x3", "[strips]") {
     const ScopedEnv unset("CUDACONV_FAST_REGISTERS", nullptr);
-    CHECK(registers_take(gray_f32_3x3(4000, 3000), kBox));
     CHECK(registers_take(gray_f32_3x3(1, 1), kBox));
-    DeviceJob job = gray_f32_3x3(4000, 3000);
-    job.out_depth = Depth::u8;
-    CHECK(registers_take(job, kBox));  // any output depth
-    job = gray_f32_3x3(4000, 3000);
-    job.border = BorderMode::constant;
-    job.border_value = 0.5f;
-    CHECK(registers_take(job, kBox));
+    const DeviceJob base = gray_f32_3x3(4000, 3000);
+    check_takes(base, kBox,
+                {{"as it is", [](DeviceJob&) {}},
+                 {"into u8", [](DeviceJob& j) { j.out_depth = Depth::u8; }},
+                 {"a constant border", [](DeviceJob& j) {
+                      j.border = BorderMode::constant;
+                      j.border_value = 0.5f;
+                  }}},
+                true);
     // Everything else stays with the strip path (or the tile path).
-    job = gray_f32_3x3(4000, 3000);
-    job.channels = job.filtered_channels = 3;
-    CHECK_FALSE(registers_take(job, kBox));
-    job = gray_f32_3x3(4000, 3000);
+    check_takes(base, kBox,
+                {{"3 channels", [](DeviceJob& j) { j.channels = j.filtered_channels = 3; }},
+                 {"an anchor off the centre", [](DeviceJob& j) { j.origin_x = 0; }},
+                 {"the valid border", [](DeviceJob& j) { j.border = BorderMode::valid; }}},
+                false);
+    DeviceJob job = base;
     job.filter_width = job.filter_height = 5;
     job.origin_x = job.origin_y = -2;
     CHECK_FALSE(registers_take(job, std::vector<double>(25, 1.0)));
-    job = gray_f32_3x3(4000, 3000);
-    job.origin_x = 0;  // an anchor off the centre
-    CHECK_FALSE(registers_take(job, kBox));
-    job = gray_f32_3x3(4000, 3000);
-    job.border = BorderMode::valid;
-    CHECK_FALSE(registers_take(job, kBox));
     const ScopedEnv off("CUDACONV_FAST_REGISTERS", "0");
-    CHECK_FALSE(registers_take(gray_f32_3x3(4000, 3000), kBox));
+    CHECK_FALSE(registers_take(base, kBox));
 }
 
 TEST_CASE("fast's register path: u8 3x3 with integer taps summed as they are", "[strips]") {
     const ScopedEnv unset("CUDACONV_FAST_REGISTERS", nullptr);
     const ScopedEnv dp4a("CUDACONV_FAST_STRIPS_DP4A", nullptr);
-    for (int channels : {1, 3, 4}) {
-        DeviceJob job = rgb_u8_3x3(1000, 1000);
-        job.channels = job.filtered_channels = channels;
-        CHECK(registers_take(job, kEdge));
-    }
     CHECK(registers_take(rgb_u8_3x3(1, 1), kEdge));
-    const std::vector<double> s8_ends{-128, 127, 0, 1, 2, 3, -4, -5, 6};
-    CHECK(registers_take(rgb_u8_3x3(1000, 1000), s8_ends));
-    DeviceJob job = rgb_u8_3x3(1000, 1000);
-    job.take_abs = true;
-    CHECK(registers_take(job, kEdge));
-    job = rgb_u8_3x3(1000, 1000);
-    job.border = BorderMode::constant;
-    job.border_value = 255.0f;
-    CHECK(registers_take(job, kEdge));
-    // The rest goes to the strip path: taps that are not s8 integers, a
-    // float finish, a kept alpha, another output depth, a constant border
-    // value a u8 cannot hold, 2 channels, DP4A turned off.
-    CHECK_FALSE(registers_take(rgb_u8_3x3(1000, 1000), kBox));
-    CHECK_FALSE(registers_take(rgb_u8_3x3(1000, 1000), {-1, -1, -1, -1, 128, -1, -1, -1, -1}));
-    job = rgb_u8_3x3(1000, 1000);
-    job.scale = 0.5f;
-    CHECK_FALSE(registers_take(job, kEdge));
-    job = rgb_u8_3x3(1000, 1000);
-    job.delta = 1.0f;
-    CHECK_FALSE(registers_take(job, kEdge));
-    job = rgb_u8_3x3(1000, 1000);
-    job.channels = 4;  // filtered_channels 3: alpha kept
-    CHECK_FALSE(registers_take(job, kEdge));
-    job = rgb_u8_3x3(1000, 1000);
-    job.out_depth = Depth::f32;
-    CHECK_FALSE(registers_take(job, kEdge));
-    job = rgb_u8_3x3(1000, 1000);
-    job.border = BorderMode::constant;
-    job.border_value = 0.5f;
-    CHECK_FALSE(registers_take(job, kEdge));
-    job = rgb_u8_3x3(1000, 1000);
-    job.channels = job.filtered_channels = 2;
-    CHECK_FALSE(registers_take(job, kEdge));
+    const DeviceJob base = rgb_u8_3x3(1000, 1000);
+    CHECK(registers_take(base, {-128, 127, 0, 1, 2, 3, -4, -5, 6}));  // the ends of s8
+    check_takes(base, kEdge,
+                {{"RGB", [](DeviceJob&) {}},
+                 {"gray", [](DeviceJob& j) { j.channels = j.filtered_channels = 1; }},
+                 {"RGBA, alpha filtered", [](DeviceJob& j) { j.channels = j.filtered_channels = 4; }},
+                 {"made absolute", [](DeviceJob& j) { j.take_abs = true; }},
+                 {"a constant border of 255", [](DeviceJob& j) {
+                      j.border = BorderMode::constant;
+                      j.border_value = 255.0f;
+                  }}},
+                true);
+    // The rest goes to the strip path.
+    check_takes(base, kEdge,
+                {{"a float finish (scale)", [](DeviceJob& j) { j.scale = 0.5f; }},
+                 {"a float finish (delta)", [](DeviceJob& j) { j.delta = 1.0f; }},
+                 {"alpha kept", [](DeviceJob& j) { j.channels = 4; }},
+                 {"into f32", [](DeviceJob& j) { j.out_depth = Depth::f32; }},
+                 {"a border value no u8 holds", [](DeviceJob& j) {
+                      j.border = BorderMode::constant;
+                      j.border_value = 0.5f;
+                  }},
+                 {"2 channels", [](DeviceJob& j) { j.channels = j.filtered_channels = 2; }}},
+                false);
+    CHECK_FALSE(registers_take(base, kBox));  // taps that are not integers
+    CHECK_FALSE(registers_take(base, {-1, -1, -1, -1, 128, -1, -1, -1, -1}));  // past s8
     {
         const ScopedEnv off("CUDACONV_FAST_STRIPS_DP4A", "0");
-        CHECK_FALSE(registers_take(rgb_u8_3x3(1000, 1000), kEdge));
+        CHECK_FALSE(registers_take(base, kEdge));
     }
     const ScopedEnv off("CUDACONV_FAST_REGISTERS", "0");
-    CHECK_FALSE(registers_take(rgb_u8_3x3(1000, 1000), kEdge));
+    CHECK_FALSE(registers_take(base, kEdge));
 }
 
 TEST_CASE("fast's register path: colour u8 up to 24 MiB a frame, gray u8 at any size", "[strips]") {
