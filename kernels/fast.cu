@@ -726,7 +726,7 @@ protected:
         if (strips_take(device_job) && !dense_mma_take(job, true)) {
             if (registers_take(device_job, job.params.filter.taps)) {
                 path_ = Path::registers;
-                register_block_rows_ = registers_prepare(job.params.filter.taps, device_job, stream);
+                register_rows_ = registers_prepare(job.params.filter.taps, device_job, stream);
             } else {
                 path_ = Path::strips;
                 strip_plan_ = strips_prepare(job, device_job, stream);
@@ -749,7 +749,7 @@ protected:
     void launch(const DeviceJob& job, cudaStream_t stream) override {
         if (job.dst_width <= 0 || job.dst_height <= 0) return;
         switch (path_) {
-            case Path::registers: return registers_launch(job, register_block_rows_, stream);
+            case Path::registers: return registers_launch(job, register_rows_, stream);
             case Path::strips: return strips_launch(job, strip_plan_, stream);
             case Path::tensor_cores: return mma_.launch(job, stream);
             case Path::tiles: break;
@@ -773,7 +773,7 @@ private:
     enum class Path { registers, strips, tensor_cores, tiles };
     Path path_ = Path::tiles;
     StripPlan strip_plan_;
-    int register_block_rows_ = 0;  // the register path's block height
+    int register_rows_ = 0;  // the register path's block height (f32) or band height (u8)
     DenseMmaPath mma_;
     DeviceArray<TileSchedule> schedule_;  // the tile path's counter, made at its first job
 };

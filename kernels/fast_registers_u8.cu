@@ -16,9 +16,9 @@
 //    outside the row (C before it, C after its end) are written over by
 //    the side columns' warps through the border policy (patch_ring_rows).
 // Measured on the H100 (2026-11-25, docs/PERFORMANCE.md) against the strip
-// path: gray u8 edge 4000x3000 19.1 -> 16.4 us, 780x585 18.2 -> 8.8; RGB
+// path: gray u8 edge 4000x3000 19.1 -> 16.9 us, 780x585 18.2 -> 8.8; RGB
 // u8 edge 780x585 14.6 -> 10.0, 3000x2000 26.0 -> 20.6, 2000x1000 the
-// same, 4000x3000 33.5 -> 34.6 (so colour images that large stay on the
+// same, 4000x3000 33.5 -> 34.7 (so colour images that large stay on the
 // strip path: registers_take).
 // One block a warp (as gray f32 3x3 takes it, kernels/fast_registers.cu)
 // had its loads, sums and stores in turn: with 80 registers a lane DRAM
@@ -119,15 +119,17 @@ constexpr int kRingData = 16;  // where byte k of the warp's first lane lies in 
 // The bytes outside the row that outputs read, into ring rows [first,
 // first + N) of a warp at column `column`: the C before the row (column 0)
 // and the C after its end, where they fall in the warp's ring row, through
-// the border policy. Every lane but one copies its vector whole (past the
-// row's end, the row's padding); lane 0 of the warp at the side then
-// writes these few bytes over, from global memory, all rows' loads in
-// flight together. Out of line: only the warps at the image's sides take it.
+// the border policy. The lanes copy their vectors whole (past the row's
+// end, the row's padding); lane 0 of a warp at the side then writes these
+// few bytes over, from global memory, all rows' loads in flight together.
+// Out of line: only the warps at the image's sides take it.
 template <int C, int N>
 __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char (*ring)[kRingRowBytes],
                                              int first, std::int64_t y0, int column) {
     const int row_bytes = static_cast<int>(job.src_width) * C;
     const int base = column * 512;  // the row's byte at the ring row's kRingData
+    // A patch reaches one pixel past either end: the closed forms hold on
+    // rows of 2 pixels and more (this asks more), border_index on the rest.
     const bool near = job.src_width > 2 * C;
     const unsigned int constant = static_cast<unsigned int>(job.border_value);
     int sources[2 * C];  // the row byte each patch takes, -1: the constant border
@@ -275,7 +277,10 @@ void registers_u8_launch(const DeviceJob& job, int band_rows, cudaStream_t strea
     const std::int64_t row_bytes = job.src_width * job.channels;
     const std::int64_t across = (row_bytes + 511) / 512;
     const std::int64_t down = (job.src_height + band_rows - 1) / band_rows;
-    if (band_rows % kRows != 0 || across * down > 0x7fffffff - kWalkWarps) {
+    if (band_rows <= 0 || band_rows % kRows != 0) {
+        throw CudaError("fast: the register path's bands are whole blocks of 4 rows");
+    }
+    if (across * down > 0x7fffffff - kWalkWarps) {
         throw CudaError("fast: the image has too many rows for the register path");
     }
     const auto blocks = static_cast<unsigned int>((across * down + kWalkWarps - 1) / kWalkWarps);
