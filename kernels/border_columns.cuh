@@ -1,8 +1,9 @@
 #pragma once
 // Samples outside an interleaved row, through the border policy, in 32-bit
 // arithmetic for the kernels whose lanes at the image's sides rebuild
-// their vectors a sample at a time (fast's strip and register paths). Row
-// samples must number under 2^30 (their take() functions check).
+// their vectors a sample at a time (fast's strip and register paths), and
+// rows outside the image. Row samples must number under 2^30 (their take()
+// functions check).
 #include "kernels/device_common.cuh"
 
 namespace cudaconv {
@@ -36,6 +37,13 @@ __device__ __forceinline__ int rebuilt_sample(const DeviceJob& job, int kk, bool
     const int x = pixel >= 0 && pixel < width ? pixel
                                               : outside_column(job.border, pixel, width, near);
     return x < 0 ? -1 : x * C + channel;
+}
+
+// Row y through the border policy (kBorderConstant: the constant border),
+// out of line for the rows above or below the image only.
+__device__ __forceinline__ std::int64_t image_row(const DeviceJob& job, std::int64_t y) {
+    const bool inside = static_cast<std::uint64_t>(y) < static_cast<std::uint64_t>(job.src_height);
+    return inside ? y : border_index_out_of_line(job.border, y, job.src_height);
 }
 
 }  // namespace cudaconv

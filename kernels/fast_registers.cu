@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "kernels/border_columns.cuh"
 #include "kernels/cuda_check.hpp"
 #include "kernels/device_common.cuh"
 #include "kernels/fast_strips.hpp"
@@ -113,11 +114,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
         const float* rows[R + 2];  // nullptr: the constant border
 #pragma unroll
         for (int i = 0; i < R + 2; ++i) {
-            const std::int64_t y = y0 - 1 + i;
-            const std::int64_t at =
-                static_cast<std::uint64_t>(y) < static_cast<std::uint64_t>(job.src_height)
-                    ? y
-                    : border_index_out_of_line(job.border, y, job.src_height);
+            const std::int64_t at = image_row(job, y0 - 1 + i);
             rows[i] = at == kBorderConstant
                           ? nullptr
                           : reinterpret_cast<const float*>(job.src + at * job.src_pitch);

@@ -146,10 +146,7 @@ __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char
     unsigned int values[N][2 * C];
 #pragma unroll
     for (int i = 0; i < N; ++i) {
-        std::int64_t y = y0 - 1 + first + i;
-        if (static_cast<std::uint64_t>(y) >= static_cast<std::uint64_t>(job.src_height)) {
-            y = border_index_out_of_line(job.border, y, job.src_height);
-        }
+        const std::int64_t y = image_row(job, y0 - 1 + first + i);
         const std::uint8_t* row =
             y == kBorderConstant ? nullptr
                                  : reinterpret_cast<const std::uint8_t*>(job.src + y * job.src_pitch);
@@ -205,10 +202,7 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
     auto issue_row = [&](int r) {
         unsigned char* slot = my_ring[r % kRingRows];
         unsigned char* vector = slot + kRingData + 16 * lane;
-        std::int64_t y = y0 - 1 + r;
-        if (static_cast<std::uint64_t>(y) >= static_cast<std::uint64_t>(job.src_height)) {
-            y = border_index_out_of_line(job.border, y, job.src_height);
-        }
+        const std::int64_t y = image_row(job, y0 - 1 + r);
         if (y == kBorderConstant) {
             *reinterpret_cast<uint4*>(vector) = make_uint4(splat, splat, splat, splat);
             if (lane == 0) *reinterpret_cast<unsigned int*>(slot + kRingData - 4) = splat;

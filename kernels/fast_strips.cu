@@ -336,13 +336,6 @@ __device__ __noinline__ void rebuild_from_ring(uint4* ring_row, const std::uint1
     ring_row[lane] = make_uint4(words[0], words[1], words[2], words[3]);
 }
 
-// Row y through the border policy, out of line for the rows above or below
-// the image only.
-__device__ __forceinline__ std::int64_t image_row(const DeviceJob& job, std::int64_t y) {
-    const bool inside = static_cast<std::uint64_t>(y) < static_cast<std::uint64_t>(job.src_height);
-    return inside ? y : border_index_out_of_line(job.border, y, job.src_height);
-}
-
 // A vector of the border's constant value.
 __device__ __forceinline__ unsigned int splat_word(std::uint8_t v) { return 0x01010101u * v; }
 __device__ __forceinline__ unsigned int splat_word(float v) { return __float_as_uint(v); }
