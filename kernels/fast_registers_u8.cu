@@ -14,12 +14,18 @@
 //    pins its u8 kernels at 96 registers and walks a row at a time).
 //  - Every lane copies its vector whole; the bytes that outputs read
 //    outside the row (C before it, C after its end) are written over by
-//    the side columns' warps through the border policy (patch_ring_rows).
+//    the side columns' warps through the border policy (patch_ring_rows),
+//    from the ring row itself where the policy takes them from the warp's
+//    own bytes of the row.
 // Measured on the H100 (2026-11-25, docs/PERFORMANCE.md) against the strip
-// path: gray u8 edge 4000x3000 19.1 -> 16.9 us, 780x585 18.2 -> 8.8; RGB
-// u8 edge 780x585 14.6 -> 10.0, 3000x2000 26.0 -> 20.6, 2000x1000 the
-// same, 4000x3000 33.5 -> 34.7 (so colour images that large stay on the
+// path: gray u8 edge 4000x3000 19.0 -> 16.3 us, 780x585 18.2 -> 8.8; RGB
+// u8 edge 780x585 14.6 -> 9.7, 2000x1000 12.7 -> 12.0, 3000x2000 26.0 ->
+// 20.4, 4000x3000 33.6 -> 34.5 (so colour images that large stay on the
 // strip path: registers_take).
+// Tried and slower (20:22-20:45): a resident grid of warps each walking a
+// run of blocks, or taking bands by an atomic counter, with the next
+// band's copies in flight (RGB 4000x3000: 43.3 and 38.5 us), and the bands
+// in plain row order instead of side columns first (36.6).
 // One block a warp (as gray f32 3x3 takes it, kernels/fast_registers.cu)
 // had its loads, sums and stores in turn: with 80 registers a lane DRAM
 // waited while the warps summed (ncu on 4000x3000 RGB u8 edge: 0.40
@@ -109,6 +115,8 @@ __device__ __forceinline__ void store_u8_block(const DeviceJob& job,
     }
 }
 
+// Warps a CUDA block: 2 and 1 (at as many warps an SM) measured within 2%
+// of 4 either way (H100, 2026-11-25 20:45, docs/PERFORMANCE.md).
 constexpr int kWalkWarps = 4;
 constexpr int kRingRows = 16;  // 3 R + 2 rows at R = 4: the block's and the next two's
 // A ring row: the warp's 512 bytes at 16, the word before them at 12 and
@@ -116,16 +124,21 @@ constexpr int kRingRows = 16;  // 3 R + 2 rows at R = 4: the block's and the nex
 constexpr int kRingRowBytes = 16 + 512 + 16;
 constexpr int kRingData = 16;  // where byte k of the warp's first lane lies in a ring row
 
-// The bytes outside the row that outputs read, into ring rows [first,
-// first + N) of a warp at column `column`: the C before the row (column 0)
-// and the C after its end, where they fall in the warp's ring row, through
-// the border policy. The lanes copy their vectors whole (past the row's
-// end, the row's padding); lane 0 of a warp at the side then writes these
-// few bytes over, from global memory, all rows' loads in flight together.
+// The bytes outside the row that outputs read, into the N ring slots from
+// `slot` on (image rows top, top + 1, ...) of a warp at column `column`:
+// the C before the row (column 0) and the C after its end, where they fall
+// in the warp's ring row, through the border policy. The lanes copy their
+// vectors whole (past the row's end, the row's padding); lane 0 of a warp
+// at the side then writes these few bytes over. Where every byte they take
+// lies in the warp's own 512 bytes of the row (reflect, reflect101 and
+// replicate, unless the row ends within a pixel or two of the warp's
+// first byte), it takes them from the ring row, already there: RGB u8
+// edge 780x585 10.4 -> 9.6 us, 4000x3000 36.1 -> 35.6 (H100, 2026-11-25
+// 20:32). Else from global memory, all rows' loads in flight together.
 // Out of line: only the warps at the image's sides take it.
 template <int C, int N>
 __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char (*ring)[kRingRowBytes],
-                                             int first, std::int64_t y0, int column) {
+                                             int slot, std::int64_t top, int column) {
     const int row_bytes = static_cast<int>(job.src_width) * C;
     const int base = column * 512;  // the row's byte at the ring row's kRingData
     // A patch reaches one pixel past either end: the closed forms hold on
@@ -143,10 +156,31 @@ __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char
         offsets[C + t] = at >= kRingData - 4 && at < kRingData + 512 + 4 ? at : -1;
         sources[C + t] = rebuilt_sample<C>(job, after, near);
     }
+    bool in_ring = true;  // every patch's source lies in the warp's 512 bytes of the row
+#pragma unroll
+    for (int t = 0; t < 2 * C; ++t) {
+        const bool mine = sources[t] >= base && sources[t] < base + 512;  // and < row_bytes
+        if (offsets[t] >= 0 && sources[t] >= 0 && !mine) in_ring = false;
+    }
+    if (in_ring) {
+        // Rows outside the image came in through the border policy (the
+        // constant border as a splat), so the sources in them are right too.
+#pragma unroll
+        for (int i = 0; i < N; ++i) {
+            unsigned char* row = ring[(slot + i) % kRingRows];
+#pragma unroll
+            for (int t = 0; t < 2 * C; ++t) {
+                if (offsets[t] < 0) continue;
+                row[offsets[t]] = sources[t] < 0 ? static_cast<unsigned char>(constant)
+                                                 : row[kRingData + sources[t] - base];
+            }
+        }
+        return;
+    }
     unsigned int values[N][2 * C];
 #pragma unroll
     for (int i = 0; i < N; ++i) {
-        const std::int64_t y = image_row(job, y0 - 1 + first + i);
+        const std::int64_t y = image_row(job, top + i);
         const std::uint8_t* row =
             y == kBorderConstant ? nullptr
                                  : reinterpret_cast<const std::uint8_t*>(job.src + y * job.src_pitch);
@@ -159,7 +193,7 @@ __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char
     for (int i = 0; i < N; ++i) {
 #pragma unroll
         for (int t = 0; t < 2 * C; ++t) {
-            if (offsets[t] >= 0) ring[(first + i) % kRingRows][offsets[t]] = static_cast<unsigned char>(values[i][t]);
+            if (offsets[t] >= 0) ring[(slot + i) % kRingRows][offsets[t]] = static_cast<unsigned char>(values[i][t]);
         }
     }
 }
@@ -198,27 +232,43 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
     // Ring row r: every lane's vector that starts inside the row (whole: the
     // bytes past the row's end, up to its pitch, are initialised), lane 0's
     // word before, lane 31's after where they start inside the row; rows
-    // outside the image through the border policy.
+    // outside the image through the border policy. Bands whose rows all lie
+    // inside the image (all but the top and bottom ones) skip the policy.
+    const bool inside = y0 >= 1 && y0 + static_cast<std::int64_t>(steps) * R < job.src_height;
+    const bool copies_vector = k < row_bytes;
+    const bool copies_before = lane == 0 && k >= 4;
+    const bool copies_after = lane == 31 && k + 16 < row_bytes;
     auto issue_row = [&](int r) {
         unsigned char* slot = my_ring[r % kRingRows];
         unsigned char* vector = slot + kRingData + 16 * lane;
-        const std::int64_t y = image_row(job, y0 - 1 + r);
-        if (y == kBorderConstant) {
-            *reinterpret_cast<uint4*>(vector) = make_uint4(splat, splat, splat, splat);
-            if (lane == 0) *reinterpret_cast<unsigned int*>(slot + kRingData - 4) = splat;
-            if (lane == 31) *reinterpret_cast<unsigned int*>(slot + kRingData + 512) = splat;
-            return;
+        std::int64_t y = y0 - 1 + r;
+        if (!inside) {
+            y = image_row(job, y);
+            if (y == kBorderConstant) {
+                *reinterpret_cast<uint4*>(vector) = make_uint4(splat, splat, splat, splat);
+                if (lane == 0) *reinterpret_cast<unsigned int*>(slot + kRingData - 4) = splat;
+                if (lane == 31) *reinterpret_cast<unsigned int*>(slot + kRingData + 512) = splat;
+                return;
+            }
         }
         const std::byte* from = job.src + y * job.src_pitch + k;
-        if (k < row_bytes) __pipeline_memcpy_async(vector, from, 16);
-        if (lane == 0 && k >= 4) __pipeline_memcpy_async(slot + kRingData - 4, from - 4, 4);
-        if (lane == 31 && k + 16 < row_bytes) __pipeline_memcpy_async(slot + kRingData + 512, from + 16, 4);
+        if (copies_vector) __pipeline_memcpy_async(vector, from, 16);
+        if (copies_before) __pipeline_memcpy_async(slot + kRingData - 4, from - 4, 4);
+        if (copies_after) __pipeline_memcpy_async(slot + kRingData + 512, from + 16, 4);
     };
     // Block s's rows: s R ... s R + R + 1; the first block's all, each later
     // one's R new ones. A commit group a block, even empty.
+    // Unrolled, the rows' addresses are worked out together (4000x3000 RGB
+    // edge 35.6 -> 34.4 us); not on RGBA, where that spills (its registers
+    // are the most: ptxas, 12 bytes).
+    constexpr int kUnroll = C == 4 ? 1 : R + 2;
     auto issue_block = [&](int s) {
-        if (s < steps) {
-            for (int r = s == 0 ? 0 : s * R + 2; r < s * R + R + 2; ++r) issue_row(r);
+        if (s == 0) {
+#pragma unroll kUnroll
+            for (int r = 0; r < R + 2; ++r) issue_row(r);
+        } else if (s < steps) {
+#pragma unroll kUnroll
+            for (int i = 0; i < R; ++i) issue_row(s * R + 2 + i);
         }
         __pipeline_commit();
     };
@@ -230,8 +280,8 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
         __syncwarp();
         if (patches) {
             if (lane == 0) {
-                if (s == 0) patch_ring_rows<C, R + 2>(job, my_ring, 0, y0, at.x);
-                else patch_ring_rows<C, R>(job, my_ring, s * R + 2, y0, at.x);
+                if (s == 0) patch_ring_rows<C, R + 2>(job, my_ring, 0, y0 - 1, at.x);
+                else patch_ring_rows<C, R>(job, my_ring, s * R + 2, y0 + s * R + 1, at.x);
             }
             __syncwarp();
         }
