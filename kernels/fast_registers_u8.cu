@@ -19,13 +19,14 @@
 //    own bytes of the row.
 // Measured on the H100 (2026-11-25, docs/PERFORMANCE.md) against the strip
 // path: gray u8 edge 4000x3000 19.0 -> 16.3 us, 780x585 18.2 -> 8.8; RGB
-// u8 edge 780x585 14.6 -> 9.7, 2000x1000 12.7 -> 12.0, 3000x2000 26.0 ->
+// u8 edge 780x585 14.8 -> 9.7, 2000x1000 12.7 -> 12.0, 3000x2000 26.1 ->
 // 20.4, 4000x3000 33.6 -> 34.5 (so colour images that large stay on the
 // strip path: registers_take).
-// Tried and slower (20:22-20:45): a resident grid of warps each walking a
-// run of blocks, or taking bands by an atomic counter, with the next
-// band's copies in flight (RGB 4000x3000: 43.3 and 38.5 us), and the bands
-// in plain row order instead of side columns first (36.6).
+// Tried and slower on RGB 4000x3000 (20:22-20:45, against the walk in the
+// same run): a resident grid of warps each walking a run of blocks (43.3
+// us against 36.3), or taking bands by an atomic counter with the next
+// band's copies in flight (38.5 against 34.9); the bands in plain row
+// order instead of side columns first (36.6 against 34.8).
 // One block a warp (as gray f32 3x3 takes it, kernels/fast_registers.cu)
 // had its loads, sums and stores in turn: with 80 registers a lane DRAM
 // waited while the warps summed (ncu on 4000x3000 RGB u8 edge: 0.40
