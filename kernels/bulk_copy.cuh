@@ -73,17 +73,4 @@ __device__ __forceinline__ void bulk_copy_to_shared(void* dst, const void* src, 
         : "memory");
 }
 
-// A box of a 2D tensor map (kernels/tensor_map.hpp; `map` a kernel
-// parameter's address) whose first element is at (x, y), in the map's
-// elements, into shared dst (128-byte aligned); completes on barrier.
-// Elements outside the map land as zeros.
-__device__ __forceinline__ void bulk_copy_box_to_shared(void* dst, const void* map, int x, int y,
-                                                        std::uint64_t* barrier) {
-    CUDACONV_BULK_COPY(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-        " [%0], [%1, {%2, %3}], [%4];" ::"r"(shared_address(dst)),
-        "l"(map), "r"(x), "r"(y), "r"(shared_address(barrier))
-        : "memory");
-}
-
 }  // namespace cudaconv

@@ -27,11 +27,6 @@
 // us against 36.3), or taking bands by an atomic counter with the next
 // band's copies in flight (38.5 against 34.9); the bands in plain row
 // order instead of side columns first (36.6 against 34.8).
-// Bands inside the image take their rows by the tensor memory accelerator
-// (WalkMaps, boxes of 4 rows), unless CUDACONV_FAST_WALK_BULK=0. Measured
-// against the lanes' copies (H100, 2026-11-25 22:38, docs/PERFORMANCE.md):
-// RGB edge 4000x3000 35.2 -> 35.2 us, 8000x6000 116.8 -> 113.0, 780x585
-// 9.6 -> 10.5.
 // One block a warp (as gray f32 3x3 takes it, kernels/fast_registers.cu)
 // had its loads, sums and stores in turn: with 80 registers a lane DRAM
 // waited while the warps summed (ncu on 4000x3000 RGB u8 edge: 0.40
@@ -41,16 +36,13 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <optional>
 #include <vector>
 
 #include "kernels/border_columns.cuh"
-#include "kernels/bulk_copy.cuh"
 #include "kernels/cuda_check.hpp"
 #include "kernels/device_common.cuh"
 #include "kernels/dp4a.cuh"
 #include "kernels/fast_registers.hpp"
-#include "kernels/tensor_map.hpp"
 
 namespace cudaconv {
 namespace {
@@ -127,20 +119,11 @@ __device__ __forceinline__ void store_u8_block(const DeviceJob& job,
 // Warps a CUDA block: 2 and 1 (at as many warps an SM) measured within 2%
 // of 4 either way (H100, 2026-11-25 20:45, docs/PERFORMANCE.md).
 constexpr int kWalkWarps = 4;
-#ifndef CUDACONV_WALK_RING_BOXES
-#define CUDACONV_WALK_RING_BOXES 4
-#endif
-constexpr int kRingBoxes = CUDACONV_WALK_RING_BOXES;
-constexpr int kRingRows = 4 * kRingBoxes;  // 3 R + 2 rows at R = 4: the block's and the next two's
+constexpr int kRingRows = 16;  // 3 R + 2 rows at R = 4: the block's and the next two's
 // A ring row: the warp's 512 bytes at 16, the word before them at 12 and
 // the word after at 528.
 constexpr int kRingRowBytes = 16 + 512 + 16;
 constexpr int kRingData = 16;  // where byte k of the warp's first lane lies in a ring row
-// Bands inside the image may take their rows by the tensor memory
-// accelerator instead, in boxes of R rows x kRingRowBytes (the ring row's
-// layout, from 16 bytes before the warp's first byte), each box R ring
-// rows from a slot a multiple of R (128-byte aligned: 4 x 544 = 17 x 128),
-// completing on one of the warp's kRingBoxes mbarriers.
 
 // The bytes outside the row that outputs read, into the N ring slots from
 // `slot` on (image rows top, top + 1, ...) of a warp at column `column`:
@@ -224,28 +207,11 @@ __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char
 #define CUDACONV_WALK_MIN_BLOCKS 5
 #endif
 
-// The tensor maps of a walk whose bands inside the image take their rows
-// by the tensor memory accelerator (Bulk): the input rows as words in boxes
-// of R rows x kRingRowBytes (kernels/tensor_map.hpp), and in boxes of 2
-// rows, for the last 2 rows of a band. None for a walk whose lanes copy
-// every row, whose kernel then has no trace of the other.
-template <bool Bulk>
-struct WalkMaps {};
-template <>
-struct WalkMaps<true> {
-    CUtensorMap box;
-    CUtensorMap tail;
-};
-
-template <int R, int C, bool Bulk>
+template <int R, int C>
 __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
-    walk_kernel(const __grid_constant__ DeviceJob job, const __grid_constant__ WalkMaps<Bulk> maps,
-                int across, int down, int band_rows) {
+    walk_kernel(const __grid_constant__ DeviceJob job, int across, int down, int band_rows) {
     static_assert(3 * R + 2 <= kRingRows, "the ring holds a block's rows and the next two blocks'");
-    static_assert(R * kRingBoxes == kRingRows && R * kRingRowBytes % 128 == 0,
-                  "the ring is whole boxes, each 128-byte aligned");
-    __shared__ alignas(Bulk ? 128 : 16) unsigned char ring[kWalkWarps][kRingRows][kRingRowBytes];
-    __shared__ std::uint64_t ring_ready[kWalkWarps][Bulk ? kRingBoxes : 1];
+    __shared__ alignas(16) unsigned char ring[kWalkWarps][kRingRows][kRingRowBytes];
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int warp = static_cast<int>(threadIdx.x) / 32;
     const int band = static_cast<int>(blockIdx.x) * kWalkWarps + warp;
@@ -273,50 +239,18 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
     const bool copies_vector = k < row_bytes;
     const bool copies_before = lane == 0 && k >= 4;
     const bool copies_after = lane == 31 && k + 16 < row_bytes;
-    // Bands inside the image take their rows in boxes by the tensor memory
-    // accelerator: box b holds ring rows R b ... R b + R - 1 (the band's last,
-    // b == steps, only the 2 below its last block), in slots R b % kRingRows,
-    // and block s reads boxes s and s + 1. One lane asks for each box, and no
-    // lane copies or adds up addresses.
-    const bool bulk = Bulk && inside;  // uniform
-    std::uint64_t* const ready = ring_ready[warp];
-    if (bulk) {
-        if (lane == 0) {
-#pragma unroll
-            for (int b = 0; b < kRingBoxes; ++b) barrier_init(&ready[b], 1);
-        }
-        __syncwarp();
-    }
-    auto issue_box = [&](int b) {
-        if (lane != 0 || b > steps) return;
-        const bool tail = b == steps;
-        std::uint64_t* barrier = &ready[b % kRingBoxes];
-        // After this lane's patches (ordinary stores) into the slot, and
-        // the warp's reads of it (__syncwarp before).
-        fence_before_bulk_copy();
-        barrier_arrive_expect(barrier, (tail ? 2 : R) * kRingRowBytes);
-        if constexpr (Bulk) {
-            bulk_copy_box_to_shared(my_ring[(R * b) % kRingRows], tail ? &maps.tail : &maps.box,
-                                    at.x * (512 / 4) - kRingData / 4, static_cast<int>(y0 - 1 + R * b),
-                                    barrier);
-        }
-    };
-    auto issue_row_inside = [&](int r) {  // a row inside the image
-        unsigned char* slot = my_ring[r % kRingRows];
-        const std::byte* from = job.src + (y0 - 1 + r) * job.src_pitch + k;
-        if (copies_vector) __pipeline_memcpy_async(slot + kRingData + 16 * lane, from, 16);
-        if (copies_before) __pipeline_memcpy_async(slot + kRingData - 4, from - 4, 4);
-        if (copies_after) __pipeline_memcpy_async(slot + kRingData + 512, from + 16, 4);
-    };
-    auto issue_row_bordered = [&](int r) {  // a row through the border policy
+    auto issue_row = [&](int r) {
         unsigned char* slot = my_ring[r % kRingRows];
         unsigned char* vector = slot + kRingData + 16 * lane;
-        const std::int64_t y = image_row(job, y0 - 1 + r);
-        if (y == kBorderConstant) {
-            *reinterpret_cast<uint4*>(vector) = make_uint4(splat, splat, splat, splat);
-            if (lane == 0) *reinterpret_cast<unsigned int*>(slot + kRingData - 4) = splat;
-            if (lane == 31) *reinterpret_cast<unsigned int*>(slot + kRingData + 512) = splat;
-            return;
+        std::int64_t y = y0 - 1 + r;
+        if (!inside) {
+            y = image_row(job, y);
+            if (y == kBorderConstant) {
+                *reinterpret_cast<uint4*>(vector) = make_uint4(splat, splat, splat, splat);
+                if (lane == 0) *reinterpret_cast<unsigned int*>(slot + kRingData - 4) = splat;
+                if (lane == 31) *reinterpret_cast<unsigned int*>(slot + kRingData + 512) = splat;
+                return;
+            }
         }
         const std::byte* from = job.src + y * job.src_pitch + k;
         if (copies_vector) __pipeline_memcpy_async(vector, from, 16);
@@ -325,46 +259,25 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
     };
     // Block s's rows: s R ... s R + R + 1; the first block's all, each later
     // one's R new ones. A commit group a block, even empty.
-    // Inside the image unrolled, so the rows' addresses are worked out
-    // together (4000x3000 RGB edge 35.6 -> 34.4 us); not on RGBA, where
-    // that spills (its registers are the most: ptxas, 12 bytes). The top
-    // and bottom bands' rows in a loop: unrolled, their border policy made
-    // most of the kernel's code.
+    // Unrolled, the rows' addresses are worked out together (4000x3000 RGB
+    // edge 35.6 -> 34.4 us); not on RGBA, where that spills (its registers
+    // are the most: ptxas, 12 bytes).
     constexpr int kUnroll = C == 4 ? 1 : R + 2;
     auto issue_block = [&](int s) {
-        if (s < steps) {
-            const int first = s == 0 ? 0 : s * R + 2;
-            if (inside) {
-                if (s == 0) {
+        if (s == 0) {
 #pragma unroll kUnroll
-                    for (int r = 0; r < R + 2; ++r) issue_row_inside(r);
-                } else {
+            for (int r = 0; r < R + 2; ++r) issue_row(r);
+        } else if (s < steps) {
 #pragma unroll kUnroll
-                    for (int i = 0; i < R; ++i) issue_row_inside(first + i);
-                }
-            } else {
-                const int count = s == 0 ? R + 2 : R;
-#pragma unroll 1
-                for (int i = 0; i < count; ++i) issue_row_bordered(first + i);
-            }
+            for (int i = 0; i < R; ++i) issue_row(s * R + 2 + i);
         }
         __pipeline_commit();
     };
-    if (bulk) {
-#pragma unroll
-        for (int b = 0; b < kRingBoxes - 1; ++b) issue_box(b);
-    } else {
-        issue_block(0);
-        issue_block(1);
-    }
+    issue_block(0);
+    issue_block(1);
 #pragma unroll 1
     for (int s = 0; s < steps; ++s) {
-        if (bulk) {
-            barrier_wait(&ready[s % kRingBoxes], (s / kRingBoxes) & 1);
-            barrier_wait(&ready[(s + 1) % kRingBoxes], ((s + 1) / kRingBoxes) & 1);
-        } else {
-            __pipeline_wait_prior(1);  // block s's group is done; s + 1's may not be
-        }
+        __pipeline_wait_prior(1);  // block s's group is done; s + 1's may not be
         __syncwarp();
         if (patches) {
             if (lane == 0) {
@@ -385,11 +298,7 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
             win[i][5] = lane == 31 ? *reinterpret_cast<const unsigned int*>(slot + kRingData + 512) : right;
         }
         __syncwarp();  // every lane has read block s's rows: their slots may be refilled
-        if (bulk) {
-            issue_box(s + kRingBoxes - 1);  // into box s - 1's slots, block s - 1's last
-        } else {
-            issue_block(s + 2);
-        }
+        issue_block(s + 2);
         store_u8_block<R, C>(job, win, k, y0 + s * R, row_bytes);
     }
 }
@@ -420,31 +329,13 @@ void registers_u8_launch(const DeviceJob& job, int band_rows, cudaStream_t strea
         throw CudaError("fast: the image has too many rows for the register path");
     }
     const auto blocks = static_cast<unsigned int>((across * down + kWalkWarps - 1) / kWalkWarps);
-    // Bands inside the image take their rows by the tensor memory
-    // accelerator where the driver makes the maps, unless
-    // CUDACONV_FAST_WALK_BULK=0 (tests, sweeps).
-    const char* bulk_text = std::getenv("CUDACONV_FAST_WALK_BULK");
-    const bool bulk_wanted = bulk_text == nullptr || std::atoi(bulk_text) != 0;
-    const std::optional<CUtensorMap> box =
-        bulk_wanted ? input_rows_map(job, kRingRowBytes / 4, kRows) : std::nullopt;
-    const std::optional<CUtensorMap> tail = box ? input_rows_map(job, kRingRowBytes / 4, 2) : std::nullopt;
-    if (job.channels != 1 && job.channels != 3 && job.channels != 4) {
-        throw CudaError("fast: the register path was asked for a job it does not take");
-    }
-    const auto launch = [&](auto kernel, const auto& maps) {
-        kernel<<<blocks, 32 * kWalkWarps, 0, stream>>>(job, maps, static_cast<int>(across),
-                                                       static_cast<int>(down), band_rows);
-    };
-    if (box && tail) {
-        const WalkMaps<true> maps{*box, *tail};
-        if (job.channels == 1) return launch(walk_kernel<kRows, 1, true>, maps);
-        if (job.channels == 3) return launch(walk_kernel<kRows, 3, true>, maps);
-        return launch(walk_kernel<kRows, 4, true>, maps);
-    }
-    const WalkMaps<false> maps{};
-    if (job.channels == 1) return launch(walk_kernel<kRows, 1, false>, maps);
-    if (job.channels == 3) return launch(walk_kernel<kRows, 3, false>, maps);
-    launch(walk_kernel<kRows, 4, false>, maps);
+    auto kernel = job.channels == 1   ? walk_kernel<kRows, 1>
+                  : job.channels == 3 ? walk_kernel<kRows, 3>
+                  : job.channels == 4 ? walk_kernel<kRows, 4>
+                                      : nullptr;
+    if (kernel == nullptr) throw CudaError("fast: the register path was asked for a job it does not take");
+    kernel<<<blocks, 32 * kWalkWarps, 0, stream>>>(job, static_cast<int>(across),
+                                                   static_cast<int>(down), band_rows);
 }
 
 }  // namespace cudaconv

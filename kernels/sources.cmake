@@ -17,7 +17,6 @@ set(CUDACONV_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/fast.cu
   ${CMAKE_CURRENT_LIST_DIR}/fast_strips.cu
   ${CMAKE_CURRENT_LIST_DIR}/fast_registers.cu
-  ${CMAKE_CURRENT_LIST_DIR}/tensor_map.cpp
   ${CMAKE_CURRENT_LIST_DIR}/fast_registers_u8.cu
   ${CMAKE_CURRENT_LIST_DIR}/dense_mma.cu
   ${CMAKE_CURRENT_LIST_DIR}/fast_separable.cu

@@ -319,15 +319,12 @@ TEST_CASE("fast's integer path: integer taps on u8 input, every side, border, ch
                 // filtered goes to the register path's walk (bands of 8
                 // rows); a fifth of the sizes to the strip path instead, a
                 // third in bands of 4 rows (a block) or of 20 (the ring of
-                // 16 rows goes round), and a quarter with every row copied
-                // by the lanes, none by the tensor memory accelerator.
-                // (pick counts the channels too, so it is a multiple of 3
-                // here: the size's place is pick / 3.)
+                // 16 rows goes round). (pick counts the channels too, so
+                // it is a multiple of 3 here: the size's place is pick / 3.)
                 const int size_case = pick / 3;
-                std::optional<ScopedEnv> registers, walk, lanes_copy;
+                std::optional<ScopedEnv> registers, walk;
                 if (size_case % 5 == 2) registers.emplace("CUDACONV_FAST_REGISTERS", "0");
                 if (size_case % 3 == 1) walk.emplace("CUDACONV_FAST_WALK", size_case % 2 == 0 ? "4" : "20");
-                if (size_case % 4 == 3) lanes_copy.emplace("CUDACONV_FAST_WALK_BULK", "0");
                 for (int channels : {1, 3, 4}) {
                     ++pick;
                     Case c{w, h, side, side, channels, border, Depth::u8,
