@@ -73,10 +73,19 @@ constexpr int kThreads = 32 * kWarpsPerBlock;
 // f32 rows 4 ahead, not 8: fewer copies in flight a warp made gray f32
 // 5x5 3% faster on an H100 (45.0 -> 43.7 us), 7x7 2.5% (55.7 -> 54.2),
 // 2000x1000 3x3 2%, 4000x3000 3x3 the same, RGB f32 3x3 1% slower
-// (2026-11-25 10:51, docs/PERFORMANCE.md). u8 stays at 8: RGB u8 edge
-// gained 2% from 4 but gray u8 edge lost 2%.
+// (2026-11-25 10:51, docs/PERFORMANCE.md). u8 3x3 stays at 8: at 4, RGB
+// u8 edge gained 2% at 10:51 but lost 1% at 22:52 (below), and gray u8
+// edge (since moved to the walk) lost 2%.
 #ifndef CUDACONV_STRIPS_F32_AHEAD
 #define CUDACONV_STRIPS_F32_AHEAD 4
+#endif
+// u8 in 8-byte vectors (5x5, 7x7) 4 rows ahead too: against 8 on an H100
+// (2026-11-25 22:52, scripts/gpu/sweep-fast.sh, docs/PERFORMANCE.md) RGB u8
+// random:5 4000x3000 86.2 -> 85.1 us, random:7 149.3 -> 147.7, gray u8
+// random:5 39.9 -> 39.0. u8 3x3 (16-byte vectors) stays at 8: RGB edge
+// 33.8 at 8, 34.1 at 4, 35.4 at 2, 35.2 at 16.
+#ifndef CUDACONV_STRIPS_U8_NARROW_AHEAD
+#define CUDACONV_STRIPS_U8_NARROW_AHEAD 4
 #endif
 #ifndef CUDACONV_STRIPS_MIN_BLOCKS
 #define CUDACONV_STRIPS_MIN_BLOCKS 4
@@ -105,8 +114,9 @@ struct Band {
     // Window index of the first sample an output of this lane reads.
     static constexpr int kFirst = kHaloVectors * S - kHalo;
     // Rows whose loads are in flight ahead of the row being filtered.
-    static constexpr int kAhead =
-        sizeof(In) == 1 ? CUDACONV_STRIPS_U8_AHEAD : CUDACONV_STRIPS_F32_AHEAD;
+    static constexpr int kAhead = sizeof(In) != 1 ? CUDACONV_STRIPS_F32_AHEAD
+                                  : VB == 16     ? CUDACONV_STRIPS_U8_AHEAD
+                                                 : CUDACONV_STRIPS_U8_NARROW_AHEAD;
     static_assert(kHaloVectors <= 4, "a band needs most of its lanes for outputs");
 };
 
