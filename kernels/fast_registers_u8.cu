@@ -3,8 +3,12 @@
 // (kernels/fast_registers.hpp says which jobs): each warp walks a band of
 // the image 32 16-byte vectors (512 bytes) wide and a few rows down, in
 // blocks of R = 4 output rows, with no block-wide barriers.
-//  - The rows of the next two blocks are copied (cp.async) into the warp's
-//    ring of rows in shared memory while the current block is summed.
+//  - A band inside the image of at most 2 blocks (the default's 8 rows)
+//    loads all its rows straight into registers at once (16-byte loads),
+//    stores them into the warp's ring of rows in shared memory, and only
+//    then sums: those registers are free again by the first sum. Other
+//    bands copy the next two blocks' rows into the ring (cp.async) while
+//    the current block is summed.
 //  - A block's R + 2 input rows are read out of the ring into registers,
 //    a vector and the words either side of it a lane (neighbours by
 //    shuffles), and its R output rows are summed from them at once by
@@ -20,8 +24,13 @@
 // Measured on the H100 (2026-11-25, docs/PERFORMANCE.md) against the strip
 // path: gray u8 edge 4000x3000 19.0 -> 16.3 us, 780x585 18.2 -> 8.8; RGB
 // u8 edge 780x585 14.8 -> 9.7, 2000x1000 12.7 -> 12.0, 3000x2000 26.1 ->
-// 20.4, 4000x3000 33.6 -> 34.5 (so colour images that large stay on the
-// strip path: registers_take).
+// 20.4. The rows loaded into registers instead of copied by cp.async
+// (23:03, one call): RGB edge 4000x3000 34.6 -> 32.9 (the strip path
+// 33.9), 8000x6000 116.6 -> 104.6, the other sizes within 1%. The probe
+// of the walk's memory pattern alone (scripts/gpu/walk_probe.cu) had shown
+// it: 28.9 us through registers, 31.2 through cp.async, a copy 28.6.
+// The rows by the tensor memory accelerator instead were no faster at
+// 4000x3000 and 9% slower at 780x585 (7751b25, reverted).
 // Tried and slower on RGB 4000x3000 (20:22-20:45, against the walk in the
 // same run): a resident grid of warps each walking a run of blocks (43.3
 // us against 36.3), or taking bands by an atomic counter with the next
@@ -273,8 +282,36 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
         }
         __pipeline_commit();
     };
-    issue_block(0);
-    issue_block(1);
+    if (inside && steps <= 2) {
+        // A band of at most 2 blocks inside the image: every row it reads
+        // (at most 2 R + 2) loaded straight into registers at once and
+        // stored into the ring, before any sum (so the registers are free
+        // again by then).
+        constexpr int kBandRows = 2 * R + 2;
+        const int rows = steps * R + 2;
+        uint4 vectors[kBandRows];
+        unsigned int sides[kBandRows];  // lane 0's word before, lane 31's after
+#pragma unroll
+        for (int r = 0; r < kBandRows; ++r) {
+            if (r >= rows) break;
+            const std::byte* from = job.src + (y0 - 1 + r) * job.src_pitch + k;
+            vectors[r] = copies_vector ? __ldg(reinterpret_cast<const uint4*>(from)) : uint4{};
+            sides[r] = copies_before  ? __ldg(reinterpret_cast<const unsigned int*>(from - 4))
+                       : copies_after ? __ldg(reinterpret_cast<const unsigned int*>(from + 16))
+                                      : 0u;
+        }
+#pragma unroll
+        for (int r = 0; r < kBandRows; ++r) {
+            if (r >= rows) break;
+            unsigned char* slot = my_ring[r];
+            *reinterpret_cast<uint4*>(slot + kRingData + 16 * lane) = vectors[r];
+            if (copies_before) *reinterpret_cast<unsigned int*>(slot + kRingData - 4) = sides[r];
+            if (copies_after) *reinterpret_cast<unsigned int*>(slot + kRingData + 512) = sides[r];
+        }
+    } else {
+        issue_block(0);
+        issue_block(1);
+    }
 #pragma unroll 1
     for (int s = 0; s < steps; ++s) {
         __pipeline_wait_prior(1);  // block s's group is done; s + 1's may not be
