@@ -173,13 +173,17 @@ int registers_block_rows(std::int64_t width, std::int64_t height) {
     return 4;
 }
 
-// Colour u8 images up to this many bytes a frame: against the strip path,
-// RGB edge took 0.63 of its time on the walk at 1000x1000 (3 MB), 0.77 at
-// 1500x1000, 1.00 at 2000x1000 (6 MB), 0.79 at 3000x2000 (18 MB) and 1.03
-// at 4000x3000 (36 MB; H100, 2026-11-25 19:18-19:22, docs/PERFORMANCE.md).
-// The bound lies between the last two, where no size was timed. Gray u8
+// RGBA u8 images (every channel filtered) up to this many bytes a frame:
+// against the strip path, RGB edge took 0.63 of its time on the walk at
+// 1000x1000 (3 MB), 0.77 at 1500x1000, 1.00 at 2000x1000 (6 MB), 0.79 at
+// 3000x2000 (18 MB) and 1.03 at 4000x3000 (36 MB; H100, 2026-11-25
+// 19:18-19:22, docs/PERFORMANCE.md). Since the walk loads its rows into
+// registers (23:03-23:05), RGB takes it at every size timed: 2500x2000
+// 18.8 us against 24.9, 4000x3000 32.7 against 33.6, 6000x4000 57.1
+// against 59.7, 8000x6000 104.6 against 114.9. RGBA with its alpha
+// filtered was not timed past 6 MB, so it keeps the old bound. Gray u8
 // gained at every size timed.
-constexpr std::int64_t kColourU8WalkBytes = std::int64_t{24} << 20;
+constexpr std::int64_t kRgbaU8WalkBytes = std::int64_t{24} << 20;
 
 bool registers_take(const DeviceJob& job, const std::vector<double>& taps) {
     const int rows = registers_block_rows(job.src_width, job.src_height);
@@ -190,11 +194,11 @@ bool registers_take(const DeviceJob& job, const std::vector<double>& taps) {
     if (job.in_depth == Depth::f32) return job.channels == 1;
     // u8: the integer sums are the outputs as they are (scale 1, delta 0),
     // every channel filtered (no kept alpha), into u8, a constant border
-    // value a whole u8; the rest stays with the strip path. Colour images
-    // only up to the size where the walk measured faster, unless
+    // value a whole u8; the rest stays with the strip path. RGBA images
+    // only up to the size where the walk was measured, unless
     // CUDACONV_FAST_REGISTERS asks for the path (tests, sweeps).
-    const bool size_fits = job.channels == 1 || std::getenv("CUDACONV_FAST_REGISTERS") != nullptr ||
-                           job.src_width * job.channels * job.src_height <= kColourU8WalkBytes;
+    const bool size_fits = job.channels != 4 || std::getenv("CUDACONV_FAST_REGISTERS") != nullptr ||
+                           job.src_width * job.channels * job.src_height <= kRgbaU8WalkBytes;
     return job.in_depth == Depth::u8 && job.out_depth == Depth::u8 &&
            (job.channels == 1 || job.channels == 3 || job.channels == 4) &&
            job.filtered_channels == job.channels && job.scale == 1.0f && job.delta == 0.0f &&

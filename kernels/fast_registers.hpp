@@ -18,8 +18,8 @@ namespace cudaconv {
 // under a 3x3 filter: 4 (measured fastest at every size timed).
 // CUDACONV_FAST_REGISTERS=0 sends every job to the strip path
 // (kernels/fast_strips.cu) instead, =4 or =8 sets the height (for tests
-// and sweeps), and either also sends colour u8 jobs of any size to the
-// u8 walk.
+// and sweeps), and either also sends RGBA u8 jobs of any size to the u8
+// walk.
 int registers_block_rows(std::int64_t width, std::int64_t height);
 
 // Whether the register path runs this job (`taps` its filter's, row by
@@ -27,8 +27,8 @@ int registers_block_rows(std::int64_t width, std::int64_t height);
 // above, and either one f32 channel in (any output depth), or u8 in and
 // out on 1, 3 or 4 channels, all filtered, with taps that are integers in
 // [-128, 127] summed as they are (scale 1, delta 0) and a constant border
-// value that is a u8 (DP4A, strips_dp4a_enabled()); colour u8 images only
-// up to 24 MiB a frame (measured faster there than on the strip path).
+// value that is a u8 (DP4A, strips_dp4a_enabled()); RGBA u8 images only
+// up to 24 MiB a frame (the walk was not timed on larger ones).
 bool registers_take(const DeviceJob& job, const std::vector<double>& taps);
 
 // The taps into the path's constant memory (u8: as DP4A words), on the

@@ -133,24 +133,29 @@ TEST_CASE("fast's register path: u8 3x3 with integer taps summed as they are", "
     CHECK_FALSE(registers_take(base, kEdge));
 }
 
-TEST_CASE("fast's register path: colour u8 up to 24 MiB a frame, gray u8 at any size", "[strips]") {
+TEST_CASE("fast's register path: RGBA u8 up to 24 MiB a frame, gray and RGB u8 at any size",
+          "[strips]") {
     const ScopedEnv dp4a("CUDACONV_FAST_STRIPS_DP4A", nullptr);
+    auto rgba = [](int width, int height) {
+        DeviceJob job = rgb_u8_3x3(width, height);
+        job.channels = job.filtered_channels = 4;
+        return job;
+    };
     {
         const ScopedEnv unset("CUDACONV_FAST_REGISTERS", nullptr);
         CHECK(registers_take(rgb_u8_3x3(3000, 2000), kEdge));
-        CHECK(registers_take(rgb_u8_3x3(4096, 2048), kEdge));        // 24 MiB
-        CHECK_FALSE(registers_take(rgb_u8_3x3(4096, 2049), kEdge));  // a row more
-        CHECK_FALSE(registers_take(rgb_u8_3x3(4000, 3000), kEdge));
-        DeviceJob job = rgb_u8_3x3(3072, 2049);                      // 4 channels: past 24 MiB
-        job.channels = job.filtered_channels = 4;
-        CHECK_FALSE(registers_take(job, kEdge));
-        job = rgb_u8_3x3(8000, 6000);
+        CHECK(registers_take(rgb_u8_3x3(4000, 3000), kEdge));
+        CHECK(registers_take(rgb_u8_3x3(8000, 6000), kEdge));
+        CHECK(registers_take(rgba(3072, 2048), kEdge));         // 24 MiB
+        CHECK_FALSE(registers_take(rgba(3072, 2049), kEdge));   // a row more
+        CHECK_FALSE(registers_take(rgba(4000, 3000), kEdge));
+        DeviceJob job = rgb_u8_3x3(8000, 6000);
         job.channels = job.filtered_channels = 1;
         CHECK(registers_take(job, kEdge));
     }
     // Asked for by name (tests, sweeps): any size.
     const ScopedEnv asked("CUDACONV_FAST_REGISTERS", "4");
-    CHECK(registers_take(rgb_u8_3x3(4000, 3000), kEdge));
+    CHECK(registers_take(rgba(4000, 3000), kEdge));
 }
 
 TEST_CASE("fast's register path: the u8 walk's bands of 8 rows", "[strips]") {
