@@ -180,9 +180,10 @@ int registers_block_rows(std::int64_t width, std::int64_t height) {
 // 19:18-19:22, docs/PERFORMANCE.md). Since the walk loads its rows into
 // registers (23:03-23:05), RGB takes it at every size timed: 2500x2000
 // 18.8 us against 24.9, 4000x3000 32.7 against 33.6, 6000x4000 57.1
-// against 59.7, 8000x6000 104.6 against 114.9. RGBA with its alpha
-// filtered was not timed past 6 MB, so it keeps the old bound. Gray u8
-// gained at every size timed.
+// against 59.7, 8000x6000 104.6 against 114.9. RGBA reaches the walk only
+// with its alpha filtered (--alpha filter), which no timing has done (the
+// bench passes alpha through, so its RGBA rows ran the strip path), so it
+// keeps the bound it had. Gray u8 gained at every size timed.
 constexpr std::int64_t kRgbaU8WalkBytes = std::int64_t{24} << 20;
 
 bool registers_take(const DeviceJob& job, const std::vector<double>& taps) {
