@@ -18,9 +18,9 @@
 //              (bands of 8) into registers at once, then stores.
 // Unused shared memory caps the blocks an SM (5: the walk's, whose 96
 // registers allow no more). The async and bulk2d walks' outputs must match
-// (checked). Built and run on the GPU machine (docs/PERFORMANCE.md,
+// (checked). Built here, run on the GPU machine (docs/PERFORMANCE.md,
 // 2026-11-25 22:15):
-//   nvcc -O3 -std=c++17 -arch=sm_90 -I. scripts/gpu/walk_probe.cu kernels/stream_hold.cu -lcuda
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I. scripts/gpu/walk_probe.cu kernels/stream_hold.cu -lcuda -o .carry/walk_probe
 #include <cuda.h>
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
