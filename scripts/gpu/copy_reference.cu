@@ -16,13 +16,11 @@
 #include <vector>
 
 #include "kernels/stream_hold.hpp"
-#include "scripts/gpu/standalone_cuda_error.hpp"
+#include "scripts/gpu/held_timing.hpp"
 
 namespace {
 
-void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) cudaconv::throw_cuda_error(status, what, __FILE__, __LINE__);
-}
+using cudaconv::check_cuda;
 
 // The simplest streaming copy: 16-byte loads and stores, a grid-stride loop.
 __global__ void copy_vectors(const uint4* __restrict__ from, uint4* __restrict__ to,
@@ -34,46 +32,6 @@ __global__ void copy_vectors(const uint4* __restrict__ from, uint4* __restrict__
     }
 }
 
-struct Result {
-    double median_us = 0;
-    double min_us = 0;
-};
-
-// Median and least of `repeat` held copies, after `warmup`, each from the
-// next of the sources (and to the next destination).
-template <typename Copy>
-Result time_copies(cudaconv::StreamHold& hold, cudaStream_t stream, Copy copy, int buffers) {
-    constexpr int kWarmup = 4;
-    constexpr int kRepeat = 40;
-    cudaEvent_t start, stop;
-    check(cudaEventCreate(&start), "cudaEventCreate");
-    check(cudaEventCreate(&stop), "cudaEventCreate");
-    // The first copy unheld: it may load a kernel, which waits on the
-    // device (`cudaconv bench` never holds a run's first launch either).
-    copy(0);
-    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    std::vector<double> us;
-    for (int i = 0; i < kWarmup + kRepeat; ++i) {
-        hold.hold(stream);
-        check(cudaEventRecord(start, stream), "cudaEventRecord");
-        copy(i % buffers);
-        check(cudaEventRecord(stop, stream), "cudaEventRecord");
-        hold.release();
-        check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-        if (hold.timed_out()) {
-            std::printf("the copy waited on the device while the stream was held: no device time\n");
-            std::exit(1);
-        }
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-        if (i >= kWarmup) us.push_back(1000.0 * ms);
-    }
-    std::sort(us.begin(), us.end());
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    return {us[us.size() / 2], us.front()};
-}
-
 }  // namespace
 
 int main() {
@@ -83,9 +41,9 @@ int main() {
     };
     const Job jobs[] = {{"RGB u8 4000x3000", 36000000}, {"gray f32 4000x3000", 48000000}};
     cudaDeviceProp device{};
-    check(cudaGetDeviceProperties(&device, 0), "cudaGetDeviceProperties");
+    check_cuda(cudaGetDeviceProperties(&device, 0), "cudaGetDeviceProperties");
     cudaStream_t stream;
-    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
     cudaconv::StreamHold hold;
     for (const Job& job : jobs) {
         // Sources and destinations over at least 4 times the L2, as the
@@ -94,24 +52,24 @@ int main() {
             std::max<std::size_t>(2, 4 * static_cast<std::size_t>(device.l2CacheSize) / job.bytes + 1));
         std::vector<void*> from(buffers), to(buffers);
         for (int b = 0; b < buffers; ++b) {
-            check(cudaMalloc(&from[b], job.bytes), "cudaMalloc");
-            check(cudaMalloc(&to[b], job.bytes), "cudaMalloc");
-            check(cudaMemset(from[b], 1, job.bytes), "cudaMemset");
-            check(cudaMemset(to[b], 0, job.bytes), "cudaMemset");
+            check_cuda(cudaMalloc(&from[b], job.bytes), "cudaMalloc");
+            check_cuda(cudaMalloc(&to[b], job.bytes), "cudaMalloc");
+            check_cuda(cudaMemset(from[b], 1, job.bytes), "cudaMemset");
+            check_cuda(cudaMemset(to[b], 0, job.bytes), "cudaMemset");
         }
-        const Result memcpy_result = time_copies(
+        const cudaconv::HeldTimes memcpy_result = cudaconv::time_held(
             hold, stream,
             [&](int b) {
-                check(cudaMemcpyAsync(to[b], from[b], job.bytes, cudaMemcpyDeviceToDevice, stream),
+                check_cuda(cudaMemcpyAsync(to[b], from[b], job.bytes, cudaMemcpyDeviceToDevice, stream),
                       "cudaMemcpyAsync");
             },
             buffers);
-        const Result kernel_result = time_copies(
+        const cudaconv::HeldTimes kernel_result = cudaconv::time_held(
             hold, stream,
             [&](int b) {
                 copy_vectors<<<device.multiProcessorCount * 16, 256, 0, stream>>>(
                     static_cast<const uint4*>(from[b]), static_cast<uint4*>(to[b]), job.bytes / 16);
-                check(cudaGetLastError(), "copy_vectors");
+                check_cuda(cudaGetLastError(), "copy_vectors");
             },
             buffers);
         const double mb = static_cast<double>(job.bytes) / 1e6;

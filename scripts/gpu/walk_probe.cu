@@ -1,8 +1,9 @@
 // How fast fast's u8 walk (kernels/fast_registers_u8.cu) could move its
 // bytes, apart from its sums: its memory pattern alone, on 4000x3000 RGB u8
 // (36 MB in, 36 out), beside a plain 16-byte copy of the same bytes, timed
-// as scripts/gpu/copy_reference.cu times (each launch queued behind a held
-// stream; sources rotated over more than 4 times the L2). Each "walk" here
+// as scripts/gpu/copy_reference.cu times (held_timing.hpp: each launch
+// queued behind a held stream; sources rotated over more than 4 times the
+// L2). Each "walk" here
 // is the walk's grid (a warp a band 512 bytes wide and `band` rows down,
 // 4 warps a CUDA block, blocks of 4 output rows with the next two blocks'
 // rows in flight) with its sums replaced by an XOR of the block's rows, so
@@ -33,13 +34,11 @@
 #include <vector>
 
 #include "kernels/stream_hold.hpp"
-#include "scripts/gpu/standalone_cuda_error.hpp"
+#include "scripts/gpu/held_timing.hpp"
 
 namespace {
 
-void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) cudaconv::throw_cuda_error(status, what, __FILE__, __LINE__);
-}
+using cudaconv::check_cuda;
 
 constexpr int kWidth = 4000, kHeight = 3000, kChannels = 3;
 constexpr int kRowBytes = kWidth * kChannels;  // 12000: a multiple of 16, the pitch
@@ -80,6 +79,18 @@ __device__ __forceinline__ void store_block(const uint4 (&v)[kRows + 2], const u
 
 __device__ __forceinline__ int clamp_row(int y) { return y < 0 ? -y : y >= kHeight ? 2 * kHeight - 2 - y : y; }
 
+// A warp's band: its column (512 bytes), first output row, and blocks of
+// kRows rows (0 past the last band); bands numbered row by row of bands.
+struct Band {
+    int x, y0, steps;
+};
+__device__ __forceinline__ Band band_of(int band, int band_rows) {
+    const int across = (kRowBytes + 511) / 512, down = (kHeight + band_rows - 1) / band_rows;
+    if (band >= across * down) return {0, 0, 0};
+    const int y0 = band / across * band_rows;
+    return {band % across, y0, (min(band_rows, kHeight - y0) + kRows - 1) / kRows};
+}
+
 // The walk as it copies now: cp.async a lane, a commit group a block.
 // Without Halo, only the band's own rows (and no words either side): the
 // sums would be wrong, the bytes moved are a copy's.
@@ -88,12 +99,9 @@ __global__ void __launch_bounds__(32 * kWarps, 5)
     walk_async(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst, int band_rows) {
     __shared__ alignas(16) unsigned char ring[kWarps][kRingRows][kRingRowBytes];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const int across = (kRowBytes + 511) / 512, down = (kHeight + band_rows - 1) / band_rows;
-    const int band = blockIdx.x * kWarps + warp;
-    if (band >= across * down) return;
-    const int x = band % across, k = x * 512 + lane * 16;
-    const int y0 = band / across * band_rows;
-    const int steps = (min(band_rows, kHeight - y0) + kRows - 1) / kRows;
+    const Band at = band_of(blockIdx.x * kWarps + warp, band_rows);
+    if (at.steps == 0) return;
+    const int x = at.x, k = x * 512 + lane * 16, y0 = at.y0, steps = at.steps;
     auto issue_row = [&](int r) {
         unsigned char* slot = ring[warp][r % kRingRows];
         const int y = Halo ? clamp_row(y0 - 1 + r) : min(y0 + r, kHeight - 1);
@@ -172,12 +180,9 @@ __global__ void __launch_bounds__(32 * kWarps, 5)
     __shared__ alignas(128) unsigned char ring[kWarps][kBoxes][kBoxStride];
     __shared__ alignas(8) std::uint64_t bars[kWarps][kBoxes];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const int across = (kRowBytes + 511) / 512, down = (kHeight + band_rows - 1) / band_rows;
-    const int band = blockIdx.x * kWarps + warp;
-    if (band >= across * down) return;
-    const int x = band % across, k = x * 512 + lane * 16;
-    const int y0 = band / across * band_rows;
-    const int steps = (min(band_rows, kHeight - y0) + kRows - 1) / kRows;
+    const Band at = band_of(blockIdx.x * kWarps + warp, band_rows);
+    if (at.steps == 0) return;
+    const int x = at.x, k = x * 512 + lane * 16, y0 = at.y0, steps = at.steps;
     if (lane == 0) {
         for (int b = 0; b < kBoxes; ++b) {
             asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem(&bars[warp][b])) : "memory");
@@ -245,44 +250,13 @@ CUtensorMap tensor_map_of(const void* image) {
     return map;
 }
 
-struct Result {
-    double median_us = 0, min_us = 0;
-};
-
-template <typename Launch>
-Result time_launches(cudaconv::StreamHold& hold, cudaStream_t stream, Launch launch, int buffers) {
-    constexpr int kWarmup = 4, kRepeat = 40;
-    cudaEvent_t start, stop;
-    check(cudaEventCreate(&start), "cudaEventCreate");
-    check(cudaEventCreate(&stop), "cudaEventCreate");
-    launch(0);
-    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    std::vector<double> us;
-    for (int i = 0; i < kWarmup + kRepeat; ++i) {
-        hold.hold(stream);
-        check(cudaEventRecord(start, stream), "cudaEventRecord");
-        launch(i % buffers);
-        check(cudaGetLastError(), "launch");
-        check(cudaEventRecord(stop, stream), "cudaEventRecord");
-        hold.release();
-        check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-        if (i >= kWarmup) us.push_back(1000.0 * ms);
-    }
-    std::sort(us.begin(), us.end());
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    return {us[us.size() / 2], us.front()};
-}
-
 }  // namespace
 
 int main() {
     cudaDeviceProp device{};
-    check(cudaGetDeviceProperties(&device, 0), "cudaGetDeviceProperties");
+    check_cuda(cudaGetDeviceProperties(&device, 0), "cudaGetDeviceProperties");
     cudaStream_t stream;
-    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
     cudaconv::StreamHold hold;
     const std::size_t bytes = static_cast<std::size_t>(kRowBytes) * kHeight;
     const int buffers = static_cast<int>(4 * static_cast<std::size_t>(device.l2CacheSize) / bytes + 1);
@@ -292,10 +266,10 @@ int main() {
     std::uint32_t seed = 12345;
     for (auto& b : noise) b = static_cast<unsigned char>((seed = seed * 1664525u + 1013904223u) >> 24);
     for (int b = 0; b < buffers; ++b) {
-        check(cudaMalloc(&from[b], bytes), "cudaMalloc");
-        check(cudaMalloc(&to[b], bytes), "cudaMalloc");
-        check(cudaMemcpy(from[b], noise.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
-        check(cudaMemset(to[b], 0, bytes), "cudaMemset");
+        check_cuda(cudaMalloc(&from[b], bytes), "cudaMalloc");
+        check_cuda(cudaMalloc(&to[b], bytes), "cudaMalloc");
+        check_cuda(cudaMemcpy(from[b], noise.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+        check_cuda(cudaMemset(to[b], 0, bytes), "cudaMemset");
         maps[b] = tensor_map_of(from[b]);
     }
     const int across = (kRowBytes + 511) / 512;
@@ -305,11 +279,11 @@ int main() {
     // reflects the rows outside the image, the bulk one reads zeros there).
     std::vector<unsigned char> a(bytes), b(bytes);
     walk_async<true><<<walk_blocks(8), 32 * kWarps, 0, stream>>>(from[0], to[0], 8);
-    check(cudaMemcpyAsync(a.data(), to[0], bytes, cudaMemcpyDeviceToHost, stream), "copy back");
-    check(cudaMemsetAsync(to[0], 0, bytes, stream), "cudaMemset");
+    check_cuda(cudaMemcpyAsync(a.data(), to[0], bytes, cudaMemcpyDeviceToHost, stream), "copy back");
+    check_cuda(cudaMemsetAsync(to[0], 0, bytes, stream), "cudaMemset");
     walk_bulk2d<<<walk_blocks(8), 32 * kWarps, 0, stream>>>(maps[0], to[0], 8);
-    check(cudaMemcpyAsync(b.data(), to[0], bytes, cudaMemcpyDeviceToHost, stream), "copy back");
-    check(cudaStreamSynchronize(stream), "walks");
+    check_cuda(cudaMemcpyAsync(b.data(), to[0], bytes, cudaMemcpyDeviceToHost, stream), "copy back");
+    check_cuda(cudaStreamSynchronize(stream), "walks");
     const std::size_t inner = static_cast<std::size_t>(kRowBytes) * (kHeight - 2);
     std::printf("walks agree on rows 1 .. %d: %s\n", kHeight - 2,
                 std::memcmp(a.data() + kRowBytes, b.data() + kRowBytes, inner) == 0 ? "yes" : "NO");
@@ -318,17 +292,17 @@ int main() {
     // SM at most (the real walk fits 5, capped by its 96 registers).
     auto pad_for = [&](const void* kernel, int per_sm) -> std::size_t {
         cudaFuncAttributes attributes{};
-        check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
+        check_cuda(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
         const std::size_t share = device.sharedMemPerMultiprocessor / per_sm - 1024;
         const std::size_t pad = share > attributes.sharedSizeBytes ? share - attributes.sharedSizeBytes : 0;
         return std::min<std::size_t>(pad, 48 * 1024 - attributes.sharedSizeBytes);
     };
-    auto report = [&](const char* name, Result r) {
+    auto report = [&](const char* name, cudaconv::HeldTimes r) {
         std::printf("%-28s %6.1f us (least %6.1f)  %5.0f GB/s\n", name, r.median_us, r.min_us,
                     2.0 * bytes / (r.median_us * 1e-6) * 1e-9);
     };
     for (int round = 0; round < 2; ++round) {
-        report("16-byte copy", time_launches(hold, stream, [&](int i) {
+        report("16-byte copy", cudaconv::time_held(hold, stream, [&](int i) {
                    copy_vectors<<<device.multiProcessorCount * 16, 256, 0, stream>>>(
                        reinterpret_cast<const uint4*>(from[i]), reinterpret_cast<uint4*>(to[i]), bytes / 16);
                }, buffers));
@@ -338,11 +312,11 @@ int main() {
             for (int band : {8, 16, 32}) {
                 char name[64];
                 std::snprintf(name, sizeof name, "walk async, %d/SM, bands of %d", per_sm, band);
-                report(name, time_launches(hold, stream, [&](int i) {
+                report(name, cudaconv::time_held(hold, stream, [&](int i) {
                            walk_async<true><<<walk_blocks(band), 32 * kWarps, async_pad, stream>>>(from[i], to[i], band);
                        }, buffers));
                 std::snprintf(name, sizeof name, "walk bulk2d, %d/SM, bands of %d", per_sm, band);
-                report(name, time_launches(hold, stream, [&](int i) {
+                report(name, cudaconv::time_held(hold, stream, [&](int i) {
                            walk_bulk2d<<<walk_blocks(band), 32 * kWarps, bulk_pad, stream>>>(maps[i], to[i], band);
                        }, buffers));
             }
@@ -351,18 +325,18 @@ int main() {
         // blocks an SM as the real walk): its own rows only, by cp.async;
         // straight into registers, without and with the rows around.
         const std::size_t own_pad = pad_for(reinterpret_cast<const void*>(walk_async<false>), 5);
-        report("walk async, own rows only", time_launches(hold, stream, [&](int i) {
+        report("walk async, own rows only", cudaconv::time_held(hold, stream, [&](int i) {
                    walk_async<false><<<walk_blocks(8), 32 * kWarps, own_pad, stream>>>(from[i], to[i], 8);
                }, buffers));
         for (int per_sm : {5, 16}) {
             const std::size_t pad = pad_for(reinterpret_cast<const void*>(walk_registers<false>), per_sm);
             char name[64];
             std::snprintf(name, sizeof name, "walk order, registers, %d/SM", per_sm);
-            report(name, time_launches(hold, stream, [&](int i) {
+            report(name, cudaconv::time_held(hold, stream, [&](int i) {
                        walk_registers<false><<<walk_blocks(8), 32 * kWarps, pad, stream>>>(from[i], to[i]);
                    }, buffers));
             std::snprintf(name, sizeof name, "  the same, rows around too");
-            report(name, time_launches(hold, stream, [&](int i) {
+            report(name, cudaconv::time_held(hold, stream, [&](int i) {
                        walk_registers<true><<<walk_blocks(8), 32 * kWarps, pad, stream>>>(from[i], to[i]);
                    }, buffers));
         }
