@@ -267,10 +267,12 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
         if (copies_after) __pipeline_memcpy_async(slot + kRingData + 512, from + 16, 4);
     };
     // Block s's rows: s R ... s R + R + 1; the first block's all, each later
-    // one's R new ones. A commit group a block, even empty.
+    // one's R new ones. A commit group a block, even empty (bands that load
+    // their rows into registers, below, commit only empty ones).
     // Unrolled, the rows' addresses are worked out together (4000x3000 RGB
-    // edge 35.6 -> 34.4 us); not on RGBA, where that spills (its registers
-    // are the most: ptxas, 12 bytes).
+    // edge 35.6 -> 34.4 us, before those bands loaded into registers); not
+    // on RGBA, where that spills (its registers are the most: ptxas, 12
+    // bytes).
     constexpr int kUnroll = C == 4 ? 1 : R + 2;
     auto issue_block = [&](int s) {
         if (s == 0) {
