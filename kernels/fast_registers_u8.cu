@@ -67,17 +67,17 @@ constexpr int kRows = 4;  // output rows a block (R)
 // 3 or 4 channels (a pixel's neighbours are at most 4 bytes away).
 constexpr int kWindowWords = 6;
 
-// Output rows [y0, y0 + R) of bytes [k, k + 16) of this lane, from win[i]
-// (input row y0 - 1 + i's window, byte k - 4 + b in word b / 4): for each
-// output word, each input row's bytes under the filter's 3 columns are
-// gathered once into a word a sample and summed by DP4A into the 1 to 3
-// output rows that read that input row. Integers as they are (scale 1,
-// delta 0), made absolute where the job asks, clamped into bytes.
-template <int R, int C>
-__device__ __forceinline__ void store_u8_block(const DeviceJob& job,
-                                               const unsigned int (&win)[R + 2][kWindowWords],
-                                               int k, std::int64_t y0, int row_bytes) {
-    unsigned int out[R][4];
+// Output rows [y0, y0 + R) of bytes [k, k + 16) of this lane into out[o][g]
+// (bytes 4 g ... 4 g + 3 of row y0 + o), from win[i] (input row y0 - 1 +
+// i's window, byte k - 4 + b in word b / 4): for each output word, each
+// input row's bytes under the filter's 3 columns are gathered once into a
+// word a sample and summed by DP4A into the 1 to 3 output rows that read
+// that input row. Integers as they are (scale 1, delta 0), made absolute
+// where the job asks (TakeAbs: a template parameter, so that no branch
+// splits the groups' sums apart), clamped into bytes.
+template <int R, int C, bool TakeAbs>
+__device__ __forceinline__ void sum_u8_block(const unsigned int (&win)[R + 2][kWindowWords],
+                                             unsigned int (&out)[R][4]) {
 #pragma unroll
     for (int g = 0; g < 4; ++g) {
         int acc[R][4];
@@ -101,26 +101,39 @@ __device__ __forceinline__ void store_u8_block(const DeviceJob& job,
         }
 #pragma unroll
         for (int o = 0; o < R; ++o) {
-            if (job.take_abs) {  // uniform: a branch a word, not a select a sample
-                out[o][g] = pack_saturated_u8(abs(acc[o][0]), abs(acc[o][1]), abs(acc[o][2]),
-                                              abs(acc[o][3]));
-            } else {
-                out[o][g] = pack_saturated_u8(acc[o][0], acc[o][1], acc[o][2], acc[o][3]);
+#pragma unroll
+            for (int s = 0; s < 4; ++s) {
+                if (TakeAbs) acc[o][s] = abs(acc[o][s]);
             }
+            out[o][g] = pack_saturated_u8(acc[o][0], acc[o][1], acc[o][2], acc[o][3]);
         }
     }
-    if (k >= row_bytes) return;
+}
+
+// out's rows into the image at `at` (row y0's byte k), `pitch` apart: a
+// 16-byte store a row where the lane's vector lies in the row
+// (bytes_left = row_bytes - k >= 16), its first bytes_left bytes where the
+// row ends inside it, nothing past the row's end; rows from rows_left on
+// (past the image's bottom) not at all, unless RowsInside says there are
+// none.
+template <int R, bool RowsInside>
+__device__ __forceinline__ void store_u8_rows(const unsigned int (&out)[R][4], std::byte* at,
+                                              std::int64_t pitch, int bytes_left, int rows_left) {
+    if (bytes_left <= 0) return;
+    if (bytes_left >= 16) {
+#pragma unroll
+        for (int o = 0; o < R; ++o) {
+            if (!RowsInside && o >= rows_left) return;
+            *reinterpret_cast<uint4*>(at + o * pitch) = make_uint4(out[o][0], out[o][1], out[o][2], out[o][3]);
+        }
+        return;
+    }
 #pragma unroll
     for (int o = 0; o < R; ++o) {
-        if (y0 + o >= job.src_height) return;
-        std::byte* at = job.dst + (y0 + o) * job.dst_pitch + k;
-        if (k + 16 <= row_bytes) {
-            *reinterpret_cast<uint4*>(at) = make_uint4(out[o][0], out[o][1], out[o][2], out[o][3]);
-        } else {
+        if (!RowsInside && o >= rows_left) return;
 #pragma unroll
-            for (int b = 0; b < 16; ++b) {  // unrolled: out stays in registers
-                if (k + b < row_bytes) at[b] = static_cast<std::byte>(out[o][b / 4] >> (8 * (b % 4)));
-            }
+        for (int b = 0; b < 16; ++b) {  // unrolled: out stays in registers
+            if (b < bytes_left) at[o * pitch + b] = static_cast<std::byte>(out[o][b / 4] >> (8 * (b % 4)));
         }
     }
 }
@@ -208,6 +221,62 @@ __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char
     }
 }
 
+// A block's R + 2 input rows, ring slots first ... first + R + 1 (mod the
+// ring), into the lanes' windows: each lane's vector, and the words either
+// side of it from its neighbours (shuffles); lane 0's word before and lane
+// 31's after from the ring row.
+template <int R>
+__device__ __forceinline__ void read_window(const unsigned char (*ring)[kRingRowBytes], int first, int lane,
+                                            unsigned int (&win)[R + 2][kWindowWords]) {
+    const bool side_lane = lane == 0 || lane == 31;
+    const int side_at = lane == 0 ? kRingData - 4 : kRingData + 512;
+#pragma unroll
+    for (int i = 0; i < R + 2; ++i) {
+        const unsigned char* slot = ring[(first + i) % kRingRows];
+        const uint4 v = *reinterpret_cast<const uint4*>(slot + kRingData + 16 * lane);
+        win[i][1] = v.x, win[i][2] = v.y, win[i][3] = v.z, win[i][4] = v.w;
+        const unsigned int left = __shfl_up_sync(0xffffffffu, v.w, 1);
+        const unsigned int right = __shfl_down_sync(0xffffffffu, v.x, 1);
+        const unsigned int side = side_lane ? *reinterpret_cast<const unsigned int*>(slot + side_at) : 0u;
+        win[i][0] = lane == 0 ? side : left;
+        win[i][5] = lane == 31 ? side : right;
+    }
+}
+
+// The common band's rows: 2 blocks (2 R rows), every row it reads inside
+// the image. All its 2 R + 2 rows are loaded straight into registers at
+// once (16-byte loads; lane 0's word before its vector and lane 31's after,
+// one load a row) and stored into ring slots 0 ... 2 R + 1 before any sum,
+// so that those registers are free again by then. Loads into registers
+// rather than cp.async: the walk's memory pattern alone took 28.9 us
+// against 31.2 (walk_probe, 2026-11-25).
+template <int R>
+__device__ __forceinline__ void load_full_band(const DeviceJob& job, unsigned char (*ring)[kRingRowBytes],
+                                               int lane, int k, int row_bytes, std::int64_t y0) {
+    constexpr int kIn = 2 * R + 2;
+    const bool copies_vector = k < row_bytes;
+    const int side_offset = lane == 0 ? -4 : 16;  // from the lane's vector
+    const bool copies_side = (lane == 0 && k >= 4) || (lane == 31 && k + 16 < row_bytes);
+    const std::int64_t pitch = job.src_pitch;
+    const std::byte* from = job.src + (y0 - 1) * pitch + k;
+    uint4 vectors[kIn];
+    unsigned int sides[kIn];
+#pragma unroll
+    for (int r = 0; r < kIn; ++r) {
+        vectors[r] = make_uint4(0, 0, 0, 0);
+        sides[r] = 0;
+        if (copies_vector) vectors[r] = __ldg(reinterpret_cast<const uint4*>(from + r * pitch));
+        if (copies_side) sides[r] = __ldg(reinterpret_cast<const unsigned int*>(from + r * pitch + side_offset));
+    }
+    unsigned char* vector_at = ring[0] + kRingData + 16 * lane;
+    unsigned char* side_at = ring[0] + kRingData + (lane == 0 ? -4 : 512);
+#pragma unroll
+    for (int r = 0; r < kIn; ++r) {
+        *reinterpret_cast<uint4*>(vector_at + r * kRingRowBytes) = vectors[r];
+        if (copies_side) *reinterpret_cast<unsigned int*>(side_at + r * kRingRowBytes) = sides[r];
+    }
+}
+
 // Blocks an SM at least (which caps registers at 102): 5 measured faster
 // than 4 (111 registers) and 6 (80) on 4000x3000 RGB u8 edge and 780x585
 // (H100, 2026-11-25 19:18, docs/PERFORMANCE.md). A build macro, for
@@ -216,7 +285,7 @@ __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char
 #define CUDACONV_WALK_MIN_BLOCKS 5
 #endif
 
-template <int R, int C>
+template <int R, int C, bool TakeAbs>
 __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
     walk_kernel(const __grid_constant__ DeviceJob job, int across, int down, int band_rows) {
     static_assert(3 * R + 2 <= kRingRows, "the ring holds a block's rows and the next two blocks'");
@@ -233,18 +302,22 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
     const int out_rows = static_cast<int>(job.src_height - y0 < band_rows ? job.src_height - y0 : band_rows);
     const int steps = (out_rows + R - 1) / R;
     unsigned char(*my_ring)[kRingRowBytes] = ring[warp];  // row r: input row y0 - 1 + r
-    const unsigned int splat = 0x01010101u * static_cast<unsigned int>(job.border_value);
     // A warp patches where its ring rows hold bytes before the row or the
     // first C past its end.
     const int end_at = row_bytes - at.x * 512;  // the row's end, from the warp's first byte
     const bool patches = at.x == 0 || (end_at >= -4 && end_at < 512 + 4);  // uniform
-
-    // Ring row r: every lane's vector that starts inside the row (whole: the
-    // bytes past the row's end, up to its pitch, are initialised), lane 0's
-    // word before, lane 31's after where they start inside the row; rows
-    // outside the image through the border policy. Bands whose rows all lie
-    // inside the image (all but the top and bottom ones) skip the policy.
+    // Bands whose rows all lie inside the image (all but the top and bottom
+    // ones) skip the border policy.
     const bool inside = y0 >= 1 && y0 + static_cast<std::int64_t>(steps) * R < job.src_height;
+    // The common band (load_full_band) loads its rows into registers; any
+    // other (the top and bottom ones, and every band of other heights)
+    // copies them by cp.async, ring row r through the border policy: every
+    // lane's vector that starts inside the row (whole: the bytes past the
+    // row's end, up to its pitch, are initialised), lane 0's word before,
+    // lane 31's after where they start inside the row; the next two blocks'
+    // rows while the current block is summed.
+    const bool full = inside && steps == 2;
+    const unsigned int splat = 0x01010101u * static_cast<unsigned int>(job.border_value);
     const bool copies_vector = k < row_bytes;
     const bool copies_before = lane == 0 && k >= 4;
     const bool copies_after = lane == 31 && k + 16 < row_bytes;
@@ -267,12 +340,11 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
         if (copies_after) __pipeline_memcpy_async(slot + kRingData + 512, from + 16, 4);
     };
     // Block s's rows: s R ... s R + R + 1; the first block's all, each later
-    // one's R new ones. A commit group a block, even empty (bands that load
-    // their rows into registers, below, commit only empty ones).
+    // one's R new ones. A commit group a block, even empty (the common
+    // band commits only empty ones).
     // Unrolled, the rows' addresses are worked out together (4000x3000 RGB
-    // edge 35.6 -> 34.4 us, before those bands loaded into registers); not
-    // on RGBA, where that spills (its registers are the most: ptxas, 12
-    // bytes).
+    // edge 35.6 -> 34.4 us, when every band came this way); not on RGBA,
+    // where that spills (its registers are the most: ptxas, 12 bytes).
     constexpr int kUnroll = C == 4 ? 1 : R + 2;
     auto issue_block = [&](int s) {
         if (s == 0) {
@@ -284,32 +356,8 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
         }
         __pipeline_commit();
     };
-    if (inside && steps <= 2) {
-        // A band of at most 2 blocks inside the image: every row it reads
-        // (at most 2 R + 2) loaded straight into registers at once and
-        // stored into the ring, before any sum (so the registers are free
-        // again by then).
-        constexpr int kBandRows = 2 * R + 2;
-        const int rows = steps * R + 2;
-        uint4 vectors[kBandRows];
-        unsigned int sides[kBandRows];  // lane 0's word before, lane 31's after
-#pragma unroll
-        for (int r = 0; r < kBandRows; ++r) {
-            if (r >= rows) break;
-            const std::byte* from = job.src + (y0 - 1 + r) * job.src_pitch + k;
-            vectors[r] = copies_vector ? __ldg(reinterpret_cast<const uint4*>(from)) : uint4{};
-            sides[r] = copies_before  ? __ldg(reinterpret_cast<const unsigned int*>(from - 4))
-                       : copies_after ? __ldg(reinterpret_cast<const unsigned int*>(from + 16))
-                                      : 0u;
-        }
-#pragma unroll
-        for (int r = 0; r < kBandRows; ++r) {
-            if (r >= rows) break;
-            unsigned char* slot = my_ring[r];
-            *reinterpret_cast<uint4*>(slot + kRingData + 16 * lane) = vectors[r];
-            if (copies_before) *reinterpret_cast<unsigned int*>(slot + kRingData - 4) = sides[r];
-            if (copies_after) *reinterpret_cast<unsigned int*>(slot + kRingData + 512) = sides[r];
-        }
+    if (full) {
+        load_full_band<R>(job, my_ring, lane, k, row_bytes, y0);
     } else {
         issue_block(0);
         issue_block(1);
@@ -326,19 +374,14 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
             __syncwarp();
         }
         unsigned int win[R + 2][kWindowWords];
-#pragma unroll
-        for (int i = 0; i < R + 2; ++i) {
-            const unsigned char* slot = my_ring[(s * R + i) % kRingRows];
-            const uint4 v = *reinterpret_cast<const uint4*>(slot + kRingData + 16 * lane);
-            win[i][1] = v.x, win[i][2] = v.y, win[i][3] = v.z, win[i][4] = v.w;
-            const unsigned int left = __shfl_up_sync(0xffffffffu, v.w, 1);
-            const unsigned int right = __shfl_down_sync(0xffffffffu, v.x, 1);
-            win[i][0] = lane == 0 ? *reinterpret_cast<const unsigned int*>(slot + kRingData - 4) : left;
-            win[i][5] = lane == 31 ? *reinterpret_cast<const unsigned int*>(slot + kRingData + 512) : right;
-        }
+        read_window<R>(my_ring, s * R, lane, win);
         __syncwarp();  // every lane has read block s's rows: their slots may be refilled
         issue_block(s + 2);
-        store_u8_block<R, C>(job, win, k, y0 + s * R, row_bytes);
+        unsigned int out[R][4];
+        sum_u8_block<R, C, TakeAbs>(win, out);
+        const std::int64_t y = y0 + s * R;
+        store_u8_rows<R, false>(out, job.dst + y * job.dst_pitch + k, job.dst_pitch, row_bytes - k,
+                                static_cast<int>(job.src_height - y < R ? job.src_height - y : R));
     }
 }
 
@@ -368,10 +411,14 @@ void registers_u8_launch(const DeviceJob& job, int band_rows, cudaStream_t strea
         throw CudaError("fast: the image has too many rows for the register path");
     }
     const auto blocks = static_cast<unsigned int>((across * down + kWalkWarps - 1) / kWalkWarps);
-    auto kernel = job.channels == 1   ? walk_kernel<kRows, 1>
-                  : job.channels == 3 ? walk_kernel<kRows, 3>
-                  : job.channels == 4 ? walk_kernel<kRows, 4>
-                                      : nullptr;
+    auto kernel = job.take_abs ? (job.channels == 1   ? walk_kernel<kRows, 1, true>
+                                  : job.channels == 3 ? walk_kernel<kRows, 3, true>
+                                  : job.channels == 4 ? walk_kernel<kRows, 4, true>
+                                                      : nullptr)
+                               : (job.channels == 1   ? walk_kernel<kRows, 1, false>
+                                  : job.channels == 3 ? walk_kernel<kRows, 3, false>
+                                  : job.channels == 4 ? walk_kernel<kRows, 4, false>
+                                                      : nullptr);
     if (kernel == nullptr) throw CudaError("fast: the register path was asked for a job it does not take");
     kernel<<<blocks, 32 * kWalkWarps, 0, stream>>>(job, static_cast<int>(across),
                                                    static_cast<int>(down), band_rows);
