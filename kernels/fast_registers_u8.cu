@@ -10,8 +10,8 @@
 //    bands copy the next two blocks' rows into the ring (cp.async) while
 //    the current block is summed.
 //  - A block's R + 2 input rows are read out of the ring into registers,
-//    a vector and the words either side of it a lane (neighbours by
-//    shuffles), and its R output rows are summed from them at once by
+//    a vector and the words either side of it a lane, and its R output
+//    rows are summed from them at once by
 //    DP4A (kernels/dp4a.cuh): each input row's bytes under the filter's 3
 //    columns are gathered into a word once, for the 1 to 3 output rows
 //    that read them. No ring of accumulator rows, the strip path's (which
@@ -123,8 +123,9 @@ __device__ __forceinline__ void store_u8_rows(const unsigned int (&out)[R][4], s
     if (bytes_left >= 16) {
 #pragma unroll
         for (int o = 0; o < R; ++o) {
-            if (!RowsInside && o >= rows_left) return;
-            *reinterpret_cast<uint4*>(at + o * pitch) = make_uint4(out[o][0], out[o][1], out[o][2], out[o][3]);
+            if (RowsInside || o < rows_left) {  // predicated stores, no branches
+                *reinterpret_cast<uint4*>(at + o * pitch) = make_uint4(out[o][0], out[o][1], out[o][2], out[o][3]);
+            }
         }
         return;
     }
@@ -222,24 +223,23 @@ __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char
 }
 
 // A block's R + 2 input rows, ring slots first ... first + R + 1 (mod the
-// ring), into the lanes' windows: each lane's vector, and the words either
-// side of it from its neighbours (shuffles); lane 0's word before and lane
-// 31's after from the ring row.
+// ring), into the lanes' windows: each lane's vector and the words either
+// side of it, all read from the ring row (lane 0's word before and lane
+// 31's after lie there too). Three loads a row, where shuffles and picking
+// out lanes 0 and 31 took seven instructions: with the stores below
+// (predicated, a pointer moved on a block) RGB u8 edge 4000x3000 31.4 ->
+// 30.9 us, gray 14.3 -> 14.0 (H100, 2026-11-26 00:06). Each alone was
+// slower on one of them: the kernel's speed moves with its code's layout.
 template <int R>
 __device__ __forceinline__ void read_window(const unsigned char (*ring)[kRingRowBytes], int first, int lane,
                                             unsigned int (&win)[R + 2][kWindowWords]) {
-    const bool side_lane = lane == 0 || lane == 31;
-    const int side_at = lane == 0 ? kRingData - 4 : kRingData + 512;
 #pragma unroll
     for (int i = 0; i < R + 2; ++i) {
-        const unsigned char* slot = ring[(first + i) % kRingRows];
-        const uint4 v = *reinterpret_cast<const uint4*>(slot + kRingData + 16 * lane);
+        const unsigned char* at = ring[(first + i) % kRingRows] + kRingData + 16 * lane;
+        const uint4 v = *reinterpret_cast<const uint4*>(at);
         win[i][1] = v.x, win[i][2] = v.y, win[i][3] = v.z, win[i][4] = v.w;
-        const unsigned int left = __shfl_up_sync(0xffffffffu, v.w, 1);
-        const unsigned int right = __shfl_down_sync(0xffffffffu, v.x, 1);
-        const unsigned int side = side_lane ? *reinterpret_cast<const unsigned int*>(slot + side_at) : 0u;
-        win[i][0] = lane == 0 ? side : left;
-        win[i][5] = lane == 31 ? side : right;
+        win[i][0] = *reinterpret_cast<const unsigned int*>(at - 4);
+        win[i][5] = *reinterpret_cast<const unsigned int*>(at + 16);
     }
 }
 
@@ -293,7 +293,7 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int warp = static_cast<int>(threadIdx.x) / 32;
     const int band = static_cast<int>(blockIdx.x) * kWalkWarps + warp;
-    if (band >= across * down) return;  // whole warps: the shuffles below see all 32 lanes
+    if (band >= across * down) return;  // whole warps: __syncwarp below sees all 32 lanes
     // The side columns first: their warps patch their rows (patch_ring_rows).
     const int2 at = sides_first_at(band, across, down);
     const int row_bytes = static_cast<int>(job.src_width) * C;  // < 2^30 (registers_take)
@@ -362,6 +362,10 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
         issue_block(0);
         issue_block(1);
     }
+    // Block s's first output row. Moved on a block, but worked out afresh
+    // on RGBA, whose registers are the most: held across blocks it spilled
+    // (ptxas, 16 bytes), and 3000x2000 RGBA edge took 27.6 us against 26.8.
+    std::byte* to = job.dst + y0 * job.dst_pitch + k;
 #pragma unroll 1
     for (int s = 0; s < steps; ++s) {
         __pipeline_wait_prior(1);  // block s's group is done; s + 1's may not be
@@ -379,9 +383,9 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
         issue_block(s + 2);
         unsigned int out[R][4];
         sum_u8_block<R, C, TakeAbs>(win, out);
-        const std::int64_t y = y0 + s * R;
-        store_u8_rows<R, false>(out, job.dst + y * job.dst_pitch + k, job.dst_pitch, row_bytes - k,
-                                static_cast<int>(job.src_height - y < R ? job.src_height - y : R));
+        if (C == 4) to = job.dst + (y0 + s * R) * job.dst_pitch + k;
+        store_u8_rows<R, false>(out, to, job.dst_pitch, row_bytes - k, out_rows - s * R);
+        to += R * job.dst_pitch;
     }
 }
 
