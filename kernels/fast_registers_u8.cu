@@ -67,6 +67,36 @@ constexpr int kRows = 4;  // output rows a block (R)
 // 3 or 4 channels (a pixel's neighbours are at most 4 bytes away).
 constexpr int kWindowWords = 6;
 
+// Output word g's 4 samples' gathers from one input row's window w (byte
+// k - 4 + b in word b / 4): packed[s] holds bytes x - C, x, x + C of
+// output byte x = 4 g + s, as gather_bytes<C> would (byte 3 whatever: its
+// tap is 0). On 3 and 4 channels a sample's bytes span 3 words, which
+// gather_bytes takes 2 PRMTs for; here a word of the bytes that two
+// samples share is gathered once, so RGB takes 5 PRMTs a word, not 6, and
+// RGBA 6, not 8.
+template <int C>
+__device__ __forceinline__ void gather_word(const unsigned int (&w)[kWindowWords], int g,
+                                            unsigned int (&packed)[4]) {
+    const unsigned int a = w[g], b = w[g + 1], c = w[g + 2];
+    if constexpr (C == 3) {  // sample s: bytes 4 g + 1 + s, + 3, + 6
+        const unsigned int shared = __byte_perm(b, c, 0x5421);  // b1 b2 c0 c1
+        packed[0] = __byte_perm(a, b, 0x0741);                   // a1 b0 b3
+        packed[1] = __byte_perm(a, shared, 0x0642);              // a2 b1 c0
+        packed[2] = __byte_perm(a, shared, 0x0753);              // a3 b2 c1
+        packed[3] = __byte_perm(b, c, 0x0630);                   // b0 b3 c2
+    } else if constexpr (C == 4) {  // sample s: byte s of a, b and c
+        const unsigned int low = __byte_perm(a, b, 0x5140);   // a0 b0 a1 b1
+        const unsigned int high = __byte_perm(a, b, 0x7362);  // a2 b2 a3 b3
+        packed[0] = __byte_perm(low, c, 0x0410);
+        packed[1] = __byte_perm(low, c, 0x0532);
+        packed[2] = __byte_perm(high, c, 0x0610);
+        packed[3] = __byte_perm(high, c, 0x0732);
+    } else {
+#pragma unroll
+        for (int s = 0; s < 4; ++s) packed[s] = gather_bytes<C>(w, 4 + 4 * g + s - C, 3);
+    }
+}
+
 // Output rows [y0, y0 + R) of bytes [k, k + 16) of this lane into out[o][g]
 // (bytes 4 g ... 4 g + 3 of row y0 + o), from win[i] (input row y0 - 1 +
 // i's window, byte k - 4 + b in word b / 4): for each output word, each
@@ -89,8 +119,7 @@ __device__ __forceinline__ void sum_u8_block(const unsigned int (&win)[R + 2][kW
 #pragma unroll
         for (int i = 0; i < R + 2; ++i) {
             unsigned int packed[4];  // bytes x - C, x, x + C of output byte x = 4 g + s
-#pragma unroll
-            for (int s = 0; s < 4; ++s) packed[s] = gather_bytes<C>(win[i], 4 + 4 * g + s - C, 3);
+            gather_word<C>(win[i], g, packed);
 #pragma unroll
             for (int o = 0; o < R; ++o) {
                 if (o > i || i - o > 2) continue;  // resolved at compile time
