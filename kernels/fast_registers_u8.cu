@@ -181,17 +181,19 @@ constexpr int kRingData = 16;  // where byte k of the warp's first lane lies in 
 // `slot` on (image rows top, top + 1, ...) of a warp at column `column`:
 // the C before the row (column 0) and the C after its end, where they fall
 // in the warp's ring row, through the border policy. The lanes copy their
-// vectors whole (past the row's end, the row's padding); lane 0 of a warp
-// at the side then writes these few bytes over. Where every byte they take
-// lies in the warp's own 512 bytes of the row (reflect, reflect101 and
+// vectors whole (past the row's end, the row's padding); a warp at the
+// side then writes these few bytes over. Where every byte they take lies
+// in the warp's own 512 bytes of the row (reflect, reflect101 and
 // replicate, unless the row ends within a pixel or two of the warp's
-// first byte), it takes them from the ring row, already there: RGB u8
-// edge 780x585 10.4 -> 9.6 us, 4000x3000 36.1 -> 35.6 (H100, 2026-11-25
-// 20:32). Else from global memory, all rows' loads in flight together.
-// Out of line: only the warps at the image's sides take it.
-template <int C, int N>
+// first byte), it takes them from the ring row, already there (RGB u8
+// edge 780x585 10.4 -> 9.6 us, 4000x3000 36.1 -> 35.6: H100, 2026-11-25
+// 20:32), a byte a lane of the warp (Lanes 32), or lane 0 all of them
+// (Lanes 1: the caller says why). Else lane 0 takes them from global
+// memory, all rows' loads in flight together. Called by those lanes, out
+// of line: only the warps at the image's sides take it.
+template <int C, int N, int Lanes>
 __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char (*ring)[kRingRowBytes],
-                                             int slot, std::int64_t top, int column) {
+                                             int slot, std::int64_t top, int column, int lane) {
     const int row_bytes = static_cast<int>(job.src_width) * C;
     const int base = column * 512;  // the row's byte at the ring row's kRingData
     // A patch reaches one pixel past either end: the closed forms hold on
@@ -216,20 +218,44 @@ __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char
         if (offsets[t] >= 0 && sources[t] >= 0 && !mine) in_ring = false;
     }
     if (in_ring) {
-        // Rows outside the image came in through the border policy (the
-        // constant border as a splat), so the sources in them are right too.
+        // Patch t of ring row i a lane (Lanes 32). Rows outside the image came in
+        // through the border policy (the constant border as a splat), so
+        // the sources in them are right too. No lane writes a byte another
+        // reads: the sources lie in the row, the patches outside it. Lane 0
+        // alone, one byte after another, had the side columns' warps live
+        // 10 us against the others' 6 (a trace of 4000x3000 RGB edge,
+        // H100, 2026-11-26 00:22).
+        if constexpr (Lanes == 1) {
 #pragma unroll
-        for (int i = 0; i < N; ++i) {
-            unsigned char* row = ring[(slot + i) % kRingRows];
+            for (int i = 0; i < N; ++i) {
+                unsigned char* row = ring[(slot + i) % kRingRows];
 #pragma unroll
-            for (int t = 0; t < 2 * C; ++t) {
-                if (offsets[t] < 0) continue;
-                row[offsets[t]] = sources[t] < 0 ? static_cast<unsigned char>(constant)
-                                                 : row[kRingData + sources[t] - base];
+                for (int t = 0; t < 2 * C; ++t) {
+                    if (offsets[t] < 0) continue;
+                    row[offsets[t]] = sources[t] < 0 ? static_cast<unsigned char>(constant)
+                                                     : row[kRingData + sources[t] - base];
+                }
+            }
+        } else {
+#pragma unroll
+            for (int first = 0; first < N * 2 * C; first += Lanes) {
+                const int item = first + lane;
+                if (item >= N * 2 * C) break;
+                const int i = item / (2 * C), t = item % (2 * C);
+                int offset = -1, source = 0;
+                // Not sources[t]: that indexing would go to local memory.
+#pragma unroll
+                for (int u = 0; u < 2 * C; ++u) {
+                    if (u == t) offset = offsets[u], source = sources[u];
+                }
+                if (offset < 0) continue;
+                unsigned char* row = ring[(slot + i) % kRingRows];
+                row[offset] = source < 0 ? static_cast<unsigned char>(constant) : row[kRingData + source - base];
             }
         }
         return;
     }
+    if (lane != 0) return;
     unsigned int values[N][2 * C];
 #pragma unroll
     for (int i = 0; i < N; ++i) {
@@ -400,9 +426,13 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
         __pipeline_wait_prior(1);  // block s's group is done; s + 1's may not be
         __syncwarp();
         if (patches) {
-            if (lane == 0) {
-                if (s == 0) patch_ring_rows<C, R + 2>(job, my_ring, 0, y0 - 1, at.x);
-                else patch_ring_rows<C, R>(job, my_ring, s * R + 2, y0 + s * R + 1, at.x);
+            // RGBA's patches by lane 0 alone: called by the whole warp, the
+            // kernel spilled (ptxas, 12 bytes) and 3000x2000 RGBA edge took
+            // 26.4 us against 24.8 (H100, 2026-11-26 00:25).
+            constexpr int kLanes = C == 4 ? 1 : 32;
+            if (kLanes == 32 || lane == 0) {
+                if (s == 0) patch_ring_rows<C, R + 2, kLanes>(job, my_ring, 0, y0 - 1, at.x, lane);
+                else patch_ring_rows<C, R, kLanes>(job, my_ring, s * R + 2, y0 + s * R + 1, at.x, lane);
             }
             __syncwarp();
         }
