@@ -3,19 +3,19 @@
 // (kernels/fast_registers.hpp says which jobs): each warp walks a band of
 // the image 32 16-byte vectors (512 bytes) wide and a few rows down, in
 // blocks of R = 4 output rows, with no block-wide barriers.
-//  - A band inside the image of at most 2 blocks (the default's 8 rows)
-//    loads all its rows straight into registers at once (16-byte loads),
-//    stores them into the warp's ring of rows in shared memory, and only
-//    then sums: those registers are free again by the first sum. Other
-//    bands copy the next two blocks' rows into the ring (cp.async) while
-//    the current block is summed.
+//  - A band of 2 blocks (the default's 8 rows) inside the image loads all
+//    its rows straight into registers at once (16-byte loads), stores
+//    them into the warp's ring of rows in shared memory, and only then
+//    sums: those registers are free again by the first sum. Other bands
+//    copy the next two blocks' rows into the ring (cp.async) while the
+//    current block is summed.
 //  - A block's R + 2 input rows are read out of the ring into registers,
 //    a vector and the words either side of it a lane, and its R output
-//    rows are summed from them at once by
-//    DP4A (kernels/dp4a.cuh): each input row's bytes under the filter's 3
-//    columns are gathered into a word once, for the 1 to 3 output rows
-//    that read them. No ring of accumulator rows, the strip path's (which
-//    pins its u8 kernels at 96 registers and walks a row at a time).
+//    rows are summed from them at once by DP4A (kernels/dp4a.cuh): each
+//    input row's bytes under the filter's 3 columns are gathered into a
+//    word once (gather_word), for the 1 to 3 output rows that read them.
+//    No ring of accumulator rows, the strip path's (which pins its u8
+//    kernels at 96 registers and walks a row at a time).
 //  - Every lane copies its vector whole; the bytes that outputs read
 //    outside the row (C before it, C after its end) are written over by
 //    the side columns' warps through the border policy (patch_ring_rows),
@@ -40,11 +40,23 @@
 // had its loads, sums and stores in turn: with 80 registers a lane DRAM
 // waited while the warps summed (ncu on 4000x3000 RGB u8 edge: 0.40
 // instructions issued a scheduler a cycle, DRAM at 34%; 42.3 us).
+// 2026-11-26 (00:03-00:31, each against the build before in one call):
+// fewer instructions a block (|x| by a template parameter, side words by
+// loads, no shuffles; stores predicated; shared gathers) and the side
+// columns' patches a byte a lane took RGB edge 4000x3000 from 32.75 to
+// 31.0 us, 780x585 9.63 -> 8.25, gray 4000x3000 16.4 -> 14.0. The kernel
+// is sensitive to its code's layout: summing the two blocks in
+// straight-line code, inlining the patches or moving the copies' issue
+// after the sums each cost 1.5 to 3 us at 4000x3000, with fewer
+// instructions.
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "kernels/border_columns.cuh"
@@ -332,6 +344,28 @@ __device__ __forceinline__ void load_full_band(const DeviceJob& job, unsigned ch
     }
 }
 
+// A trace of one launch, for finding where the walk's time goes: each
+// warp's start, the end of its first block's stores and its end
+// (globaltimer, ns) and its SM, written by the host to the file that
+// CUDACONV_WALK_TRACE names (the job's 5th launch: after the bench's
+// warm-ups) and read by scripts/gpu/walk_trace.py. Only in a build with
+// -DCUDACONV_WALK_TRACE=1 (scripts/gpu/sweep-fast.sh, docs/GPU-TESTING.md);
+// the shipped kernels have none of it. It found the side columns' slow
+// patches (patch_ring_rows).
+#ifndef CUDACONV_WALK_TRACE
+#define CUDACONV_WALK_TRACE 0
+#endif
+#if CUDACONV_WALK_TRACE
+constexpr int kTraceBands = 1 << 16;
+__device__ unsigned long long g_walk_trace[kTraceBands][4];  // start, first block, end, SM
+
+__device__ __forceinline__ unsigned long long globaltimer_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+#endif
+
 // Blocks an SM at least (which caps registers at 102): 5 measured faster
 // than 4 (111 registers) and 6 (80) on 4000x3000 RGB u8 edge and 780x585
 // (H100, 2026-11-25 19:18, docs/PERFORMANCE.md). A build macro, for
@@ -349,6 +383,9 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
     const int warp = static_cast<int>(threadIdx.x) / 32;
     const int band = static_cast<int>(blockIdx.x) * kWalkWarps + warp;
     if (band >= across * down) return;  // whole warps: __syncwarp below sees all 32 lanes
+#if CUDACONV_WALK_TRACE
+    const unsigned long long traced_start = globaltimer_ns();
+#endif
     // The side columns first: their warps patch their rows (patch_ring_rows).
     const int2 at = sides_first_at(band, across, down);
     const int row_bytes = static_cast<int>(job.src_width) * C;  // < 2^30 (registers_take)
@@ -445,8 +482,43 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
         if (C == 4) to = job.dst + (y0 + s * R) * job.dst_pitch + k;
         store_u8_rows<R, false>(out, to, job.dst_pitch, row_bytes - k, out_rows - s * R);
         to += R * job.dst_pitch;
+#if CUDACONV_WALK_TRACE
+        if (s == 0 && lane == 0 && band < kTraceBands) g_walk_trace[band][1] = globaltimer_ns();
+#endif
     }
+#if CUDACONV_WALK_TRACE
+    if (lane == 0 && band < kTraceBands) {
+        unsigned int sm;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        g_walk_trace[band][0] = traced_start;
+        g_walk_trace[band][2] = globaltimer_ns();
+        g_walk_trace[band][3] = sm;
+    }
+#endif
 }
+
+#if CUDACONV_WALK_TRACE
+// The trace of the 5th launch into the file CUDACONV_WALK_TRACE names: a
+// line "# across A down D" (the side columns' bands are the first 2 D),
+// then "band sm start first end" a band, times in ns.
+void write_walk_trace(std::int64_t across, std::int64_t down, cudaStream_t stream) {
+    const char* path = std::getenv("CUDACONV_WALK_TRACE");
+    static int launches = 0;
+    if (path == nullptr || ++launches != 5) return;
+    const std::int64_t bands = std::min<std::int64_t>(across * down, kTraceBands);
+    std::vector<unsigned long long> trace(static_cast<std::size_t>(bands) * 4);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    CUDA_CHECK(cudaMemcpyFromSymbol(trace.data(), g_walk_trace, trace.size() * sizeof(trace[0])));
+    std::FILE* file = std::fopen(path, "w");
+    if (file == nullptr) throw CudaError(std::string("fast: cannot write the walk's trace to ") + path);
+    std::fprintf(file, "# across %lld down %lld\n", static_cast<long long>(across), static_cast<long long>(down));
+    for (std::int64_t b = 0; b < bands; ++b) {
+        const unsigned long long* t = &trace[static_cast<std::size_t>(b) * 4];
+        std::fprintf(file, "%lld %llu %llu %llu %llu\n", static_cast<long long>(b), t[3], t[0], t[1], t[2]);
+    }
+    std::fclose(file);
+}
+#endif
 
 }  // namespace
 
@@ -485,6 +557,9 @@ void registers_u8_launch(const DeviceJob& job, int band_rows, cudaStream_t strea
     if (kernel == nullptr) throw CudaError("fast: the register path was asked for a job it does not take");
     kernel<<<blocks, 32 * kWalkWarps, 0, stream>>>(job, static_cast<int>(across),
                                                    static_cast<int>(down), band_rows);
+#if CUDACONV_WALK_TRACE
+    write_walk_trace(across, down, stream);
+#endif
 }
 
 }  // namespace cudaconv
