@@ -230,13 +230,13 @@ __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char
         if (offsets[t] >= 0 && sources[t] >= 0 && !mine) in_ring = false;
     }
     if (in_ring) {
-        // Patch t of ring row i a lane (Lanes 32). Rows outside the image came in
-        // through the border policy (the constant border as a splat), so
-        // the sources in them are right too. No lane writes a byte another
-        // reads: the sources lie in the row, the patches outside it. Lane 0
-        // alone, one byte after another, had the side columns' warps live
-        // 10 us against the others' 6 (a trace of 4000x3000 RGB edge,
-        // H100, 2026-11-26 00:22).
+        // Patch t of ring row i a lane (Lanes 32). Rows outside the image
+        // came in through the border policy (the constant border as a
+        // splat), so the sources in them are right too. No lane writes a
+        // byte another reads: the sources lie in the row, the patches
+        // outside it. Lane 0 alone, one byte after another, had the side
+        // columns' warps live 10 us against the others' 6 (a trace of
+        // 4000x3000 RGB edge, H100, 2026-11-26 00:22).
         if constexpr (Lanes == 1) {
 #pragma unroll
             for (int i = 0; i < N; ++i) {
@@ -465,7 +465,8 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
         if (patches) {
             // RGBA's patches by lane 0 alone: called by the whole warp, the
             // kernel spilled (ptxas, 12 bytes) and 3000x2000 RGBA edge took
-            // 26.4 us against 24.8 (H100, 2026-11-26 00:25).
+            // 26.3-27.0 us against 24.6-26.2 (CLI, launch timing; H100,
+            // 2026-11-26 00:25).
             constexpr int kLanes = C == 4 ? 1 : 32;
             if (kLanes == 32 || lane == 0) {
                 if (s == 0) patch_ring_rows<C, R + 2, kLanes>(job, my_ring, 0, y0 - 1, at.x, lane);
