@@ -155,16 +155,15 @@ __device__ __forceinline__ void sum_u8_block(const unsigned int (&win)[R + 2][kW
 // 16-byte store a row where the lane's vector lies in the row
 // (bytes_left = row_bytes - k >= 16), its first bytes_left bytes where the
 // row ends inside it, nothing past the row's end; rows from rows_left on
-// (past the image's bottom) not at all, unless RowsInside says there are
-// none.
-template <int R, bool RowsInside>
+// (past the image's bottom) not at all.
+template <int R>
 __device__ __forceinline__ void store_u8_rows(const unsigned int (&out)[R][4], std::byte* at,
                                               std::int64_t pitch, int bytes_left, int rows_left) {
     if (bytes_left <= 0) return;
     if (bytes_left >= 16) {
 #pragma unroll
         for (int o = 0; o < R; ++o) {
-            if (RowsInside || o < rows_left) {  // predicated stores, no branches
+            if (o < rows_left) {  // predicated stores, no branches
                 *reinterpret_cast<uint4*>(at + o * pitch) = make_uint4(out[o][0], out[o][1], out[o][2], out[o][3]);
             }
         }
@@ -172,7 +171,7 @@ __device__ __forceinline__ void store_u8_rows(const unsigned int (&out)[R][4], s
     }
 #pragma unroll
     for (int o = 0; o < R; ++o) {
-        if (!RowsInside && o >= rows_left) return;
+        if (o >= rows_left) return;
 #pragma unroll
         for (int b = 0; b < 16; ++b) {  // unrolled: out stays in registers
             if (b < bytes_left) at[o * pitch + b] = static_cast<std::byte>(out[o][b / 4] >> (8 * (b % 4)));
@@ -481,7 +480,7 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
         unsigned int out[R][4];
         sum_u8_block<R, C, TakeAbs>(win, out);
         if (C == 4) to = job.dst + (y0 + s * R) * job.dst_pitch + k;
-        store_u8_rows<R, false>(out, to, job.dst_pitch, row_bytes - k, out_rows - s * R);
+        store_u8_rows<R>(out, to, job.dst_pitch, row_bytes - k, out_rows - s * R);
         to += R * job.dst_pitch;
 #if CUDACONV_WALK_TRACE
         if (s == 0 && lane == 0 && band < kTraceBands) g_walk_trace[band][1] = globaltimer_ns();
