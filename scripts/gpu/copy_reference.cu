@@ -16,21 +16,13 @@
 #include <vector>
 
 #include "kernels/stream_hold.hpp"
+#include "scripts/gpu/copy_vectors.cuh"
 #include "scripts/gpu/held_timing.hpp"
 
 namespace {
 
 using cudaconv::check_cuda;
-
-// The simplest streaming copy: 16-byte loads and stores, a grid-stride loop.
-__global__ void copy_vectors(const uint4* __restrict__ from, uint4* __restrict__ to,
-                             std::size_t n) {
-    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-         i += stride) {
-        to[i] = from[i];
-    }
-}
+using cudaconv::copy_vectors;
 
 }  // namespace
 
@@ -69,7 +61,6 @@ int main() {
             [&](int b) {
                 copy_vectors<<<device.multiProcessorCount * 16, 256, 0, stream>>>(
                     static_cast<const uint4*>(from[b]), static_cast<uint4*>(to[b]), job.bytes / 16);
-                check_cuda(cudaGetLastError(), "copy_vectors");
             },
             buffers);
         const double mb = static_cast<double>(job.bytes) / 1e6;

@@ -34,11 +34,13 @@
 #include <vector>
 
 #include "kernels/stream_hold.hpp"
+#include "scripts/gpu/copy_vectors.cuh"
 #include "scripts/gpu/held_timing.hpp"
 
 namespace {
 
 using cudaconv::check_cuda;
+using cudaconv::copy_vectors;
 
 constexpr int kWidth = 4000, kHeight = 3000, kChannels = 3;
 constexpr int kRowBytes = kWidth * kChannels;  // 12000: a multiple of 16, the pitch
@@ -50,14 +52,6 @@ constexpr int kBoxRows = 2;
 constexpr int kBoxBytes = kBoxRows * kRingRowBytes;  // 1088
 constexpr int kBoxStride = 1152;                     // 128-byte aligned boxes
 constexpr int kBoxes = kRingRows / kBoxRows;         // 8 a warp
-
-__global__ void copy_vectors(const uint4* __restrict__ from, uint4* __restrict__ to, std::size_t n) {
-    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-         i += stride) {
-        to[i] = from[i];
-    }
-}
 
 __device__ __forceinline__ uint4 operator^(uint4 a, uint4 b) {
     return make_uint4(a.x ^ b.x, a.y ^ b.y, a.z ^ b.z, a.w ^ b.w);
