@@ -43,6 +43,16 @@ void registers_launch(const DeviceJob& job, int rows, cudaStream_t stream);
 // band_rows, in blocks of 4 rows. Its band height: 8 rows (2 blocks);
 // CUDACONV_FAST_WALK=N sets N rounded up to a multiple of 4 (tests, sweeps).
 int registers_u8_band_rows();
+// Of an image `height` rows tall and `across` bands wide, the bottom rows
+// that the tail walk takes, in bands of one block (4 rows) after the walk of
+// whole bands above it, whose warps' places it takes as that walk ends: a
+// share of a wave of resident warps, by the waves of the image's bands
+// (all of them on images under 3/4 of a wave, half a wave from 1.5 waves,
+// else none), rounded so that the walk above has whole bands.
+// CUDACONV_FAST_WALK_TAIL=N asks for N rows instead (tests, sweeps; 0:
+// none), rounded the same way.
+std::int64_t registers_u8_tail_rows(std::int64_t height, std::int64_t across, int band_rows,
+                                    std::int64_t resident_warps);
 // The filter's 3 rows as DP4A words (strips_dp4a_words' group 0).
 void registers_u8_prepare(const std::vector<std::int32_t>& dp4a_rows, cudaStream_t stream);
 void registers_u8_launch(const DeviceJob& job, int band_rows, cudaStream_t stream);

@@ -9,6 +9,12 @@
 //    sums: those registers are free again by the first sum. Other bands
 //    copy the next two blocks' rows into the ring (cp.async) while the
 //    current block is summed.
+//  - The image's bottom rows, as many as half a wave of resident warps
+//    takes (all of them on small images), go to a second launch, the tail
+//    walk: bands of one block, that take the first walk's places on the SMs
+//    as its last warps end (programmatic dependent launch), so that the
+//    launch ends on short bands rather than on a last wave of long ones
+//    (registers_u8_tail_rows says when and why).
 //  - A block's R + 2 input rows are read out of the ring into registers,
 //    a vector and the words either side of it a lane, and its R output
 //    rows are summed from them at once by DP4A (kernels/dp4a.cuh): each
@@ -60,6 +66,7 @@
 #include <vector>
 
 #include "kernels/border_columns.cuh"
+#include "kernels/cuda_backend.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/device_common.cuh"
 #include "kernels/dp4a.cuh"
@@ -309,30 +316,37 @@ __device__ __forceinline__ void read_window(const unsigned char (*ring)[kRingRow
     }
 }
 
-// The common band's rows: 2 blocks (2 R rows), every row it reads inside
-// the image. All its 2 R + 2 rows are loaded straight into registers at
-// once (16-byte loads; lane 0's word before its vector and lane 31's after,
-// one load a row) and stored into ring slots 0 ... 2 R + 1 before any sum,
+// The common band's rows: Blocks blocks (Blocks R rows: 2 in the walk of
+// whole bands, 1 in the tail walk), every row it reads inside the image.
+// All its Blocks R + 2 rows are loaded straight into registers at once
+// (16-byte loads; lane 0's word before its vector and lane 31's after, one
+// load a row) and stored into ring slots 0 ... Blocks R + 1 before any sum,
 // so that those registers are free again by then. Loads into registers
 // rather than cp.async: the walk's memory pattern alone took 28.9 us
 // against 31.2 (walk_probe, 2026-11-25).
-template <int R>
+template <int R, int Blocks>
 __device__ __forceinline__ void load_full_band(const DeviceJob& job, unsigned char (*ring)[kRingRowBytes],
                                                int lane, int k, int row_bytes, std::int64_t y0) {
-    constexpr int kIn = 2 * R + 2;
+    constexpr int kIn = Blocks * R + 2;
     const bool copies_vector = k < row_bytes;
     const int side_offset = lane == 0 ? -4 : 16;  // from the lane's vector
     const bool copies_side = (lane == 0 && k >= 4) || (lane == 31 && k + 16 < row_bytes);
     const std::int64_t pitch = job.src_pitch;
-    const std::byte* from = job.src + (y0 - 1) * pitch + k;
+    // Row pointers stepped a pitch a row, where `from + r * pitch` had each
+    // row's address multiplied out afresh: RGB u8 edge 4000x3000 30.8 ->
+    // 30.6 us, gray 14.0 -> 13.7 (H100, 2026-11-26 02:13).
+    const std::byte* vector_row = job.src + (y0 - 1) * pitch + k;
+    const std::byte* side_row = vector_row + side_offset;
     uint4 vectors[kIn];
     unsigned int sides[kIn];
 #pragma unroll
     for (int r = 0; r < kIn; ++r) {
         vectors[r] = make_uint4(0, 0, 0, 0);
         sides[r] = 0;
-        if (copies_vector) vectors[r] = __ldg(reinterpret_cast<const uint4*>(from + r * pitch));
-        if (copies_side) sides[r] = __ldg(reinterpret_cast<const unsigned int*>(from + r * pitch + side_offset));
+        if (copies_vector) vectors[r] = __ldg(reinterpret_cast<const uint4*>(vector_row));
+        if (copies_side) sides[r] = __ldg(reinterpret_cast<const unsigned int*>(side_row));
+        vector_row += pitch;
+        side_row += pitch;
     }
     unsigned char* vector_at = ring[0] + kRingData + 16 * lane;
     unsigned char* side_at = ring[0] + kRingData + (lane == 0 ? -4 : 512);
@@ -373,11 +387,22 @@ __device__ __forceinline__ unsigned long long globaltimer_ns() {
 #define CUDACONV_WALK_MIN_BLOCKS 5
 #endif
 
-template <int R, int C, bool TakeAbs>
+// The walk over `down` bands of band_rows rows, `across` bands wide: the
+// walk of whole bands from the image's top, or the tail walk (Tail: bands
+// of one block from row first_row on, launched after the walk of whole
+// bands to take its warps' places as it ends: registers_u8_tail_rows).
+template <int R, int C, bool TakeAbs, bool Tail>
 __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
-    walk_kernel(const __grid_constant__ DeviceJob job, int across, int down, int band_rows) {
+    walk_kernel(const __grid_constant__ DeviceJob job, int across, int down, int band_rows, int first_row) {
     static_assert(3 * R + 2 <= kRingRows, "the ring holds a block's rows and the next two blocks'");
     __shared__ alignas(16) unsigned char ring[kWalkWarps][kRingRows][kRingRowBytes];
+#if __CUDA_ARCH__ >= 900
+    // The tail walk may start once every CUDA block of this walk has
+    // (programmatic dependent launch). One instruction before the rest: the
+    // walk's code otherwise as it was, byte for byte but for the branches'
+    // scheduling bits (compared in the cubins).
+    if constexpr (!Tail) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int warp = static_cast<int>(threadIdx.x) / 32;
     const int band = static_cast<int>(blockIdx.x) * kWalkWarps + warp;
@@ -389,7 +414,7 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
     const int2 at = sides_first_at(band, across, down);
     const int row_bytes = static_cast<int>(job.src_width) * C;  // < 2^30 (registers_take)
     const int k = at.x * 512 + lane * 16;
-    const std::int64_t y0 = static_cast<std::int64_t>(at.y) * band_rows;
+    const std::int64_t y0 = (Tail ? first_row : 0) + static_cast<std::int64_t>(at.y) * band_rows;
     const int out_rows = static_cast<int>(job.src_height - y0 < band_rows ? job.src_height - y0 : band_rows);
     const int steps = (out_rows + R - 1) / R;
     unsigned char(*my_ring)[kRingRowBytes] = ring[warp];  // row r: input row y0 - 1 + r
@@ -400,14 +425,16 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
     // Bands whose rows all lie inside the image (all but the top and bottom
     // ones) skip the border policy.
     const bool inside = y0 >= 1 && y0 + static_cast<std::int64_t>(steps) * R < job.src_height;
-    // The common band (load_full_band) loads its rows into registers; any
+    // The common band (load_full_band: kFullBlocks blocks, 2 in the walk of
+    // whole bands, 1 in the tail walk) loads its rows into registers; any
     // other (the top and bottom ones, and every band of other heights)
     // copies them by cp.async, ring row r through the border policy: every
     // lane's vector that starts inside the row (whole: the bytes past the
     // row's end, up to its pitch, are initialised), lane 0's word before,
     // lane 31's after where they start inside the row; the next two blocks'
     // rows while the current block is summed.
-    const bool full = inside && steps == 2;
+    constexpr int kFullBlocks = Tail ? 1 : 2;
+    const bool full = inside && steps == kFullBlocks;
     const unsigned int splat = 0x01010101u * static_cast<unsigned int>(job.border_value);
     const bool copies_vector = k < row_bytes;
     const bool copies_before = lane == 0 && k >= 4;
@@ -448,7 +475,7 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
         __pipeline_commit();
     };
     if (full) {
-        load_full_band<R>(job, my_ring, lane, k, row_bytes, y0);
+        load_full_band<R, kFullBlocks>(job, my_ring, lane, k, row_bytes, y0);
     } else {
         issue_block(0);
         issue_block(1);
@@ -483,11 +510,17 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
         store_u8_rows<R>(out, to, job.dst_pitch, row_bytes - k, out_rows - s * R);
         to += R * job.dst_pitch;
 #if CUDACONV_WALK_TRACE
-        if (s == 0 && lane == 0 && band < kTraceBands) g_walk_trace[band][1] = globaltimer_ns();
+        if (!Tail && s == 0 && lane == 0 && band < kTraceBands) g_walk_trace[band][1] = globaltimer_ns();
 #endif
     }
+#if __CUDA_ARCH__ >= 900
+    // The tail walk ends after the walk it follows, so that the work after
+    // it on the stream sees both walks' rows: it may start while that walk
+    // still runs, and needs none of its rows.
+    if constexpr (Tail) asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 #if CUDACONV_WALK_TRACE
-    if (lane == 0 && band < kTraceBands) {
+    if (!Tail && lane == 0 && band < kTraceBands) {
         unsigned int sm;
         asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
         g_walk_trace[band][0] = traced_start;
@@ -535,31 +568,93 @@ void registers_u8_prepare(const std::vector<std::int32_t>& dp4a_rows, cudaStream
                                        cudaMemcpyHostToDevice, stream));
 }
 
+std::int64_t registers_u8_tail_rows(std::int64_t height, std::int64_t across, int band_rows,
+                                    std::int64_t resident_warps) {
+    // The share of a wave, in percent, by the waves of the image's bands
+    // (H100, 2026-11-26 02:05 and 02:13, docs/PERFORMANCE.md; RGB u8 edge):
+    // under 3/4 of a wave, the whole image (780x585 8.2 -> 6.7 us, 1920x1080
+    // 10.6 -> 10.0, 2000x1000 10.0 -> 9.8); from 1.5 waves, half a wave
+    // (3000x2000 18.9 -> 18.5, 4000x3000 31.0 -> 30.8, 8000x6000 within 0.2
+    // us); between, none (2560x1440: half a wave 13.3 -> 13.6, the whole
+    // image 13.7; gray 4000x3000 within 0.2 us either way).
+    std::int64_t wanted = -1;
+    if (const char* text = std::getenv("CUDACONV_FAST_WALK_TAIL")) {
+        char* end = nullptr;
+        const long long rows = std::strtoll(text, &end, 10);
+        if (end != text && *end == '\0' && rows >= 0) wanted = std::min<std::int64_t>(rows, height);
+    }
+    if (wanted < 0) {
+        const std::int64_t band_warps = across * ((height + band_rows - 1) / band_rows);
+        const std::int64_t share = 4 * band_warps <= 3 * resident_warps ? 100000  // percent
+                                   : 2 * band_warps < 3 * resident_warps ? 0
+                                                                         : 50;
+        const std::int64_t tail_warps = resident_warps * share / 100;
+        wanted = std::min(height, kRows * ((tail_warps + across - 1) / across));
+    }
+    if (wanted == 0) return 0;  // the walk's last band may be partial
+    return height - (height - wanted) / band_rows * band_rows;
+}
+
+namespace {
+
+// The walk of the job, whose bottom rows (registers_u8_tail_rows) the tail
+// walk takes.
+template <int C, bool TakeAbs>
+void launch_walks(const DeviceJob& job, std::int64_t across, int band_rows, cudaStream_t stream) {
+    constexpr unsigned int kThreads = 32 * kWalkWarps;
+    auto* head_kernel = &walk_kernel<kRows, C, TakeAbs, false>;
+    auto* tail_kernel = &walk_kernel<kRows, C, TakeAbs, true>;
+    static const std::int64_t resident_warps =  // asked once a kernel
+        std::int64_t{kWalkWarps} * resident_blocks(reinterpret_cast<const void*>(head_kernel), kThreads, 0);
+    const std::int64_t tail_rows = registers_u8_tail_rows(job.src_height, across, band_rows, resident_warps);
+    const std::int64_t head_rows = job.src_height - tail_rows;
+    if (head_rows > 0) {
+        const std::int64_t down = (head_rows + band_rows - 1) / band_rows;
+        const auto blocks = static_cast<unsigned int>((across * down + kWalkWarps - 1) / kWalkWarps);
+        head_kernel<<<blocks, kThreads, 0, stream>>>(job, static_cast<int>(across), static_cast<int>(down),
+                                                      band_rows, 0);
+#if CUDACONV_WALK_TRACE
+        write_walk_trace(across, down, stream);
+#endif
+    }
+    if (tail_rows > 0) {
+        const std::int64_t down = (tail_rows + kRows - 1) / kRows;
+        cudaLaunchConfig_t config{};
+        config.gridDim = dim3(static_cast<unsigned int>((across * down + kWalkWarps - 1) / kWalkWarps));
+        config.blockDim = dim3(kThreads);
+        config.stream = stream;
+        // Its CUDA blocks take the SMs' places as the walk above ends, once
+        // that walk's last blocks have started (programmatic dependent
+        // launch, sm_90 and later).
+        cudaLaunchAttribute follows{};
+        follows.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        follows.val.programmaticStreamSerializationAllowed = 1;
+        config.attrs = &follows;
+        config.numAttrs = head_rows > 0 && current_device().cc_major >= 9 ? 1 : 0;
+        CUDA_CHECK(cudaLaunchKernelEx(&config, tail_kernel, job, static_cast<int>(across), static_cast<int>(down),
+                                      kRows, static_cast<int>(head_rows)));
+    }
+}
+
+}  // namespace
+
 void registers_u8_launch(const DeviceJob& job, int band_rows, cudaStream_t stream) {
-    const std::int64_t row_bytes = job.src_width * job.channels;
-    const std::int64_t across = (row_bytes + 511) / 512;
-    const std::int64_t down = (job.src_height + band_rows - 1) / band_rows;
     if (band_rows <= 0 || band_rows % kRows != 0) {
         throw CudaError("fast: the register path's bands are whole blocks of 4 rows");
     }
-    if (across * down > 0x7fffffff - kWalkWarps) {
+    const std::int64_t across = (job.src_width * job.channels + 511) / 512;
+    if (across * ((job.src_height + kRows - 1) / kRows) > 0x7fffffff - kWalkWarps) {
         throw CudaError("fast: the image has too many rows for the register path");
     }
-    const auto blocks = static_cast<unsigned int>((across * down + kWalkWarps - 1) / kWalkWarps);
-    auto kernel = job.take_abs ? (job.channels == 1   ? walk_kernel<kRows, 1, true>
-                                  : job.channels == 3 ? walk_kernel<kRows, 3, true>
-                                  : job.channels == 4 ? walk_kernel<kRows, 4, true>
-                                                      : nullptr)
-                               : (job.channels == 1   ? walk_kernel<kRows, 1, false>
-                                  : job.channels == 3 ? walk_kernel<kRows, 3, false>
-                                  : job.channels == 4 ? walk_kernel<kRows, 4, false>
-                                                      : nullptr);
-    if (kernel == nullptr) throw CudaError("fast: the register path was asked for a job it does not take");
-    kernel<<<blocks, 32 * kWalkWarps, 0, stream>>>(job, static_cast<int>(across),
-                                                   static_cast<int>(down), band_rows);
-#if CUDACONV_WALK_TRACE
-    write_walk_trace(across, down, stream);
-#endif
+    switch (job.channels * 2 + (job.take_abs ? 1 : 0)) {
+        case 2: return launch_walks<1, false>(job, across, band_rows, stream);
+        case 3: return launch_walks<1, true>(job, across, band_rows, stream);
+        case 6: return launch_walks<3, false>(job, across, band_rows, stream);
+        case 7: return launch_walks<3, true>(job, across, band_rows, stream);
+        case 8: return launch_walks<4, false>(job, across, band_rows, stream);
+        case 9: return launch_walks<4, true>(job, across, band_rows, stream);
+        default: throw CudaError("fast: the register path was asked for a job it does not take");
+    }
 }
 
 }  // namespace cudaconv

@@ -319,12 +319,17 @@ TEST_CASE("fast's integer path: integer taps on u8 input, every side, border, ch
                 // filtered goes to the register path's walk (bands of 8
                 // rows); a fifth of the sizes to the strip path instead, a
                 // third in bands of 4 rows (a block) or of 20 (the ring of
-                // 16 rows goes round). (pick counts the channels too, so
-                // it is a multiple of 3 here: the size's place is pick / 3.)
+                // 16 rows goes round). Images this small go to the tail
+                // walk whole (bands of a block): a quarter of the sizes to
+                // the walk of whole bands alone, a quarter to both (the
+                // tail 9 rows, more to leave the bands above whole).
+                // (pick counts the channels too, so it is a multiple of 3
+                // here: the size's place is pick / 3.)
                 const int size_case = pick / 3;
-                std::optional<ScopedEnv> registers, walk;
+                std::optional<ScopedEnv> registers, walk, tail;
                 if (size_case % 5 == 2) registers.emplace("CUDACONV_FAST_REGISTERS", "0");
                 if (size_case % 3 == 1) walk.emplace("CUDACONV_FAST_WALK", size_case % 2 == 0 ? "4" : "20");
+                if (size_case % 4 != 0) tail.emplace("CUDACONV_FAST_WALK_TAIL", size_case % 4 == 1 ? "0" : "9");
                 for (int channels : {1, 3, 4}) {
                     ++pick;
                     Case c{w, h, side, side, channels, border, Depth::u8,
@@ -531,12 +536,14 @@ TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
             // fast's register path (gray f32 3x3, and u8 3x3 with integer
             // taps on 1, 3 and 4 channels): blocks inside the image, at its
             // sides, top and bottom, the last cut short; f32 in blocks of
-            // 4 rows and of 8, u8 in bands of 8 rows and of 20 (the ring
-            // of 16 rows goes round). The u8 rows are 1700 to 1800 bytes:
-            // 4 bands across, the last vector partly past the row.
+            // 4 rows and of 8, u8 in bands of 8 rows (the walk of whole
+            // bands alone) and of 20 (the ring of 16 rows goes round), the
+            // last row then in the tail walk. The u8 rows are 1700 to 1800
+            // bytes: 4 bands across, the last vector partly past the row.
             for (const char* rows : {"4", "8"}) {
                 const ScopedEnv block_rows("CUDACONV_FAST_REGISTERS", rows);
                 const ScopedEnv walk("CUDACONV_FAST_WALK", rows[0] == '4' ? "8" : "20");
+                const ScopedEnv tail("CUDACONV_FAST_WALK_TAIL", rows[0] == '4' ? "0" : "1");
                 const std::vector<Backend*> fast{find_backend("fast")};
                 Case c{300, 21, 3, 3, 1, border, Depth::f32, Depth::f32, ++seed};
                 c.centred_anchor = true;

@@ -170,4 +170,40 @@ TEST_CASE("fast's register path: the u8 walk's bands of 8 rows", "[strips]") {
     }
 }
 
+// The tail walk's rows, on an H100's 2640 resident warps: half a wave's
+// from 1.5 waves of bands on, rounded so that the bands above stay whole;
+// the whole image under 3/4 of a wave; none between; or as many as
+// CUDACONV_FAST_WALK_TAIL asks.
+TEST_CASE("fast's register path: the u8 walk's tail", "[strips]") {
+    constexpr std::int64_t kResident = 2640;
+    {
+        const ScopedEnv unset("CUDACONV_FAST_WALK_TAIL", nullptr);
+        // 4000x3000 RGB: 24 bands across, 375 down (3.4 waves); 1320 warps
+        // are 55 bands of 4 rows across, 220 rows, 224 with whole bands.
+        CHECK(registers_u8_tail_rows(3000, 24, 8, kResident) == 224);
+        CHECK(registers_u8_tail_rows(3001, 24, 8, kResident) == 225);
+        CHECK(registers_u8_tail_rows(585, 5, 8, kResident) == 585);    // 780x585 RGB: 0.14 waves
+        CHECK(registers_u8_tail_rows(1080, 12, 8, kResident) == 1080);  // 1920x1080 RGB: 0.61
+        CHECK(registers_u8_tail_rows(1440, 15, 8, kResident) == 0);     // 2560x1440 RGB: 1.02
+        CHECK(registers_u8_tail_rows(3000, 8, 8, kResident) == 0);      // 4000x3000 gray: 1.14
+        // The edges: 3/4 of a wave (1980 warps) takes the whole image, 1.5
+        // waves (3960) half a wave: 1320 warps over 10 bands across, 528
+        // rows, rounded up to whole bands of 8.
+        CHECK(registers_u8_tail_rows(1584, 10, 8, kResident) == 1584);
+        CHECK(registers_u8_tail_rows(1592, 10, 8, kResident) == 0);
+        CHECK(registers_u8_tail_rows(3160, 10, 8, kResident) == 0);
+        CHECK(registers_u8_tail_rows(3168, 10, 8, kResident) == 528);
+        // Bands of 20 rows: the rows above the tail stay whole bands.
+        CHECK((3000 - registers_u8_tail_rows(3000, 24, 20, kResident)) % 20 == 0);
+    }
+    // Asked for in rows (tests, sweeps), rounded the same way.
+    const std::pair<const char*, std::int64_t> set[] = {{"0", 0},    {"100000", 3000}, {"24", 24}, {"20", 24},
+                                                        {"1", 8},    {"x", 224},       {"-1", 224}, {"5%", 224},
+                                                        {"", 224}};
+    for (const auto& [text, rows] : set) {
+        const ScopedEnv tail("CUDACONV_FAST_WALK_TAIL", text);
+        CHECK(registers_u8_tail_rows(3000, 24, 8, kResident) == rows);
+    }
+}
+
 }  // namespace cudaconv::test
