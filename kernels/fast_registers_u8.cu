@@ -9,12 +9,12 @@
 //    sums: those registers are free again by the first sum. Other bands
 //    copy the next two blocks' rows into the ring (cp.async) while the
 //    current block is summed.
-//  - The image's bottom rows, as many as half a wave of resident warps
-//    takes (all of them on small images), go to a second launch, the tail
-//    walk: bands of one block, that take the first walk's places on the SMs
-//    as its last warps end (programmatic dependent launch), so that the
-//    launch ends on short bands rather than on a last wave of long ones
-//    (registers_u8_tail_rows says when and why).
+//  - The image's bottom rows (half a wave of resident warps' worth on
+//    large images, all of a small image's: registers_u8_tail_rows says
+//    when and why) go to a second launch, the tail walk: bands of one
+//    block, whose warps take the first walk's places on the SMs as its
+//    last warps end (programmatic dependent launch), so that the job ends
+//    on short bands rather than on a last wave of long ones.
 //  - A block's R + 2 input rows are read out of the ring into registers,
 //    a vector and the words either side of it a lane, and its R output
 //    rows are summed from them at once by DP4A (kernels/dp4a.cuh): each

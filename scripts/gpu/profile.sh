@@ -26,7 +26,7 @@ if [[ ${#jobs[@]} -eq 0 ]]; then
         "4000x3000x3 u8 gaussian:sigma=5 fast-separable")
 fi
 # Each variant's main kernel, as ncu names it.
-declare -A kernel_of=([fast]="regex:fast_kernel|strips_kernel|dense_mma_kernel" [fast-separable]="regex:fast_separable_kernel|separable_mma_kernel"
+declare -A kernel_of=([fast]="regex:fast_kernel|strips_kernel|dense_mma_kernel|walk_kernel|registers_kernel" [fast-separable]="regex:fast_separable_kernel|separable_mma_kernel"
                       [separable]=regex:separable [fft]=regex:. [smem]=regex:smem)
 for job in "${jobs[@]}"; do
   read -r size depth filter variant <<<"$job"
@@ -37,7 +37,7 @@ for job in "${jobs[@]}"; do
     --section WarpStateStats --section SchedulerStats --section LaunchStats \
     --section ComputeWorkloadAnalysis --section SourceCounters \
     "$bin/cudaconv" bench --size "$size" --depth "$depth" -f "$filter" -k "$variant" \
-    --warmup 2 --repeat 1 --no-verify >"$final/ncu-$name.txt" 2>&1 || echo "ncu failed on $job"
+    --warmup 2 --repeat 1 --no-verify --timing launch >"$final/ncu-$name.txt" 2>&1 || echo "ncu failed on $job"
   echo "== $job"
   grep -E "^ +(Duration|DRAM Throughput|Memory Throughput|L1/TEX Hit Rate|L2 Hit Rate|Compute \(SM\) Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per Thread|Block Limit Registers|Issued Warp Per Scheduler|No Eligible|Warp Cycles Per Issued Instruction|Executed Ipc Active|Waves Per SM|Mem Busy|Max Bandwidth|L1/TEX Cache Throughput|L2 Cache Throughput|DRAM Bandwidth)" \
     "$final/ncu-$name.txt" | sed 's/  */ /g' || true
