@@ -398,9 +398,10 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
     __shared__ alignas(16) unsigned char ring[kWalkWarps][kRingRows][kRingRowBytes];
 #if __CUDA_ARCH__ >= 900
     // The tail walk may start once every CUDA block of this walk has
-    // (programmatic dependent launch). One instruction before the rest: the
-    // walk's code otherwise as it was, byte for byte but for the branches'
-    // scheduling bits (compared in the cubins).
+    // (programmatic dependent launch). One instruction at the start, which
+    // left the rest of the walk's code as it was but for a few branches'
+    // scheduling bits (cubins compared), and its time within noise with no
+    // tail walk (H100, 2026-11-26 01:52 and 02:05).
     if constexpr (!Tail) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
     const int lane = static_cast<int>(threadIdx.x) % 32;
