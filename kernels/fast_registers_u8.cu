@@ -609,11 +609,14 @@ void launch_walks(const DeviceJob& job, std::int64_t across, int band_rows, cuda
         std::int64_t{kWalkWarps} * resident_blocks(reinterpret_cast<const void*>(head_kernel), kThreads, 0);
     const std::int64_t tail_rows = registers_u8_tail_rows(job.src_height, across, band_rows, resident_warps);
     const std::int64_t head_rows = job.src_height - tail_rows;
+    // CUDA blocks for `down` bands across, a warp a band.
+    const auto blocks_for = [across](std::int64_t down) {
+        return static_cast<unsigned int>((across * down + kWalkWarps - 1) / kWalkWarps);
+    };
     if (head_rows > 0) {
         const std::int64_t down = (head_rows + band_rows - 1) / band_rows;
-        const auto blocks = static_cast<unsigned int>((across * down + kWalkWarps - 1) / kWalkWarps);
-        head_kernel<<<blocks, kThreads, 0, stream>>>(job, static_cast<int>(across), static_cast<int>(down),
-                                                      band_rows, 0);
+        head_kernel<<<blocks_for(down), kThreads, 0, stream>>>(job, static_cast<int>(across),
+                                                                static_cast<int>(down), band_rows, 0);
 #if CUDACONV_WALK_TRACE
         write_walk_trace(across, down, stream);
 #endif
@@ -621,7 +624,7 @@ void launch_walks(const DeviceJob& job, std::int64_t across, int band_rows, cuda
     if (tail_rows > 0) {
         const std::int64_t down = (tail_rows + kRows - 1) / kRows;
         cudaLaunchConfig_t config{};
-        config.gridDim = dim3(static_cast<unsigned int>((across * down + kWalkWarps - 1) / kWalkWarps));
+        config.gridDim = dim3(blocks_for(down));
         config.blockDim = dim3(kThreads);
         config.stream = stream;
         // Its CUDA blocks take the SMs' places as the walk above ends, once
