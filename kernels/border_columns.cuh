@@ -12,8 +12,8 @@ namespace cudaconv {
 // forms where x is within a row's width of it (`near`: the caller knows
 // the row is wider than the furthest any of its lanes reaches past its
 // ends), else through border_index, out of line. (core/border.hpp's
-// border_index_near here, made a template for 32 bits, cost f32 5x5 and
-// 7x7 3%: H100, 2026-11-25 15:23, docs/PERFORMANCE.md.)
+// border_index_near here, made a template for 32 bits, costs f32 5x5 and
+// 7x7 3% on an H100.)
 __device__ __forceinline__ int outside_column(BorderMode mode, int x, int width, bool near) {
     if (!near) return static_cast<int>(border_index_out_of_line(mode, x, width));
     const bool before = x < 0;

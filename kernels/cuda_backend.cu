@@ -212,7 +212,7 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     // ordinary memory the driver stages a copy through page-locked buffers
     // of its own (5-7 ms up and 3 ms down for 36 MB on the H100 machine);
     // locking buffers here instead costs about 30 ms for 36 MB, and a pool
-    // of kept locked buffers gained nothing in a batch (docs/PERFORMANCE.md).
+    // of kept locked buffers gains nothing in a batch.
     // Memory the caller locked is copied at full speed.
     const Event up_start, up_stop;
     CUDA_CHECK(cudaEventRecord(up_start.get(), stream.get()));

@@ -105,8 +105,8 @@ struct Items {
 // tf32_round's arithmetic, the bits cvt.rna.tf32.f32 gives for a finite v,
 // in 2 instructions: ptxas turns the conversion into 4 to 5, as it also
 // keeps infinities and NaN, which staging sends to the float path instead.
-// Staging splits every sample with it, twice (2026-11-25 profile of f32
-// 15x15: about a quarter of the kernel's instructions were staging's).
+// Staging splits every sample with it, twice (in a profile of f32 15x15
+// about a quarter of the kernel's instructions are staging's).
 __device__ __forceinline__ float tf32_rna(float v) {
     return __uint_as_float((__float_as_uint(v) + 0x1000u) & ~0x1fffu);
 }
@@ -147,8 +147,8 @@ __device__ __forceinline__ float staged_sample(const DeviceJob& job, std::int64_
 
 // Stages rows [0, rows) of channel c from (xs, ys) on; see stage().
 // Inside: every staged sample lies in the image, so each is read straight,
-// with no test of its own (a tile's border tests, 64-bit, took 35 to 41
-// instructions a row of loads in the 2026-11-25 profile).
+// with no test of its own (a tile's border tests, 64-bit, take 35 to 41
+// instructions a row of loads in a profile of f32 15x15).
 template <int D, typename In, bool Exact, bool Inside>
 __device__ __forceinline__ bool stage_rows(const DeviceJob& job, float* hi, float* lo, int c,
                                            std::int64_t xs, std::int64_t ys, int rows) {
@@ -462,8 +462,8 @@ bool dense_mma_take(const Job& job, bool other_paths_can_run) {
         if (setting == "1") return true;
     }
     if (!other_paths_can_run) return true;
-    // The crossover with the tile path, measured on the H100 (docs/
-    // PERFORMANCE.md, 2026-11-25 afternoon), tiles against this path, us:
+    // The crossover with the tile path, measured on an H100, tiles against
+    // this path, us:
     //  - f32 and gray u8 take the tiles at every side they run (up to
     //    15x15), at every size measured: 4000x3000 gray f32 15x15 134
     //    against 170, RGB f32 491 against 571, gray u8 158 against 165;

@@ -36,7 +36,7 @@ inline __device__ __noinline__ std::int64_t border_index_out_of_line(BorderMode 
 // right sides, then the rest row by row. The side items cost more than the
 // others (their outer samples go through the border policy), and begun
 // first they are hidden behind the rest instead of finishing last (fast's
-// strip path and fast-separable's tensor-core path; docs/PERFORMANCE.md).
+// strip path and fast-separable's tensor-core path).
 __device__ __forceinline__ int2 sides_first_at(int i, int across, int down) {
     const int sides = across >= 2 ? 2 : 1;
     if (i < sides * down) return make_int2(i < down ? 0 : across - 1, i < down ? i : i - down);

@@ -10,8 +10,8 @@ namespace cudaconv {
 // (strips_dp4a_words), summed exactly in 32-bit integers. One DP4A adds the
 // products of a word's 4 unsigned bytes and 4 signed taps to a sum, where
 // the float path takes 4 FFMAs and a PRMT and FADD a sample to turn bytes
-// into floats (RGB u8 edge was bound by those instructions: ncu,
-// docs/PERFORMANCE.md 2026-11-24).
+// into floats (on the float path RGB u8 edge is bound by those
+// instructions: ncu).
 __device__ __forceinline__ int dp4a_u8_s8(unsigned int samples, int taps, int sum) {
     int out;
     asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(out) : "r"(samples), "r"(taps), "r"(sum));

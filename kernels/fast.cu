@@ -7,10 +7,9 @@
 //    tiles from a counter as each frees up, and while a block filters one
 //    tile the rows of its next tile are already on the way, one
 //    cp.async.bulk a row, so the bytes in flight that cover DRAM latency
-//    cost neither registers nor instructions. (The kernel it replaces
-//    loaded 16-byte vectors into registers, tiles' halos included, and
-//    reached 41% of DRAM bandwidth: too few bytes in flight;
-//    docs/PERFORMANCE.md.)
+//    cost neither registers nor instructions. (16-byte vectors loaded into
+//    registers, tiles' halos included, reach 41% of DRAM bandwidth on
+//    gray f32 3x3: too few bytes in flight.)
 //  - every thread owns one 16-byte vector of output samples in each of R
 //    rows: it reads its window of 16-byte vectors from shared memory,
 //    keeps R accumulator rows in registers, and stores 16-byte vectors;
@@ -76,18 +75,18 @@ constexpr int kVectorBytes = 16;
 constexpr int kWarpsX = 2;
 constexpr int kTileVectors = 32 * kWarpsX;
 // Tiles a block holds in shared memory: the one it filters and the one
-// arriving. (Three, and cp.async instead of the bulk copies, measured no
-// faster: docs/PERFORMANCE.md.)
+// arriving. (Three, or cp.async instead of the bulk copies, are no
+// faster.)
 constexpr int kStages = 2;
 
 // Per sample type: warps down a block, and for the unrolled filters output
 // rows a thread and blocks an SM at least (which caps registers; the
 // rolled filters have their own, rows_a_thread and min_blocks). A block
 // waits for its tile and at a barrier after it, so the more blocks an SM
-// holds, the better those waits overlap: the sweep of 2026-11-23
-// (docs/PERFORMANCE.md) took f32 3x3 from 71.7 us at 2 blocks of 256
-// threads to 57.6 at 3, and u8 RGB edge from 173.9 to 131.2 us with 8
-// blocks of 128 threads making 2 rows each.
+// holds, the better those waits overlap: on an H100, f32 3x3 takes 57.6 us
+// at 3 blocks of 256 threads against 71.7 at 2, and u8 RGB edge 131.2 us
+// at 8 blocks of 128 threads making 2 rows each against 173.9 at 2 blocks
+// of 256 making 4.
 // Overridable for tuning sweeps (scripts/gpu/sweep-fast.sh).
 #ifndef CUDACONV_FAST_U8_WARPS_Y
 #define CUDACONV_FAST_U8_WARPS_Y 2
@@ -119,11 +118,11 @@ struct Shape {
 
 // Filters of 9x9 (f32) or 11x11 (u8) and up are rolled: a loop over their
 // rows, J rows a step, their taps for the step loaded into registers.
-// Unrolled whole, a 15x15 f32 thread was 7200 FMAs of straight code,
-// several times the SM's instruction cache, and ptxas left it half rolled
+// Unrolled whole, a 15x15 f32 thread is 7200 FMAs of straight code,
+// several times the SM's instruction cache, and ptxas leaves it half rolled
 // with a constant load for every tap use. Smaller filters stay unrolled
-// whole, their taps immediate operands. The sweeps of 2026-11-25
-// (docs/PERFORMANCE.md) chose, on the H100 at 4000x3000:
+// whole, their taps immediate operands. Chosen by sweeps on an H100 at
+// 4000x3000:
 //  - f32: J = 2 on gray and 3 on colour (gray 15x15 145 against 162 us,
 //    RGB 496 against 596), each thread making 4 rows (R) where the
 //    unrolled make 8: tiles of 16 rows, so 3 blocks of 8 warps an SM fit
@@ -480,8 +479,8 @@ __global__ void __launch_bounds__(Shape<In>::kThreads, min_blocks<In>(Side))
     // Warp 0 takes the block's i-th tile (its first is blockIdx.x, the
     // others from the job's counter, in the order blocks ask) and asks for
     // its rows into buffer i % kStages. Tiles taken as blocks free up keep
-    // every SM busy to the end, where a fixed share of tiles a block left
-    // SMs idle for a fifth of a 15x15 f32 run (ncu, 2026-11-25).
+    // every SM busy to the end, where a fixed share of tiles a block leaves
+    // SMs idle for a fifth of a 15x15 f32 run (ncu).
     auto take_and_request = [&](int i) {
         if (warp != 0) return;
         int tile = static_cast<int>(blockIdx.x);

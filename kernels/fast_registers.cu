@@ -5,8 +5,8 @@
 // into registers, all of them at once, sums the R output rows and stores
 // them, and is done, as a copy kernel's threads are. A block of 8 warps
 // takes 8 such blocks side by side, and the grid holds one warp a block of
-// rows (not a persistent grid: a warp that walked several blocks waited
-// for each one's loads in turn).
+// rows (not a persistent grid: a warp that walks several blocks waits for
+// each one's loads in turn).
 //  - Every lane loads one 16-byte vector of each row; the samples left and
 //    right of it come from the neighbouring lanes by shuffles, and lanes 0
 //    and 31 load theirs. Every lane writes.
@@ -17,8 +17,8 @@
 //    loads are in flight together too.
 // Against the strip path (a warp walking down a band through a ring of
 // rows in shared memory) this has no ring to wait on and no per-row
-// bookkeeping; on the H100 it took gray f32 3x3 at 4000x3000 from 41.3 to
-// 37.5 us, and 2000x1000 from 13.2 to 10.0 (2026-11-25, docs/PERFORMANCE.md).
+// bookkeeping: on an H100, gray f32 3x3 at 4000x3000 takes 37.5 us against
+// the strip path's 41.3, and 2000x1000 10.0 against 13.2.
 #include "kernels/fast_registers.hpp"
 
 #include <cuda_runtime.h>
@@ -158,10 +158,9 @@ std::vector<std::int32_t> dp4a_rows(const std::vector<double>& taps) {
 
 }  // namespace
 
-// Blocks of 4 rows: measured on the H100 (2026-11-25 17:46, scripts/gpu/ab.sh,
-// docs/PERFORMANCE.md) faster than blocks of 8 and than the strip path at
-// every size timed, 780x585 to 8000x6000 (4000x3000: 37.5 us against 38.4
-// in blocks of 8 and 41.3 on the strip path).
+// Blocks of 4 rows: on an H100 faster than blocks of 8 and than the strip
+// path at every size timed, 780x585 to 8000x6000 (4000x3000: 37.5 us
+// against 38.4 in blocks of 8 and 41.3 on the strip path).
 int registers_block_rows(std::int64_t width, std::int64_t height) {
     const char* text = std::getenv("CUDACONV_FAST_REGISTERS");
     if (text != nullptr) {
@@ -173,17 +172,17 @@ int registers_block_rows(std::int64_t width, std::int64_t height) {
     return 4;
 }
 
-// RGBA u8 images (every channel filtered) up to this many bytes a frame:
-// against the strip path, RGB edge took 0.63 of its time on the walk at
+// RGBA u8 images (every channel filtered) up to this many bytes a frame.
+// The bound comes from RGB edge timed with the walk's rows copied by
+// cp.async, against the strip path (H100): 0.63 of its time on the walk at
 // 1000x1000 (3 MB), 0.77 at 1500x1000, 1.00 at 2000x1000 (6 MB), 0.79 at
-// 3000x2000 (18 MB) and 1.03 at 4000x3000 (36 MB; H100, 2026-11-25
-// 19:18-19:22, docs/PERFORMANCE.md). Since the walk loads its rows into
-// registers (23:03-23:05), RGB takes it at every size timed: 2500x2000
-// 18.8 us against 24.9, 4000x3000 32.7 against 33.6, 6000x4000 57.1
-// against 59.7, 8000x6000 104.6 against 114.9. RGBA reaches the walk only
-// with its alpha filtered (--alpha filter), which no timing has done (the
-// bench passes alpha through, so its RGBA rows ran the strip path), so it
-// keeps the bound it had. Gray u8 gained at every size timed.
+// 3000x2000 (18 MB) and 1.03 at 4000x3000 (36 MB). With the rows loaded
+// into registers, RGB takes the walk at every size timed: 2500x2000 18.8
+// us against 24.9, 4000x3000 32.7 against 33.6, 6000x4000 57.1 against
+// 59.7, 8000x6000 104.6 against 114.9. RGBA reaches the walk only with its
+// alpha filtered (--alpha filter), which the bench does not time (it
+// passes alpha through), so RGBA keeps the bound. Gray u8 is faster on the
+// walk at every size timed.
 constexpr std::int64_t kRgbaU8WalkBytes = std::int64_t{24} << 20;
 
 bool registers_take(const DeviceJob& job, const std::vector<double>& taps) {

@@ -28,8 +28,8 @@ int registers_block_rows(std::int64_t width, std::int64_t height);
 // out on 1, 3 or 4 channels, all filtered, with taps that are integers in
 // [-128, 127] summed as they are (scale 1, delta 0) and a constant border
 // value that is a u8 (DP4A, strips_dp4a_enabled()); RGBA u8 images only
-// up to 24 MiB a frame (the bound colour had before RGB was timed at
-// larger sizes; RGBA with its alpha filtered never was).
+// up to 24 MiB a frame (the size up to which the walk was measured faster;
+// fast_registers.cu says why RGBA keeps it).
 bool registers_take(const DeviceJob& job, const std::vector<double>& taps);
 
 // The taps into the path's constant memory (u8: as DP4A words), on the

@@ -27,34 +27,30 @@
 //    the side columns' warps through the border policy (patch_ring_rows),
 //    from the ring row itself where the policy takes them from the warp's
 //    own bytes of the row.
-// Measured on the H100 (2026-11-25, docs/PERFORMANCE.md) against the strip
-// path: gray u8 edge 4000x3000 19.0 -> 16.3 us, 780x585 18.2 -> 8.8; RGB
-// u8 edge 780x585 14.8 -> 9.7, 2000x1000 12.7 -> 12.0, 3000x2000 26.1 ->
-// 20.4. The rows loaded into registers instead of copied by cp.async
-// (23:03, one call): RGB edge 4000x3000 34.6 -> 32.9 (the strip path
-// 33.9), 8000x6000 116.6 -> 104.6, the other sizes within 1%. The probe
-// of the walk's memory pattern alone (scripts/gpu/walk_probe.cu) had shown
-// it: 28.9 us through registers, 31.2 through cp.async, a copy 28.6.
-// The rows by the tensor memory accelerator instead were no faster at
-// 4000x3000 and 9% slower at 780x585 (7751b25, reverted).
-// Tried and slower on RGB 4000x3000 (20:22-20:45, against the walk in the
-// same run): a resident grid of warps each walking a run of blocks (43.3
-// us against 36.3), or taking bands by an atomic counter with the next
-// band's copies in flight (38.5 against 34.9); the bands in plain row
-// order instead of side columns first (36.6 against 34.8).
-// One block a warp (as gray f32 3x3 takes it, kernels/fast_registers.cu)
-// had its loads, sums and stores in turn: with 80 registers a lane DRAM
-// waited while the warps summed (ncu on 4000x3000 RGB u8 edge: 0.40
-// instructions issued a scheduler a cycle, DRAM at 34%; 42.3 us).
-// 2026-11-26 (00:03-00:31, each against the build before in one call):
-// fewer instructions a block (|x| by a template parameter, side words by
-// loads, no shuffles; stores predicated; shared gathers) and the side
-// columns' patches a byte a lane took RGB edge 4000x3000 from 32.75 to
-// 31.0 us, 780x585 9.63 -> 8.25, gray 4000x3000 16.4 -> 14.0. The kernel
-// is sensitive to its code's layout: summing the two blocks in
-// straight-line code, inlining the patches or moving the copies' issue
-// after the sums each cost 1.5 to 3 us at 4000x3000, with fewer
-// instructions.
+// Why it is built so (H100, u8 edge, against the other ways of doing it
+// measured in one call each):
+//  - Against the strip path, which walks a row at a time: gray 4000x3000
+//    16.3 us against 19.0, 780x585 8.8 against 18.2; RGB 780x585 9.7
+//    against 14.8, 3000x2000 20.4 against 26.1.
+//  - Rows loaded into registers rather than copied by cp.async: RGB
+//    4000x3000 32.9 us against 34.6, 8000x6000 104.6 against 116.6. The
+//    memory pattern alone (scripts/gpu/walk_probe.cu) takes 28.9 us
+//    through registers, 31.2 through cp.async, and a copy 28.6. Rows by
+//    the tensor memory accelerator are no faster at 4000x3000 and 9%
+//    slower at 780x585.
+//  - A grid of bands, side columns first: a resident grid of warps each
+//    walking a run of blocks takes RGB 4000x3000 in 43.3 us against 36.3,
+//    bands taken from an atomic counter 38.5 against 34.9, bands in plain
+//    row order 36.6 against 34.8.
+//  - Loads of one band overlapping sums of another: one block a warp (as
+//    gray f32 3x3 goes, kernels/fast_registers.cu) has its loads, sums and
+//    stores in turn, and with 80 registers a lane DRAM waits while the
+//    warps sum (ncu: 0.40 instructions issued a scheduler a cycle, DRAM at
+//    34%; 42.3 us).
+// The kernel's speed moves with its code's layout: summing the two blocks
+// in straight-line code, inlining the patches or issuing the copies after
+// the sums each cost 1.5 to 3 us at 4000x3000, with fewer instructions.
+// Judge a change to it side by side with the build before (scripts/gpu/ab.sh).
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
@@ -186,8 +182,8 @@ __device__ __forceinline__ void store_u8_rows(const unsigned int (&out)[R][4], s
     }
 }
 
-// Warps a CUDA block: 2 and 1 (at as many warps an SM) measured within 2%
-// of 4 either way (H100, 2026-11-25 20:45, docs/PERFORMANCE.md).
+// Warps a CUDA block: 2 and 1 (at as many warps an SM) are within 2% of 4
+// either way on an H100.
 constexpr int kWalkWarps = 4;
 constexpr int kRingRows = 16;  // 3 R + 2 rows at R = 4: the block's and the next two's
 // A ring row: the warp's 512 bytes at 16, the word before them at 12 and
@@ -204,11 +200,11 @@ constexpr int kRingData = 16;  // where byte k of the warp's first lane lies in 
 // in the warp's own 512 bytes of the row (reflect, reflect101 and
 // replicate, unless the row ends within a pixel or two of the warp's
 // first byte), it takes them from the ring row, already there (RGB u8
-// edge 780x585 10.4 -> 9.6 us, 4000x3000 36.1 -> 35.6: H100, 2026-11-25
-// 20:32), a byte a lane of the warp (Lanes 32), or lane 0 all of them
-// (Lanes 1: the caller says why). Else lane 0 takes them from global
-// memory, all rows' loads in flight together. Called by those lanes, out
-// of line: only the warps at the image's sides take it.
+// edge on an H100: 780x585 9.6 us against 10.4 from global memory,
+// 4000x3000 35.6 against 36.1), a byte a lane of the warp (Lanes 32), or
+// lane 0 all of them (Lanes 1: the caller says why). Else lane 0 takes
+// them from global memory, all rows' loads in flight together. Called by
+// those lanes, out of line: only the warps at the image's sides take it.
 template <int C, int N, int Lanes>
 __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char (*ring)[kRingRowBytes],
                                              int slot, std::int64_t top, int column, int lane) {
@@ -240,9 +236,9 @@ __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char
         // came in through the border policy (the constant border as a
         // splat), so the sources in them are right too. No lane writes a
         // byte another reads: the sources lie in the row, the patches
-        // outside it. Lane 0 alone, one byte after another, had the side
+        // outside it. Lane 0 alone, one byte after another, has the side
         // columns' warps live 10 us against the others' 6 (a trace of
-        // 4000x3000 RGB edge, H100, 2026-11-26 00:22).
+        // 4000x3000 RGB edge on an H100).
         if constexpr (Lanes == 1) {
 #pragma unroll
             for (int i = 0; i < N; ++i) {
@@ -299,10 +295,11 @@ __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char
 // ring), into the lanes' windows: each lane's vector and the words either
 // side of it, all read from the ring row (lane 0's word before and lane
 // 31's after lie there too). Three loads a row, where shuffles and picking
-// out lanes 0 and 31 took seven instructions: with the stores below
-// (predicated, a pointer moved on a block) RGB u8 edge 4000x3000 31.4 ->
-// 30.9 us, gray 14.3 -> 14.0 (H100, 2026-11-26 00:06). Each alone was
-// slower on one of them: the kernel's speed moves with its code's layout.
+// out lanes 0 and 31 take seven instructions: with the stores below
+// (predicated, a pointer moved on a block) RGB u8 edge 4000x3000 takes
+// 30.9 us against 31.4, gray 14.0 against 14.3 on an H100. Either change
+// alone is slower on one of them: the kernel's speed moves with its code's
+// layout.
 template <int R>
 __device__ __forceinline__ void read_window(const unsigned char (*ring)[kRingRowBytes], int first, int lane,
                                             unsigned int (&win)[R + 2][kWindowWords]) {
@@ -322,8 +319,8 @@ __device__ __forceinline__ void read_window(const unsigned char (*ring)[kRingRow
 // (16-byte loads; lane 0's word before its vector and lane 31's after, one
 // load a row) and stored into ring slots 0 ... Blocks R + 1 before any sum,
 // so that those registers are free again by then. Loads into registers
-// rather than cp.async: the walk's memory pattern alone took 28.9 us
-// against 31.2 (walk_probe, 2026-11-25).
+// rather than cp.async: the walk's memory pattern alone takes 28.9 us
+// against 31.2 (scripts/gpu/walk_probe.cu).
 template <int R, int Blocks>
 __device__ __forceinline__ void load_full_band(const DeviceJob& job, unsigned char (*ring)[kRingRowBytes],
                                                int lane, int k, int row_bytes, std::int64_t y0) {
@@ -332,9 +329,9 @@ __device__ __forceinline__ void load_full_band(const DeviceJob& job, unsigned ch
     const int side_offset = lane == 0 ? -4 : 16;  // from the lane's vector
     const bool copies_side = (lane == 0 && k >= 4) || (lane == 31 && k + 16 < row_bytes);
     const std::int64_t pitch = job.src_pitch;
-    // Row pointers stepped a pitch a row, where `from + r * pitch` had each
-    // row's address multiplied out afresh: RGB u8 edge 4000x3000 30.8 ->
-    // 30.6 us, gray 14.0 -> 13.7 (H100, 2026-11-26 02:13).
+    // Row pointers stepped a pitch a row rather than each row's address
+    // multiplied out afresh (`from + r * pitch`): RGB u8 edge 4000x3000
+    // 30.6 us against 30.8, gray 13.7 against 14.0 on an H100.
     const std::byte* vector_row = job.src + (y0 - 1) * pitch + k;
     const std::byte* side_row = vector_row + side_offset;
     uint4 vectors[kIn];
@@ -363,8 +360,7 @@ __device__ __forceinline__ void load_full_band(const DeviceJob& job, unsigned ch
 // CUDACONV_WALK_TRACE names (the job's 5th launch: after the bench's
 // warm-ups) and read by scripts/gpu/walk_trace.py. Only in a build with
 // -DCUDACONV_WALK_TRACE=1 (scripts/gpu/sweep-fast.sh, docs/GPU-TESTING.md);
-// the shipped kernels have none of it. It found the side columns' slow
-// patches (patch_ring_rows).
+// the shipped kernels have none of it.
 #ifndef CUDACONV_WALK_TRACE
 #define CUDACONV_WALK_TRACE 0
 #endif
@@ -379,10 +375,9 @@ __device__ __forceinline__ unsigned long long globaltimer_ns() {
 }
 #endif
 
-// Blocks an SM at least (which caps registers at 102): 5 measured faster
-// than 4 (111 registers) and 6 (80) on 4000x3000 RGB u8 edge and 780x585
-// (H100, 2026-11-25 19:18, docs/PERFORMANCE.md). A build macro, for
-// scripts/gpu/sweep-fast.sh.
+// Blocks an SM at least (which caps registers at 102): 5 is faster than 4
+// (111 registers) and 6 (80) on 4000x3000 RGB u8 edge and 780x585 on an
+// H100. A build macro, for scripts/gpu/sweep-fast.sh.
 #ifndef CUDACONV_WALK_MIN_BLOCKS
 #define CUDACONV_WALK_MIN_BLOCKS 5
 #endif
@@ -398,10 +393,10 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
     __shared__ alignas(16) unsigned char ring[kWalkWarps][kRingRows][kRingRowBytes];
 #if __CUDA_ARCH__ >= 900
     // The tail walk may start once every CUDA block of this walk has
-    // (programmatic dependent launch). One instruction at the start, which
-    // left the rest of the walk's code as it was but for a few branches'
-    // scheduling bits (cubins compared), and its time within noise with no
-    // tail walk (H100, 2026-11-26 01:52 and 02:05).
+    // (programmatic dependent launch). One instruction at the start: the
+    // rest of the walk's code is as it would be without it but for a few
+    // branches' scheduling bits, and its time with no tail walk the same
+    // within noise.
     if constexpr (!Tail) asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
     const int lane = static_cast<int>(threadIdx.x) % 32;
@@ -462,8 +457,8 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
     // one's R new ones. A commit group a block, even empty (the common
     // band commits only empty ones).
     // Unrolled, the rows' addresses are worked out together (4000x3000 RGB
-    // edge 35.6 -> 34.4 us, when every band came this way); not on RGBA,
-    // where that spills (its registers are the most: ptxas, 12 bytes).
+    // edge 34.4 us against 35.6 with every band copied this way); not on
+    // RGBA, where that spills (its registers are the most: ptxas, 12 bytes).
     constexpr int kUnroll = C == 4 ? 1 : R + 2;
     auto issue_block = [&](int s) {
         if (s == 0) {
@@ -482,8 +477,8 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
         issue_block(1);
     }
     // Block s's first output row. Moved on a block, but worked out afresh
-    // on RGBA, whose registers are the most: held across blocks it spilled
-    // (ptxas, 16 bytes), and 3000x2000 RGBA edge took 27.6 us against 26.8.
+    // on RGBA, whose registers are the most: held across blocks it spills
+    // (ptxas, 16 bytes), and 3000x2000 RGBA edge takes 27.6 us against 26.8.
     std::byte* to = job.dst + y0 * job.dst_pitch + k;
 #pragma unroll 1
     for (int s = 0; s < steps; ++s) {
@@ -491,9 +486,8 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
         __syncwarp();
         if (patches) {
             // RGBA's patches by lane 0 alone: called by the whole warp, the
-            // kernel spilled (ptxas, 12 bytes) and 3000x2000 RGBA edge took
-            // 26.3-27.0 us against 24.6-26.2 (CLI, launch timing; H100,
-            // 2026-11-26 00:25).
+            // kernel spills (ptxas, 12 bytes) and 3000x2000 RGBA edge takes
+            // 26.3-27.0 us against 24.6-26.2 (H100, launch timing).
             constexpr int kLanes = C == 4 ? 1 : 32;
             if (kLanes == 32 || lane == 0) {
                 if (s == 0) patch_ring_rows<C, R + 2, kLanes>(job, my_ring, 0, y0 - 1, at.x, lane);
@@ -572,12 +566,13 @@ void registers_u8_prepare(const std::vector<std::int32_t>& dp4a_rows, cudaStream
 std::int64_t registers_u8_tail_rows(std::int64_t height, std::int64_t across, int band_rows,
                                     std::int64_t resident_warps) {
     // The share of a wave, in percent, by the waves of the image's bands
-    // (H100, 2026-11-26 02:05 and 02:13, docs/PERFORMANCE.md; RGB u8 edge):
-    // under 3/4 of a wave, the whole image (780x585 8.2 -> 6.7 us, 1920x1080
-    // 10.6 -> 10.0, 2000x1000 10.0 -> 9.8); from 1.5 waves, half a wave
-    // (3000x2000 18.9 -> 18.5, 4000x3000 31.0 -> 30.8, 8000x6000 within 0.2
-    // us); between, none (2560x1440: half a wave 13.3 -> 13.6, the whole
-    // image 13.7; gray 4000x3000 within 0.2 us either way).
+    // (H100, RGB u8 edge, with the tail walk against without): under 3/4 of
+    // a wave, the whole image (780x585 6.7 us against 8.2, 1920x1080 10.0
+    // against 10.6, 2000x1000 9.8 against 10.0); from 1.5 waves, half a
+    // wave (3000x2000 18.5 against 18.9, 4000x3000 30.8 against 31.0,
+    // 8000x6000 within 0.2 us); between, none (2560x1440: 13.3 without,
+    // 13.6 with half a wave, 13.7 with the whole image; gray 4000x3000
+    // within 0.2 us either way).
     std::int64_t wanted = -1;
     if (const char* text = std::getenv("CUDACONV_FAST_WALK_TAIL")) {
         char* end = nullptr;

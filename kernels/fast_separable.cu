@@ -24,7 +24,7 @@
 // images (a constant border's value a whole u8) go to the tensor-core path
 // instead (kernels/separable_mma.cu), which multiplies the same taps as two
 // band matrices, several times faster than this one on 4000x3000
-// Gaussians (docs/PERFORMANCE.md).
+// Gaussians (kernels/separable_mma.hpp).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -147,7 +147,7 @@ __device__ __forceinline__ StagedColumns staged_columns(const DeviceJob& job, co
 // Loads this thread's samples of staged rows 0 ... rows - 1 (input rows
 // y_first on, through the y border) into v as floats; every load is issued
 // before any is used. (Keeping u8 samples raw until the store, so that no
-// conversion could wait on a load, measured slower: 240 against 120 us on
+// conversion would wait on a load, is slower: 240 against 120 us on
 // 4000x3000 f32 gaussian:sigma=5, and no faster on u8.)
 template <typename In>
 __device__ __forceinline__ float staged_sample(const In* row, std::int64_t source,

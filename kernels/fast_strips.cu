@@ -14,10 +14,10 @@
 //  - Rows outside the image are the border policy's rows (a uniform branch
 //    a row); vectors that reach past either end of a row are rebuilt sample
 //    by sample through the policy (a few lanes at the image's sides).
-// Against the tile path this drops the per-tile barrier waits that bounded
-// it (docs/PERFORMANCE.md, 2026-11-23 evening): copies of the rows below
-// are in flight while the rows above are filtered, and L1/L2 catch the
-// Side - 1 rows that neighbouring bands both read.
+// It has none of the per-tile barrier waits that bound the tile path on
+// these sizes: copies of the rows below are in flight while the rows above
+// are filtered, and L1/L2 catch the Side - 1 rows that neighbouring bands
+// both read.
 #include "kernels/fast_strips.hpp"
 
 #include <cuda_pipeline.h>
@@ -70,20 +70,16 @@ constexpr int kThreads = 32 * kWarpsPerBlock;
 #ifndef CUDACONV_STRIPS_U8_AHEAD
 #define CUDACONV_STRIPS_U8_AHEAD 8
 #endif
-// f32 rows 4 ahead, not 8: fewer copies in flight a warp made gray f32
-// 5x5 3% faster on an H100 (45.0 -> 43.7 us), 7x7 2.5% (55.7 -> 54.2),
-// 2000x1000 3x3 2%, 4000x3000 3x3 the same, RGB f32 3x3 1% slower
-// (2026-11-25 10:51, docs/PERFORMANCE.md). u8 3x3 stays at 8: at 4, RGB
-// u8 edge gained 2% at 10:51 but lost 1% at 22:52 (below), and gray u8
-// edge (since moved to the walk) lost 2%.
+// f32 rows 4 ahead, not 8: with fewer copies in flight a warp, gray f32
+// 4000x3000 5x5 takes 43.7 us on an H100 against 45.0, 7x7 54.2 against
+// 55.7, 2000x1000 3x3 2% less; 4000x3000 3x3 the same, RGB f32 3x3 1% more.
 #ifndef CUDACONV_STRIPS_F32_AHEAD
 #define CUDACONV_STRIPS_F32_AHEAD 4
 #endif
-// u8 in 8-byte vectors (5x5, 7x7) 4 rows ahead too: against 8 on an H100
-// (2026-11-25 22:52, scripts/gpu/sweep-fast.sh, docs/PERFORMANCE.md) RGB u8
-// random:5 4000x3000 86.2 -> 85.1 us, random:7 149.3 -> 147.7, gray u8
-// random:5 39.9 -> 39.0. u8 3x3 (16-byte vectors) stays at 8: RGB edge
-// 33.8 at 8, 34.1 at 4, 35.4 at 2, 35.2 at 16.
+// u8 in 8-byte vectors (5x5, 7x7) 4 rows ahead too: against 8, on an H100
+// at 4000x3000, RGB u8 random:5 85.1 us against 86.2, random:7 147.7
+// against 149.3, gray u8 random:5 39.0 against 39.9. u8 3x3 (16-byte
+// vectors) 8 ahead: RGB edge 33.8 us at 8, 34.1 at 4, 35.4 at 2, 35.2 at 16.
 #ifndef CUDACONV_STRIPS_U8_NARROW_AHEAD
 #define CUDACONV_STRIPS_U8_NARROW_AHEAD 4
 #endif
@@ -94,9 +90,9 @@ constexpr int kThreads = 32 * kWarpsPerBlock;
 #define CUDACONV_STRIPS_INT_MIN_BLOCKS 4
 #endif
 // u8 3x3 (float and integer paths) fits 5 blocks without spilling (96
-// registers), and the fifth block made RGB u8 edge 4% faster and gray u8
-// edge 7% (2026-11-25, docs/PERFORMANCE.md). f32 3x3 and gray f32 5x5 fit
-// 8 blocks in 64 registers without spilling, but were no faster for it.
+// registers), and the fifth block makes RGB u8 edge 4% faster and gray u8
+// edge 7% on an H100. f32 3x3 and gray f32 5x5 would fit 8 blocks in 64
+// registers without spilling, but are no faster for it, so they keep 4.
 #ifndef CUDACONV_STRIPS_U8_3X3_MIN_BLOCKS
 #define CUDACONV_STRIPS_U8_3X3_MIN_BLOCKS 5
 #endif
@@ -150,21 +146,19 @@ std::int64_t power_of_two_at_least(std::int64_t n) {
 
 // Output rows a band: taller bands read fewer rows twice (a band reads
 // rows + Side - 1), shorter ones make more bands, and so more warps to
-// hide latency and a shorter tail. Measured on an H100 (2026-11-24 and 25,
-// docs/PERFORMANCE.md) the best heights were about one band per 12000
-// band-columns x rows of the image for u8 (4000x3000 RGB u8 3x3: 8; 5x5
-// and 7x7, in bands half as wide: 16), and per 24000 for f32, within
-// 4...16, but at least 2 (Side - 1) to the next power of two (gray u8
-// 3x3: 4, 5x5: 8). f32 images with at least 4 such areas a band (gray
-// 4000x3000 has 4.25) do best at 3 (Side - 1) (2026-11-25 10:13, gray
-// 4000x3000: 3x3 41.3 us in bands of 6 against 41.8 in bands of 4; 5x5
-// 44.5 in bands of 12 against 46.3 in bands of 8), but smaller ones lost
-// to it (gray 3000x2000, about 2 areas a band: 3x3 24.1 against 23.4;
-// 2000x1000: 14.6 against 12.8). u8 never gained from it (gray 5x5: 44.2
-// in bands of 12 against 41.1 in bands of 8). All with 8 rows copied
-// ahead; since f32 copies 4 ahead, gray f32 3x3 measured 1% faster in
-// bands of 10 than 6 (docs/PERFORMANCE.md, 10:51), a lead the rule does
-// not take yet. CUDACONV_STRIPS_ROWS overrides the rule, for tuning sweeps
+// hide latency and a shorter tail. On an H100 the best heights are about
+// one band per 12000 band-columns x rows of the image for u8 (4000x3000
+// RGB u8 3x3: 8; 5x5 and 7x7, in bands half as wide: 16), and per 24000
+// for f32, within 4...16, but at least 2 (Side - 1) to the next power of
+// two (gray u8 3x3: 4, 5x5: 8). f32 images with at least 4 such areas a
+// band (gray 4000x3000 has 4.25) do best at 3 (Side - 1) (gray 4000x3000:
+// 3x3 41.3 us in bands of 6 against 41.8 in bands of 4; 5x5 44.5 in bands
+// of 12 against 46.3 in bands of 8), smaller ones do not (gray 3000x2000,
+// about 2 areas a band: 3x3 24.1 against 23.4; 2000x1000: 14.6 against
+// 12.8), and u8 does not (gray 5x5: 44.2 in bands of 12 against 41.1 in
+// bands of 8). Those heights were measured with 8 rows copied ahead; with
+// f32's 4, gray f32 3x3 is 1% faster in bands of 10 than of 6, which the
+// rule leaves. CUDACONV_STRIPS_ROWS overrides the rule, for tuning sweeps
 // without a rebuild.
 int strips_band_rows(std::int64_t across, std::int64_t height, int side, bool float_samples) {
     const char* text = std::getenv("CUDACONV_STRIPS_ROWS");
@@ -201,15 +195,13 @@ std::int64_t strips_band_count(std::int64_t across, std::int64_t height, int row
 // times as many bands as run at once. Bands that all start together and
 // take about as long also finish together, and the next wave's copies then
 // all wait on DRAM at once while its warps have nothing to filter: a trace
-// of every warp's start, first row and end on 4000x3000 RGB u8 edge showed
-// the waves in step from the first to the last. Measured on the H100
-// (2026-11-25 15:00-15:27, docs/PERFORMANCE.md): RGB u8 edge 35.4 -> 33.5
-// us, RGBA u8 edge 76.0 -> 74.3; heights up to 2 * (rows - 1) gained half
-// as much, up to 4 * rows lost 3%. Not applied where it was not measured
-// faster: f32 (gray 3x3 within 1%, and slower under bands of 10), and,
-// under a first rule that took every job filling the GPU twice, bands of 4
-// rows (gray u8 edge +3%, 3000x2000 RGB u8 edge +7%) and 5x5 and 7x7
-// (+5-21%).
+// of every warp's start, first row and end on 4000x3000 RGB u8 edge shows
+// the waves in step from the first to the last without a head. On an H100
+// the head takes RGB u8 edge from 35.4 to 33.5 us and RGBA u8 edge from
+// 76.0 to 74.3; heights up to 2 * (rows - 1) gain half as much, up to
+// 4 * rows lose 3%. It is left off where it makes jobs slower: f32 (gray
+// 3x3 within 1%, and slower under bands of 10), bands of 4 rows (gray u8
+// edge +3%, 3000x2000 RGB u8 edge +7%), and 5x5 and 7x7 (+5-21%).
 // CUDACONV_STRIPS_HEAD=0 turns it off, and "LOW,HIGH,GROUP" (each 1 to
 // 4096) sets it for any strip job, for sweeps; other values leave the rule.
 StripHead strips_head(std::int64_t across, std::int64_t height, int side, int rows,
@@ -271,8 +263,8 @@ __device__ constexpr bool window_word_used(int word) {
 // Whether outside_column's closed forms hold for a job in vectors of S
 // samples: the row is wider than the furthest any lane reaches past its
 // ends (5 vectors). With width > S only, the lanes furthest right on a gray
-// image of S to 2 S pixels took wrap's x - width past the row (into its
-// padding, which initcheck saw; no output read it).
+// image of S to 2 S pixels would take wrap's x - width past the row (into
+// its padding, uninitialised).
 template <int S>
 __device__ __forceinline__ bool closed_forms_hold(const DeviceJob& job) {
     return job.src_width > 5 * S;
@@ -282,8 +274,8 @@ __device__ __forceinline__ bool closed_forms_hold(const DeviceJob& job) {
 // through the border policy. Out of line: only lanes at the image's sides
 // take it, and the row loop stays small. In 32-bit arithmetic (strips_take
 // keeps a row's samples under 2^30): with 64-bit divisions and
-// border_index a sample, the bands at the sides took several times the
-// others' time and held up the kernel's end.
+// border_index a sample, the bands at the sides take several times the
+// others' time and hold up the kernel's end.
 template <typename In, int C, typename Vec>
 __device__ __noinline__ Vec rebuild_vector(const DeviceJob& job, std::int64_t k, std::int64_t y,
                                            In constant) {
@@ -303,7 +295,7 @@ __device__ __noinline__ Vec rebuild_vector(const DeviceJob& job, std::int64_t k,
 // time by cp.async, in the row's commit group: the lane goes on without
 // waiting for the loads. rebuild_vector's loads made the side bands' warps
 // wait a load's latency every row (f32 3x3: 6% of the instructions, 23% of
-// the stall samples; ncu, docs/PERFORMANCE.md 2026-11-25).
+// the stall samples under ncu).
 template <int C, typename Vec>
 __device__ __noinline__ void rebuild_vector_async(const DeviceJob& job, std::int64_t k,
                                                   std::int64_t y, float constant, Vec* slot) {
@@ -325,8 +317,8 @@ __device__ __noinline__ void rebuild_vector_async(const DeviceJob& job, std::int
 // samples, its index in the ring row (lane l's vector at 16 l ...), or
 // kRingConstant for the constant border. Against rebuild_vector this costs
 // no global loads that the warp waits for and no border arithmetic a row
-// (H100, 4000x3000 RGB u8 edge 45.2 -> 36.9 us, 780x585 24.2 -> 14.7;
-// docs/PERFORMANCE.md 2026-11-25).
+// (H100, RGB u8 edge: 4000x3000 in 36.9 us against 45.2, 780x585 in 14.7
+// against 24.2).
 constexpr std::uint16_t kRingConstant = 0xffff;
 __device__ __noinline__ void rebuild_from_ring(uint4* ring_row, const std::uint16_t* ring_sources,
                                                std::uint8_t constant, int lane) {
@@ -462,10 +454,10 @@ __device__ __forceinline__ void store_row_fast(const DeviceJob& job, std::int64_
 }
 
 // Band i of the launch order, as (across, down): the side columns first
-// (sides_first_at). Row by row instead (CUDACONV_STRIPS_SIDES_FIRST=0)
-// measured 6-32% slower on the H100; of five other orders, only those that
-// start with the side columns came within 4% (2026-11-25 09:33 and 10:21,
-// docs/PERFORMANCE.md).
+// (sides_first_at): their warps take longest, so they start first. Row by
+// row instead (CUDACONV_STRIPS_SIDES_FIRST=0) is 6-32% slower on an H100,
+// and of five other orders only those that start with the side columns
+// come within 4%.
 __device__ __forceinline__ int2 band_at(int i, int across, int down, bool sides_first) {
     if (!sides_first) return make_int2(i % across, i / across);
     return sides_first_at(i, across, down);
@@ -473,9 +465,8 @@ __device__ __forceinline__ int2 band_at(int i, int across, int down, bool sides_
 
 // Row of bands j of the head: its first image row and its height. Out of
 // line, so that the bands below the head (most of them) carry none of its
-// divisions: a first version that worked out every band's row inline cost
-// jobs without a head 1-4% (H100, 2026-11-25 15:10); this one measures as
-// the kernel did before the head (15:27).
+// divisions: worked out inline for every band, they cost jobs without a
+// head 1-4% on an H100.
 __device__ __noinline__ int2 head_band(StripHead head, int j) {
     return make_int2(static_cast<int>(head.start(j)), head.height(j));
 }
@@ -549,10 +540,10 @@ __global__ void __launch_bounds__(kThreads, strips_min_blocks<Side, In, Integer>
     // row's ends rebuild from global memory. The lane that holds the row's
     // last samples and some past it copies its whole vector first: the
     // bytes past the row, up to its pitch, are initialised (DeviceJob).
-    // Only where it measured faster (2026-11-25, docs/PERFORMANCE.md): u8
-    // in 16-byte vectors (3x3). f32 lanes copy their samples by cp.async
-    // (rebuild_vector_async), 1-3% faster there than the ring, and u8 in
-    // 8-byte vectors (5x5, 7x7) lost 1-4% to it.
+    // Only where it is faster on an H100: u8 in 16-byte vectors (3x3). f32
+    // lanes copy their samples by cp.async (rebuild_vector_async), 1-3%
+    // faster there than the ring, and u8 in 8-byte vectors (5x5, 7x7) are
+    // 1-4% slower from the ring.
     constexpr bool kRingRebuild = sizeof(In) == 1 && VB == 16;  // u8 3x3 (launch_side)
     static_assert(!kRingRebuild || Side == 3, "the ring's rebuild was measured on u8 3x3 only");
     constexpr int kSourceLanes = kRingRebuild ? 32 : 1;
@@ -591,8 +582,8 @@ __global__ void __launch_bounds__(kThreads, strips_min_blocks<Side, In, Integer>
     };
     // The warp's ring of kAhead input rows in shared memory (my_ring): row
     // r goes to slot r % kAhead through cp.async, kAhead rows before it is
-    // used, so the copies in flight hold no registers. (A ring of registers
-    // turned by moves did not work: a move waits for its load.)
+    // used, so the copies in flight hold no registers (a ring of registers
+    // turned by moves would not overlap: a move waits for its load).
     auto issue = [&](int r) {  // row r's vector to its slot; a commit group each row, even empty
         if (r < in_rows) {
             Vec* slot = &my_ring[r & (kAhead - 1)][lane];
@@ -620,10 +611,9 @@ __global__ void __launch_bounds__(kThreads, strips_min_blocks<Side, In, Integer>
 
     // The loop's body is one row, and the accumulator ring turns by moving
     // registers down a slot a row: unrolled further (a turn of Side rows,
-    // or the band's rows) the code outgrew the instruction cache, and warps
-    // waited on instruction fetches most of their time (ncu, 2026-11-24:
-    // 4.1 cycles of every 6.5 for 3 rows a body, 15.7 of 20.3 for the
-    // band's).
+    // or the band's rows) the code outgrows the instruction cache, and warps
+    // wait on instruction fetches most of their time (ncu: 4.1 cycles of
+    // every 6.5 for 3 rows a body, 15.7 of 20.3 for the band's).
 #pragma unroll 1
     for (int r = 0; r < in_rows; ++r) {
         // Row r's group is done once at most kAhead - 1 younger ones are
@@ -777,7 +767,7 @@ void launch_one(const DeviceJob& job, cudaStream_t stream) {
 template <typename In, int C, bool Integer>
 bool launch_side(const DeviceJob& job, cudaStream_t stream) {
     // u8 from 5x5 on in 8-byte vectors: 5 accumulator rows of 16 samples
-    // spilled (800 bytes and more).
+    // spill (800 bytes and more).
     constexpr int kWide = sizeof(In) == 1 ? 8 : 16;
     switch (job.filter_width) {
         case 3: launch_one<3, C, In, 16, Integer>(job, stream); return true;

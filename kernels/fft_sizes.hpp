@@ -2,7 +2,7 @@
 // The host-side arithmetic of the fft variant, kept pure so that it can be
 // unit-tested without a device: transform sizes cuFFT is fast at, the shape
 // of the padded problem, and the documented error bound the GPU tests use as
-// the fft variant's tolerance (SPEC.md "Arithmetic"). kernels/fft.cu
+// the fft variant's tolerance (docs/SPEC.md, "Tolerances"). kernels/fft.cu
 // explains the scheme and derives the bound.
 #include <cstdint>
 

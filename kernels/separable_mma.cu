@@ -69,8 +69,8 @@ constexpr int kThreads = 32 * kWarps;
 // RGB's 72 KB of shared memory and leave 168 registers a lane for the
 // taps' 48 fragment words and the intermediate's tiles. At 4 (128
 // registers, a few words spilled) gray with sides up to 17 took 45 us
-// against 50 at 3 (4000x3000 gaussian:15, H100), but at side 31 gray lost
-// 9% and RGB 7% (2026-11-25, docs/PERFORMANCE.md). RGBA over 17, whose
+// against 50 at 3 (4000x3000 gaussian:15, H100), but at side 31 gray loses
+// 9% and RGB 7%. RGBA over 17, whose
 // 95 KB leave room for 2 blocks only, takes 2, uncapped (sigma=5: 203.3
 // against 204.4 us capped at 3).
 template <int KB, int C>
@@ -188,7 +188,7 @@ __device__ __forceinline__ void store_16_pixels(const std::uint32_t (&a)[4 * C],
 // border_index for a staged row or column p: border_index_near's closed
 // forms (every tile's halo but those of images narrower than it), else
 // border_index's general arithmetic, out of line. That 64-bit modulo
-// arithmetic, inlined for every staged item at the image's sides, was 8% of
+// arithmetic, inlined for every staged item at the image's sides, is 8% of
 // the stall samples on gray 4000x3000 (ncu).
 __device__ __forceinline__ std::int64_t border_near(BorderMode mode, std::int64_t p,
                                                     std::int64_t n) {
@@ -408,11 +408,10 @@ __device__ __forceinline__ void filter_rows(const __half* plane, int r0,
 }
 
 // v rounded half to even and saturated to 0 ... 255, NaN to 0. One
-// conversion instruction (Convert) made RGB u8 sigma=5 2% faster than
+// conversion instruction (Convert) makes RGB u8 sigma=5 2% faster than
 // to_output's __float2uint_rn and min (H100, 88.7 against 90.4 us), but
 // gray with sides up to 17 (the kernel at 4 blocks an SM) 5% slower (42.7
-// against 40.5; 2026-11-25, docs/PERFORMANCE.md), so that kernel keeps the
-// two.
+// against 40.5), so that kernel keeps the two.
 template <bool Convert>
 __device__ __forceinline__ std::uint8_t saturated_u8(float v) {
     if constexpr (Convert) {
@@ -728,9 +727,9 @@ void MmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) 
     // A block a tile, so that the block scheduler gives the next tile to
     // whichever block finishes first: tiles differ in cost (the sides'
     // gathered items), and a persistent grid of as many blocks as the SMs
-    // hold, each walking every grid-th tile, kept SMs idle a quarter of the
-    // time at its end (ncu: 154.7 K active cycles of 202.4 K) and was 10%
-    // slower (H200, 2026-11-25: RGB u8 sigma=5 102.8 against 92.0 us).
+    // hold, each walking every grid-th tile, keeps SMs idle a quarter of the
+    // time at its end (ncu: 154.7 K active cycles of 202.4 K) and is 10%
+    // slower (H200, RGB u8 sigma=5: 102.8 against 92.0 us).
     grid_ = static_cast<int>(std::max<std::int64_t>(1, tiles_of(dj)));
     // Fewer blocks, for the tests: each then walks many tiles.
     if (const char* blocks = std::getenv("CUDACONV_FAST_SEPARABLE_BLOCKS")) {

@@ -20,9 +20,8 @@ namespace cudaconv {
 // centred, of side up to 33; u8 input (its samples are exact in fp16) of 1
 // to 4 channels; every border but valid, a constant border's value a whole
 // u8. It is faster than the CUDA-core path on every such job measured
-// (4000x3000 Gaussians 3 to 31 on an H100, 2026-11-25, docs/PERFORMANCE.md:
-// RGB 73.5-88 us now, where the CUDA-core path took 528-672 and the first
-// tensor-core kernel 151-183), so it takes them all;
+// (4000x3000 Gaussians 3 to 31 on an H100: RGB 73.5-88 us, where the
+// CUDA-core path takes 528-672), so it takes them all;
 // CUDACONV_FAST_SEPARABLE_MMA=0 turns it off, so that tests and benchmarks
 // reach the CUDA-core path for the same jobs.
 bool mma_take(const Job& job, const DeviceJob& device_job);

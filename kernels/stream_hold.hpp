@@ -3,7 +3,7 @@
 // idle device also time the host: the start event is stamped as soon as the
 // host submits it, and the kernel starts only once the host has gone
 // through the launch call: 3-4 us more on the H100 machine, for our
-// kernels and NPP's alike (docs/PERFORMANCE.md, 2026-11-25 08:50). So a
+// kernels and NPP's alike (docs/PERFORMANCE.md, "Timing"). So a
 // timed run is queued behind a kernel that holds
 // the stream until the host has queued the start event, the launch and the
 // stop event, and then releases it (nvbench's "blocking kernel").

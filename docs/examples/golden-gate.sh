@@ -13,7 +13,7 @@
 # First run (or after an intended change): set UPDATE=1 to write the goldens
 # from cpu-ref instead, and review them before committing.
 # CUDACONV names the binary (default: cudaconv on PATH); TOLERANCE the
-# compare limits (default "--max-abs 1", SPEC.md's bound for 8/16-bit).
+# compare limits (default "--max-abs 1", docs/SPEC.md's bound for 8/16-bit).
 set -euo pipefail
 (($# >= 3)) || { sed -n '2,18p' "$0" >&2; exit 2; }
 inputs=$1 goldens=$2 out=${3%/}

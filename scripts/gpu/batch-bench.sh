@@ -97,9 +97,9 @@ PY
 # 2. cudaconv, one process each, every core (-j default). First each run
 # once on 4 images, untimed: on a freshly started machine the first process
 # to use CUDA, or cuFFT, pays once for what later ones find ready (the
-# binary's pages, the driver's first start): a first fft run took 780 ms
-# in the machine's first process against 148-157 ms in the next ones
-# (20:57 UTC), which a user's repeated batches do not pay.
+# binary's pages, the driver's first start): a first fft run takes 780 ms
+# in the machine's first process against 148-157 ms in the next ones,
+# which a user's repeated batches do not pay.
 mkdir -p "$work/warm"
 cp "$work"/in/img00[0-3].jpg "$work/warm/"
 for run in none edge dense31; do
@@ -181,7 +181,7 @@ for run in edge dense31; do
   timed "python-$run" python3 "$work/pool.py" "$work/in" "$work/py-$run" "$run" "$work/dense31.txt" "$pool"
 done
 
-# Same results? (ours against cv2.filter2D, SPEC.md's tolerance of 1 level)
+# Same results? (ours against cv2.filter2D, docs/SPEC.md's tolerance of 1 level)
 for run in edge dense31; do
   say "compare $run, img000: $("$cudaconv" compare "$work/out-$run/img000.png" "$work/py-$run/img000.png" --max-abs 1 2>&1 | head -1)"
 done

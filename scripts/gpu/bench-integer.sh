@@ -2,7 +2,7 @@
 # Runs ON THE GPU MACHINE, from the repository root, after scripts/gpu/build.sh
 # made .carry/ here: fast's strip path on u8 filters with integer taps, its
 # integer (DP4A) path beside its float path (CUDACONV_FAST_STRIPS_DP4A=0),
-# on 4000x3000 gray, RGB and RGBA, as recorded in docs/PERFORMANCE.md.
+# on 4000x3000 gray, RGB and RGBA.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=$(mktemp -d)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs ON THE GPU MACHINE, from the repository root, after scripts/gpu/build.sh
 # made .carry/ here: the rank-1 (Gaussian) jobs of fast-separable beside fast
-# and the two-kernel separable, as recorded in docs/PERFORMANCE.md; then
+# and the two-kernel separable; then
 # fast-separable's two paths on the same u8 jobs (CUDACONV_FAST_SEPARABLE_MMA:
 # 1 the default, its tensor-core path; 0 its CUDA-core path).
 set -euo pipefail

@@ -25,8 +25,9 @@ if [[ -d ../shared/peers ]]; then
   mkdir -p .carry/peers
   cp ../shared/peers/npp_bench.cu .carry/peers/
 fi
-# The benchmark input of SPEC/issue tables: 4000x3000 RGB, made from a
-# sample photo (a real image compresses; noise would not fit the carry).
+# The benchmark input of issue 5's and docs/PERFORMANCE.md's tables:
+# 4000x3000 RGB, made from a sample photo (a real image compresses; noise
+# would not fit the carry).
 if [[ ! -f .carry/rocket-4000x3000.jpg ]]; then
   # Debian's python3 with python3-opencv (another python3 may come first on PATH).
   dpkg-query -W -f='${Status}' python3-opencv 2>/dev/null | grep -q "ok installed" ||

@@ -10,8 +10,9 @@
 // that what differs between them is how the rows reach the lanes:
 //   async:     every lane copies its 16-byte vector of a row into the ring
 //              in shared memory (cp.async), lanes 0 and 31 the words either
-//              side; as the walk does; "own rows only" copies just the
-//              band's rows, not the 2 around it (a copy's bytes);
+//              side, as the walk does for its top and bottom bands;
+//              "own rows only" copies just the band's rows, not the 2
+//              around it (a copy's bytes);
 //   bulk2d:    one lane asks the tensor memory accelerator for a box of 2
 //              rows x 544 bytes (the ring row's layout) into the ring,
 //              completing on an mbarrier;
@@ -19,8 +20,7 @@
 //              (bands of 8) into registers at once, then stores.
 // Unused shared memory caps the blocks an SM (5: the walk's, whose 96
 // registers allow no more). The async and bulk2d walks' outputs must match
-// (checked). Built here, run on the GPU machine (docs/PERFORMANCE.md,
-// 2026-11-25 22:15):
+// (checked). Built here, run on the GPU machine (docs/GPU-TESTING.md):
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I. scripts/gpu/walk_probe.cu kernels/stream_hold.cu -lcuda -o .carry/walk_probe
 #include <cuda.h>
 #include <cuda_pipeline.h>
@@ -85,7 +85,8 @@ __device__ __forceinline__ Band band_of(int band, int band_rows) {
     return {band % across, y0, (min(band_rows, kHeight - y0) + kRows - 1) / kRows};
 }
 
-// The walk as it copies now: cp.async a lane, a commit group a block.
+// The walk as its top and bottom bands copy: cp.async a lane, a commit
+// group a block.
 // Without Halo, only the band's own rows (and no words either side): the
 // sums would be wrong, the bytes moved are a copy's.
 template <bool Halo>
