@@ -8,4 +8,5 @@ set(CUDACONV_BATCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/prefaulted_output.cpp
   ${CMAKE_CURRENT_LIST_DIR}/progress.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/thread_group.cpp
 )
