@@ -46,7 +46,8 @@ public:
             !threads.start([this] { relay(prepare_queue_, stages_.prepare_for_gpu, gpu_queue_); })) {
             cannot_start(threads, starting, "the thread that prepares images for the GPU");
         }
-        // Workers: as many as the system gives, at least one.
+        // Workers: as many as asked where the system gives them, else half
+        // of those it gave (let_go_half), at least one.
         const std::size_t first_worker = threads.size();
         int started = 0;
         while (started < options_.workers && threads.start([this, running, number = started] {

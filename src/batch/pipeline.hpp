@@ -63,7 +63,7 @@ struct PipelineStages {
 
 struct PipelineOptions {
     std::size_t count = 0;        // indices 0..count-1, decoded in order
-    int workers = 1;              // -j; fewer where the system will not start that many
+    int workers = 1;              // -j (fewer run where the system will not start that many)
     std::size_t max_in_flight = 1;
 };
 
@@ -72,7 +72,7 @@ struct PipelineOptions {
 // batch like an interrupt and is rethrown once the workers are done.
 // Where the system will not start the GPU thread, the prepare thread or a
 // first worker, no image is taken and a WorkError says so; where it starts
-// fewer workers than asked, the batch runs on those, with a warning.
+// fewer workers than asked, the batch runs on half of those, with a warning.
 void run_pipeline(const PipelineStages& stages, const PipelineOptions& options);
 
 }  // namespace cudaconv
