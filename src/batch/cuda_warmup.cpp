@@ -11,8 +11,9 @@
 namespace cudaconv {
 
 void CudaWarmup::start() {
-    if (thread_.joinable()) return;
-    thread_ = std::thread([this] {
+    if (started_) return;
+    started_ = true;
+    const auto warm_up = [this] {
         using Clock = std::chrono::steady_clock;
         const auto ms = [](Clock::time_point from) {
             return std::chrono::duration<double, std::milli>(Clock::now() - from).count();
@@ -37,11 +38,8 @@ void CudaWarmup::start() {
         if (cudaFree(nullptr) != cudaSuccess) cudaGetLastError();
         spdlog::debug("CUDA start-up: devices probed in {:.0f} ms, context made in {:.0f} ms",
                       probe_ms, ms(context_start));
-    });
-}
-
-CudaWarmup::~CudaWarmup() {
-    if (thread_.joinable()) thread_.join();
+    };
+    if (!thread_.start(warm_up)) warm_up();
 }
 
 }  // namespace cudaconv

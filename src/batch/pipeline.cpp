@@ -7,10 +7,14 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <future>
 #include <mutex>
-#include <thread>
-#include <vector>
+#include <string>
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "batch/thread_group.hpp"
 #include "core/errors.hpp"
 
 namespace cudaconv {
@@ -26,30 +30,89 @@ public:
         : stages_(stages), options_(options) {}
 
     void run() {
-        std::vector<std::thread> threads;
-        threads.emplace_back([this] { relay(gpu_queue_, stages_.filter, encode_queue_); });
-        if (stages_.prepare_for_gpu) {
-            threads.emplace_back(
-                [this] { relay(prepare_queue_, stages_.prepare_for_gpu, gpu_queue_); });
+        // Each worker waits to hear how many of them run; the others end at once.
+        std::promise<int> kept;
+        const std::shared_future<int> running = kept.get_future().share();
+        ThreadGroup threads;  // joined on every way out: the threads end once stopping()
+        // No image is taken until every thread has started (each waits for
+        // the lock first), so a warning about them comes before any image.
+        std::unique_lock<std::mutex> starting(mutex_);
+        // The GPU thread and the one before it first: without them no
+        // image bound for the GPU would get done, so the batch cannot run.
+        if (!threads.start([this] { relay(gpu_queue_, stages_.filter, encode_queue_); })) {
+            cannot_start(threads, starting, "the batch's GPU thread");
         }
-        for (int i = 0; i < options_.workers; ++i) threads.emplace_back([this] { worker_loop(); });
-        for (std::thread& t : threads) t.join();
+        if (stages_.prepare_for_gpu &&
+            !threads.start([this] { relay(prepare_queue_, stages_.prepare_for_gpu, gpu_queue_); })) {
+            cannot_start(threads, starting, "the thread that prepares images for the GPU");
+        }
+        // Workers: as many as asked where the system gives them, else half
+        // of those it gave (let_go_half), at least one.
+        const std::size_t first_worker = threads.size();
+        int started = 0;
+        while (started < options_.workers && threads.start([this, running, number = started] {
+                   if (number < running.get()) worker_loop();
+               })) {
+            ++started;
+        }
+        if (started == 0) cannot_start(threads, starting, "the batch's first worker");
+        workers_ = started < options_.workers ? let_go_half(started) : started;
+        kept.set_value(workers_);
+        if (workers_ < options_.workers) {
+            spdlog::warn("running {} of the {} workers asked for (-j): the system would start "
+                         "only {} ({}){}",
+                         workers_, options_.workers, started, threads.failure().message(),
+                         workers_ < started ? ", and half of them were let go to leave room for "
+                                              "the images"
+                                            : "");
+        }
+        // The workers let go end, their stacks unmapped, before any image is decoded.
+        threads.join_after(first_worker + static_cast<std::size_t>(workers_));
+        starting.unlock();
+        threads.join();
         if (fatal_) std::rethrow_exception(fatal_);
     }
 
 private:
+    // No image has been taken yet: the threads started end once `starting`
+    // lets them look.
+    [[noreturn]] void cannot_start(ThreadGroup& threads, std::unique_lock<std::mutex>& starting,
+                                   const std::string& which) {
+        fatal_stop_ = true;
+        starting.unlock();
+        threads.join();
+        throw WorkError(
+            fmt::format("cannot start a thread: {} ({})", threads.failure().message(), which));
+    }
+
+    // The system would not start all the workers asked for: it has run out
+    // of something the images need as well (address space, of which each
+    // worker's stack takes ulimit -s, 8 MB by default; or its limit on
+    // threads, which CUDA's own count against). Half of the workers started
+    // go again, giving back their share, and as many fewer images may be in
+    // flight. Returns the workers that run. Under mutex_.
+    int let_go_half(int started) {
+        const int running = std::max(1, started / 2);
+        const auto asked = static_cast<std::size_t>(options_.workers);
+        const std::size_t beyond_workers =
+            options_.max_in_flight - std::min(options_.max_in_flight, asked);
+        max_in_flight_ =
+            std::min(max_in_flight_, static_cast<std::size_t>(running) + beyond_workers);
+        return running;
+    }
+
     bool stopping() const { return fatal_stop_ || stages_.stop(); }
 
     // Under mutex_.
     bool can_decode() const {
-        return !stopping() && next_ < options_.count && in_flight_ < options_.max_in_flight;
+        return !stopping() && next_ < options_.count && in_flight_ < max_in_flight_;
     }
     bool all_done() const { return (stopping() || next_ >= options_.count) && in_flight_ == 0; }
 
     int encode_threads() {
         const std::lock_guard<std::mutex> lock(mutex_);
         if (next_ < options_.count || in_flight_ == 0) return 1;
-        return std::max(1, options_.workers / static_cast<int>(in_flight_));
+        return std::max(1, workers_ / static_cast<int>(in_flight_));
     }
 
     void worker_loop() {
@@ -183,6 +246,9 @@ private:
     std::size_t in_flight_ = 0;
     std::exception_ptr fatal_;
     std::atomic<bool> fatal_stop_{false};
+    // Under mutex_: options_'s, unless the system would not start that many workers.
+    int workers_ = 0;
+    std::size_t max_in_flight_ = options_.max_in_flight;
 };
 
 }  // namespace

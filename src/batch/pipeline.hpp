@@ -63,13 +63,16 @@ struct PipelineStages {
 
 struct PipelineOptions {
     std::size_t count = 0;        // indices 0..count-1, decoded in order
-    int workers = 1;              // -j
+    int workers = 1;              // -j (fewer run where the system will not start that many)
     std::size_t max_in_flight = 1;
 };
 
 // Failures of one image go to `failed` and the rest go on. A UsageError
 // from a stage (a variant named with -k cannot run an image) stops the
 // batch like an interrupt and is rethrown once the workers are done.
+// Where the system will not start the GPU thread, the prepare thread or a
+// first worker, no image is taken and a WorkError says so; where it starts
+// fewer workers than asked, the batch runs on half of those, with a warning.
 void run_pipeline(const PipelineStages& stages, const PipelineOptions& options);
 
 }  // namespace cudaconv

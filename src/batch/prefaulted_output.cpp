@@ -7,13 +7,10 @@
 
 namespace cudaconv {
 
-PrefaultedOutput::~PrefaultedOutput() {
-    if (thread_.joinable()) thread_.join();
-}
-
 void PrefaultedOutput::start(int rows, int cols, int type) {
-    if (thread_.joinable()) throw std::logic_error("PrefaultedOutput::start: started already");
-    thread_ = std::thread([this, rows, cols, type] {
+    if (started_) throw std::logic_error("PrefaultedOutput::start: started already");
+    started_ = true;
+    const auto prefault = [this, rows, cols, type] {
         try {
             cv::Mat image(rows, cols, type);
             // All cores: the decode holds one, the rest are idle until it ends.
@@ -22,11 +19,12 @@ void PrefaultedOutput::start(int rows, int cols, int type) {
         } catch (const std::exception&) {
             // Out of memory for a guess: the filter allocates as it would have.
         }
-    });
+    };
+    if (!thread_.start(prefault)) prefault();
 }
 
 cv::Mat PrefaultedOutput::take(int rows, int cols, int type) {
-    if (thread_.joinable()) thread_.join();
+    thread_.join();
     cv::Mat image = std::move(image_);
     image_ = cv::Mat();
     if (image.rows != rows || image.cols != cols || image.type() != type) return {};

@@ -8,29 +8,30 @@
 // this also starts) can take them then. The size and sample type come from
 // the file's header, before the decode: a guess that decode() checks, so a
 // wrong one costs only the unused buffer.
-#include <thread>
-
 #include <opencv2/core.hpp>
+
+#include "batch/thread_group.hpp"
 
 namespace cudaconv {
 
 class PrefaultedOutput {
 public:
     PrefaultedOutput() = default;
-    ~PrefaultedOutput();
     PrefaultedOutput(const PrefaultedOutput&) = delete;
     PrefaultedOutput& operator=(const PrefaultedOutput&) = delete;
 
     // Makes a rows x cols image of `type` and writes to each of its pages,
-    // on a thread of its own. At most once.
+    // on a thread of its own (on the calling thread where the system will
+    // not start one). At most once.
     void start(int rows, int cols, int type);
     // That image when it is what is asked for (waiting for it if need be),
     // else an empty one; the guess is given up either way.
     cv::Mat take(int rows, int cols, int type);
 
 private:
-    std::thread thread_;
+    bool started_ = false;
     cv::Mat image_;
+    ThreadGroup thread_;  // last: joined before the image it fills goes
 };
 
 // One write a page of m's memory (and its last byte), on the calling thread

@@ -5,13 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "batch/interrupt.hpp"
 #include "io/image_io.hpp"
 
 namespace cudaconv {
@@ -76,7 +76,7 @@ std::string summary_line(const BatchSummary& s, std::size_t total, int signal_nu
     line += fmt::format(" of {} image{} in {:.1f} s ({:.2f} images/s)", total,
                         total == 1 ? "" : "s", s.wall_s, s.images_per_s());
     if (signal_number != 0) {
-        line += fmt::format("; stopped by {}", signal_number == SIGINT ? "SIGINT" : "SIGTERM");
+        line += fmt::format("; stopped by {}", signal_name(signal_number));
     }
     return line;
 }

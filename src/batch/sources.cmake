@@ -3,9 +3,11 @@ set(CUDACONV_BATCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/heap_reuse.cpp
   ${CMAKE_CURRENT_LIST_DIR}/inputs.cpp
   ${CMAKE_CURRENT_LIST_DIR}/interrupt.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/opencv_pool.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pinned_slots.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pipeline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/prefaulted_output.cpp
   ${CMAKE_CURRENT_LIST_DIR}/progress.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/thread_group.cpp
 )

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "batch/opencv_pool.hpp"
 #include "bench/report.hpp"
 #include "bench/runner.hpp"
 #include "core/errors.hpp"
@@ -99,6 +100,7 @@ int run_bench_command(const BenchOptions& o) {
     check_report_path("--json", o.json_path);
     const BenchPlan plan = make_plan(o);
 
+    start_opencv_pool();  // the cpu variant's threads, made before they are needed
     const BenchReport report = run_bench(plan);
 
     // The table goes to stdout unless a report does.

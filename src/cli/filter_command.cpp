@@ -22,6 +22,7 @@
 #include "batch/heap_reuse.hpp"
 #include "batch/inputs.hpp"
 #include "batch/interrupt.hpp"
+#include "batch/opencv_pool.hpp"
 #include "batch/pinned_slots.hpp"
 #include "batch/prefaulted_output.hpp"
 #include "batch/pipeline.hpp"
@@ -548,6 +549,7 @@ int run_filter_command(const FilterOptions& options) {
     if (!keep_freed_buffers_in_heap()) {  // first: before any thread
         spdlog::debug("the C library refused the heap settings that keep freed images for reuse");
     }
+    start_opencv_pool();  // before the batch's threads take what the system gives
     return FilterCommand(options).run();
 }
 

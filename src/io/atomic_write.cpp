@@ -20,6 +20,7 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <new>
 #include <string>
 #include <system_error>
 
@@ -29,8 +30,7 @@
 namespace cudaconv {
 namespace {
 
-// More concurrent writes than slots still work; the extra temporary files
-// are just not removed by an interrupt.
+// Slots a block of the table holds: the writes of 64 workers at once.
 constexpr int kPendingSlots = 64;
 constexpr std::size_t kMaxTempPath = 4096;  // PATH_MAX on Linux
 // Keeps ".NAME.cudaconv-XXXXXX" within NAME_MAX (255) for long names.
@@ -38,14 +38,33 @@ constexpr std::size_t kMaxNameInTemp = 200;
 constexpr const char* kTempSuffix = ".cudaconv-XXXXXX";
 
 // A slot is free, being filled, or names a temporary file that may exist.
-// Lock-free atomics and a fixed array: all a signal handler may touch.
+// Lock-free atomics and fixed arrays: all a signal handler may touch. More
+// writes at once than a block holds (-j above 64) link another block to
+// the last; blocks are never freed, so a handler can walk them at any time.
 enum SlotState : int { kFree, kFilling, kNamed };
 struct PendingSlot {
-    std::atomic<int> state;
+    std::atomic<int> state{kFree};
     char path[kMaxTempPath];
 };
-PendingSlot g_pending[kPendingSlots];
-static_assert(std::atomic<int>::is_always_lock_free);
+struct PendingBlock {
+    PendingSlot slots[kPendingSlots];
+    std::atomic<PendingBlock*> next{nullptr};
+};
+PendingBlock g_pending;
+static_assert(std::atomic<int>::is_always_lock_free &&
+              std::atomic<PendingBlock*>::is_always_lock_free);
+
+// The block after `block`, linked to it first if there is none (nullptr
+// when there is no memory for one).
+PendingBlock* next_block(PendingBlock& block) {
+    PendingBlock* next = block.next.load(std::memory_order_acquire);
+    if (next != nullptr) return next;
+    auto* fresh = new (std::nothrow) PendingBlock;
+    if (fresh == nullptr) return nullptr;
+    if (block.next.compare_exchange_strong(next, fresh, std::memory_order_acq_rel)) return fresh;
+    delete fresh;  // another write linked one first
+    return next;
+}
 
 std::string errno_text(int err) { return std::generic_category().message(err); }
 
@@ -100,16 +119,19 @@ public:
 
 private:
     char* claim_slot(const std::string& pattern) {
-        for (PendingSlot& slot : g_pending) {
-            int expected = kFree;
-            if (slot.state.compare_exchange_strong(expected, kFilling, std::memory_order_acquire)) {
-                std::memcpy(slot.path, pattern.c_str(), pattern.size() + 1);
-                slot.state.store(kNamed, std::memory_order_release);
-                slot_ = &slot;
-                return slot.path;
+        for (PendingBlock* block = &g_pending; block != nullptr; block = next_block(*block)) {
+            for (PendingSlot& slot : block->slots) {
+                int expected = kFree;
+                if (slot.state.compare_exchange_strong(expected, kFilling,
+                                                       std::memory_order_acquire)) {
+                    std::memcpy(slot.path, pattern.c_str(), pattern.size() + 1);
+                    slot.state.store(kNamed, std::memory_order_release);
+                    slot_ = &slot;
+                    return slot.path;
+                }
             }
         }
-        return nullptr;
+        return nullptr;  // no memory for another block: written, but not removed by a signal
     }
     void release_slot() {
         if (slot_ != nullptr) slot_->state.store(kFree, std::memory_order_release);
@@ -207,8 +229,11 @@ void write_file_atomically(const std::string& path, const std::vector<std::uint8
 }
 
 void remove_pending_temp_files() noexcept {
-    for (PendingSlot& slot : g_pending) {
-        if (slot.state.load(std::memory_order_acquire) == kNamed) ::unlink(slot.path);
+    for (PendingBlock* block = &g_pending; block != nullptr;
+         block = block->next.load(std::memory_order_acquire)) {
+        for (PendingSlot& slot : block->slots) {
+            if (slot.state.load(std::memory_order_acquire) == kNamed) ::unlink(slot.path);
+        }
     }
 }
 

@@ -91,8 +91,9 @@ std::string unwritable_folder_reason(const std::string& folder);
 
 // Unlinks the temporary files that write_file_atomically is writing at this
 // moment, so an interrupted run leaves nothing behind. Async-signal-safe (a
-// fixed table and unlink()): meant for a SIGINT/SIGTERM handler that then
-// ends the process; the interrupted writes must not continue afterwards.
+// table of fixed blocks and unlink()): meant for a signal handler that then
+// ends the process (batch/interrupt.hpp); the interrupted writes must not
+// continue afterwards.
 void remove_pending_temp_files() noexcept;
 
 }  // namespace cudaconv

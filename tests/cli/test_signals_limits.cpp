@@ -1,0 +1,367 @@
+// No signal, thread limit or resource limit leaves a file behind: cudaconv
+// in a child process under setrlimit, writing into a closed pipe, or
+// stopped in the middle of writing its output and sent a signal there.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/inotify.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include "support/files.hpp"
+#include "support/run_command.hpp"
+#include "support/sanitizers.hpp"
+
+namespace cudaconv::test {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Every signal the tests send or provoke, at its default action in the
+// child whatever the test process was started with, as from a shell.
+constexpr int kSignalsUsed[] = {SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT, SIGUSR1, SIGUSR2,
+                                SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGABRT, SIGSEGV,
+                                SIGBUS,  SIGFPE,    SIGILL,  SIGXFSZ, SIGPIPE};
+
+struct Limit {
+    int resource;  // RLIMIT_*
+    rlim_t value;  // soft and hard
+};
+
+struct ChildSetup {
+    std::vector<Limit> limits;
+    int stdout_fd = -1;        // else /dev/null
+    std::vector<int> ignored;  // signals it starts with ignored, as nohup leaves SIGHUP
+};
+
+// cudaconv in a child process, in `dir`: stderr to dir/stderr.txt, no core
+// dump. Killed and reaped at the end whatever happens, so a failed REQUIRE
+// leaves nothing running.
+class Child {
+public:
+    Child(const std::vector<std::string>& args, const fs::path& dir, const ChildSetup& setup = {})
+        : err_path_(dir / "stderr.txt") {
+        std::vector<std::string> argv_storage{cudaconv_binary()};
+        argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+        std::vector<char*> argv;
+        for (std::string& a : argv_storage) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        const std::string err = err_path_.string();
+        pid_ = fork();
+        REQUIRE(pid_ >= 0);
+        if (pid_ == 0) {  // only async-signal-safe calls until exec
+            const rlimit no_core{0, 0};
+            if (setrlimit(RLIMIT_CORE, &no_core) != 0) _exit(127);
+            for (const Limit& limit : setup.limits) {
+                const rlimit value{limit.value, limit.value};
+                if (setrlimit(limit.resource, &value) != 0) _exit(127);
+            }
+            for (const int s : kSignalsUsed) ::signal(s, SIG_DFL);
+            for (const int s : setup.ignored) ::signal(s, SIG_IGN);
+            sigset_t none;
+            sigemptyset(&none);
+            sigprocmask(SIG_SETMASK, &none, nullptr);
+            const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            const int out_fd =
+                setup.stdout_fd >= 0 ? setup.stdout_fd : open("/dev/null", O_WRONLY);
+            if (err_fd < 0 || out_fd < 0 || chdir(dir.c_str()) != 0 || dup2(err_fd, 2) < 0 ||
+                dup2(out_fd, 1) < 0) {
+                _exit(127);
+            }
+            execv(argv[0], argv.data());
+            _exit(127);
+        }
+    }
+    Child(const Child&) = delete;
+    Child& operator=(const Child&) = delete;
+    ~Child() {
+        if (!reaped_) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+        }
+    }
+
+    void signal(int number) { REQUIRE(kill(pid_, number) == 0); }
+
+    // SIGSTOP, and back once it has stopped.
+    void stop() {
+        signal(SIGSTOP);
+        int status = 0;
+        REQUIRE(waitpid(pid_, &status, WUNTRACED) == pid_);
+        if (!WIFSTOPPED(status)) {
+            reaped_ = true;
+            FAIL("cudaconv ended before it stopped: " << read_bytes(err_path_));
+        }
+    }
+
+    bool exited() {  // and reaped: wait() then gives its status
+        if (!reaped_ && waitpid(pid_, &status_, WNOHANG) == pid_) reaped_ = true;
+        return reaped_;
+    }
+
+    int wait() {  // the wait status
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        while (!exited()) {
+            REQUIRE(std::chrono::steady_clock::now() < deadline);
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        return status_;
+    }
+
+    std::string err() const { return read_bytes(err_path_); }
+
+private:
+    fs::path err_path_;
+    pid_t pid_ = -1;
+    bool reaped_ = false;
+    int status_ = 0;
+};
+
+bool is_temp_name(const std::string& name) {
+    return !name.empty() && name[0] == '.' && name.find(".cudaconv-") != std::string::npos;
+}
+
+std::vector<std::string> entries(const fs::path& folder) {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(folder)) names.push_back(e.path().filename());
+    return names;
+}
+
+bool has_temp_file(const fs::path& folder) {
+    for (const std::string& name : entries(folder)) {
+        if (is_temp_name(name)) return true;
+    }
+    return false;
+}
+
+// Files created in a folder, as they are created (inotify).
+class CreationWatch {
+public:
+    explicit CreationWatch(const fs::path& folder) : fd_(inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) {
+        REQUIRE(fd_ >= 0);
+        REQUIRE(inotify_add_watch(fd_, folder.c_str(), IN_CREATE) >= 0);
+    }
+    CreationWatch(const CreationWatch&) = delete;
+    CreationWatch& operator=(const CreationWatch&) = delete;
+    ~CreationWatch() { close(fd_); }
+
+    // Waits until a temporary file of cudaconv's is created; false if the
+    // child ends first.
+    bool wait_for_temp_file(Child& child) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        while (std::chrono::steady_clock::now() < deadline) {
+            pollfd ready{fd_, POLLIN, 0};
+            if (poll(&ready, 1, 10) > 0) {
+                alignas(inotify_event) char buffer[4096];
+                const ssize_t got = read(fd_, buffer, sizeof buffer);
+                for (ssize_t at = 0; at < got;) {
+                    const auto* event = reinterpret_cast<const inotify_event*>(buffer + at);
+                    if (event->len > 0 && is_temp_name(event->name)) return true;
+                    at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
+                }
+            } else if (child.exited()) {
+                return false;
+            }
+        }
+        FAIL("no temporary file within a minute");
+        return false;
+    }
+
+private:
+    int fd_;
+};
+
+// A 1500x1500 RGB PPM of 6.75 MB: its copy takes a while to write, and
+// decodes and encodes at once (-f none).
+void write_large_image(const fs::path& path) {
+    constexpr int kSide = 1500;
+    std::string bytes = "P6\n" + std::to_string(kSide) + " " + std::to_string(kSide) + "\n255\n";
+    const std::size_t header = bytes.size();
+    bytes.resize(header + std::size_t{kSide} * kSide * 3);
+    for (std::size_t i = header; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 131 % 251);
+    write_file(path, bytes);
+}
+
+struct WriteSignalled {
+    int status = 0;  // cudaconv's wait status
+    fs::path out;    // the folder it wrote into
+    std::string err;
+};
+
+// cudaconv writing big.ppm's copy into a fresh folder, stopped while its
+// temporary file is there, then sent `number` and let go on. A write that
+// ended before the stop took hold is tried again.
+WriteSignalled signal_during_write(const TempDir& dir, int number, const ChildSetup& setup = {}) {
+    constexpr int kAttempts = 5;
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+        const fs::path out = dir / ("out" + std::to_string(attempt));
+        fs::create_directory(out);
+        CreationWatch watch(out);
+        Child child({"big.ppm", "-f", "none", "-j", "1", "-o", (out / "big.ppm").string()},
+                    dir.path(), setup);
+        if (!watch.wait_for_temp_file(child)) FAIL("cudaconv ended first: " << child.err());
+        child.stop();
+        if (!has_temp_file(out)) {  // written and renamed already
+            child.signal(SIGCONT);
+            child.wait();
+            continue;
+        }
+        child.signal(number);
+        child.signal(SIGCONT);
+        const int status = child.wait();
+        return {status, out, child.err()};
+    }
+    FAIL("the write ended before the stop " << kAttempts << " times");
+    return {};
+}
+
+bool decodes(const fs::path& p) { return !cv::imread(p.string(), cv::IMREAD_UNCHANGED).empty(); }
+
+}  // namespace
+
+// SIGINT, SIGTERM and SIGHUP ask to stop: the write under way finishes, the
+// summary names the signal, exit 128 + its number.
+TEST_CASE("a stop signal during a write lets it finish and leaves no temporary file",
+          "[cli][signal]") {
+    const int number = GENERATE(SIGINT, SIGTERM, SIGHUP);
+    const std::string name = std::string("SIG") + sigabbrev_np(number);
+    INFO(name);
+    TempDir dir;
+    write_large_image(dir / "big.ppm");
+    const WriteSignalled run = signal_during_write(dir, number);
+    INFO(run.err);
+    REQUIRE(WIFEXITED(run.status));
+    CHECK(WEXITSTATUS(run.status) == 128 + number);
+    CHECK_THAT(run.err, Catch::Contains("stopped by " + name));
+    CHECK(entries(run.out) == std::vector<std::string>{"big.ppm"});
+    CHECK(decodes(run.out / "big.ppm"));
+}
+
+// The others end at once: the temporary file removed, then the signal's
+// own action (the faults' too, sent here as kill sends them).
+TEST_CASE("a signal that ends the process during a write leaves no temporary file",
+          "[cli][signal]") {
+    const int number = GENERATE(SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+                                SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL);
+    INFO("SIG" << sigabbrev_np(number));
+    TempDir dir;
+    write_large_image(dir / "big.ppm");
+    const WriteSignalled run = signal_during_write(dir, number);
+    INFO(run.err);
+    REQUIRE(WIFSIGNALED(run.status));
+    CHECK(WTERMSIG(run.status) == number);
+    CHECK(entries(run.out).empty());
+}
+
+// nohup: a signal ignored when cudaconv starts stays ignored.
+TEST_CASE("a signal ignored by the parent stays ignored", "[cli][signal]") {
+    TempDir dir;
+    write_large_image(dir / "big.ppm");
+    const WriteSignalled run = signal_during_write(dir, SIGHUP, {{}, -1, {SIGHUP}});
+    INFO(run.err);
+    REQUIRE(WIFEXITED(run.status));
+    CHECK(WEXITSTATUS(run.status) == 0);
+    CHECK(entries(run.out) == std::vector<std::string>{"big.ppm"});
+}
+
+// A file size limit (ulimit -f): the write fails as on a full disk.
+TEST_CASE("a file size limit fails the write with a message and leaves nothing",
+          "[cli][signal]") {
+    TempDir dir;
+    write_large_image(dir / "big.ppm");
+    fs::create_directory(dir / "out");
+    Child child({"big.ppm", "-f", "none", "-o", "out/big.ppm"}, dir.path(),
+                {{{RLIMIT_FSIZE, 1 << 20}}});
+    const int status = child.wait();
+    const std::string err = child.err();
+    INFO(err);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 1);
+    CHECK_THAT(err, Catch::Contains("cudaconv: error: out/big.ppm: cannot write: File too large"));
+    CHECK(entries(dir / "out").empty());
+}
+
+// `cudaconv ... -o - | head -c10` once head has gone: an error line, exit 1.
+TEST_CASE("writing to a closed pipe is an error, not a silent death", "[cli][signal]") {
+    TempDir dir;
+    int pipe_fds[2];
+    REQUIRE(pipe(pipe_fds) == 0);
+    close(pipe_fds[0]);  // the reader is gone
+    Child child({sample("camera.png"), "-f", "edge", "-o", "-"}, dir.path(), {{}, pipe_fds[1]});
+    close(pipe_fds[1]);
+    const int status = child.wait();
+    const std::string err = child.err();
+    INFO(err);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 1);
+    CHECK_THAT(err, Catch::Contains("cudaconv: error: <stdout>: cannot write: Broken pipe"));
+}
+
+// -j 1024 where the address space holds about a dozen thread stacks
+// (ulimit -s 1 GB, ulimit -v 16 GB): fewer workers, a warning, the output.
+TEST_CASE("where the system starts fewer threads, fewer workers run", "[cli][threads]") {
+#if defined(CUDACONV_TEST_UNDER_SANITIZER)
+    std::cout << "not run: an address space limit under a sanitizer\n";
+    return;
+#endif
+    TempDir dir;
+    fs::create_directory(dir / "out");
+    const std::vector<std::string> args{sample("chelsea.png"), "-f", "edge", "-k", "cpu"};
+    auto with = [&](std::vector<std::string> more) {
+        more.insert(more.begin(), args.begin(), args.end());
+        return more;
+    };
+    constexpr rlim_t kGiB = rlim_t{1} << 30;
+    Child child(with({"-j", "1024", "-o", "out/edge.png"}), dir.path(),
+                {{{RLIMIT_STACK, kGiB}, {RLIMIT_AS, 16 * kGiB}}});
+    const int status = child.wait();
+    const std::string err = child.err();
+    INFO(err);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK_THAT(err, Catch::Contains("of the 1024 workers asked for (-j): the system would start only"));
+    CHECK(entries(dir / "out") == std::vector<std::string>{"edge.png"});
+    const CommandResult unlimited = run_cudaconv(with({"-o", "out/reference.png"}), dir.path());
+    REQUIRE(unlimited.exit_code == 0);
+    CHECK(read_bytes(dir / "out/edge.png") == read_bytes(dir / "out/reference.png"));
+}
+
+// Thread stacks larger than the address space (ulimit -s 64 GB, ulimit -v
+// 16 GB): no thread starts at all, and the batch cannot run.
+TEST_CASE("where the system starts no thread, the batch fails with one error line",
+          "[cli][threads]") {
+#if defined(CUDACONV_TEST_UNDER_SANITIZER)
+    std::cout << "not run: an address space limit under a sanitizer\n";
+    return;
+#endif
+    TempDir dir;
+    fs::create_directory(dir / "out");
+    constexpr rlim_t kGiB = rlim_t{1} << 30;
+    Child child({sample("chelsea.png"), sample("camera.png"), "-f", "edge", "-k", "cpu", "-o",
+                 "out/"},
+                dir.path(), {{{RLIMIT_STACK, 64 * kGiB}, {RLIMIT_AS, 16 * kGiB}}});
+    const int status = child.wait();
+    const std::string err = child.err();
+    INFO(err);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 1);
+    CHECK_THAT(err, Catch::Contains("cudaconv: error: cannot start a thread: "));
+    CHECK_THAT(err, Catch::Contains(" (the batch's GPU thread)\n"));
+    CHECK(err.find("error:") == err.rfind("error:"));  // one error line
+    CHECK(entries(dir / "out").empty());
+}
+
+}  // namespace cudaconv::test
