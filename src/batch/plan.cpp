@@ -113,6 +113,10 @@ std::vector<PlannedImage> plan_outputs(const std::vector<InputFile>& inputs,
                     throw WorkError(fmt::format("{}: cannot write: {}", target.path,
                                                 unwritable_folder_reason(folder.string())));
                 }
+                if (const std::string file = file_in_the_way(folder.string()); !file.empty()) {
+                    throw WorkError(fmt::format("{}: cannot write: {} is a file, not a folder",
+                                                target.path, file));
+                }
                 folders.insert(folder.string());
             }
         }

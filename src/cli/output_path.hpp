@@ -30,9 +30,24 @@ struct OutputTarget {
     std::string extension;  // ".png": decides the encoder
 };
 
-// Throws UsageError for a template field it does not know, or for one file
-// or stdout named as the output of several inputs.
+// A template is filled in component by component: one that comes out
+// empty (an empty {dir}) is dropped, so that it names the root, never "/";
+// then the path is lexically normalised. Throws UsageError for a template
+// field it does not know, for one file or stdout named as the output of
+// several inputs, and for a template or folder output that would land
+// outside its root (a {dir} or {stem} holding "..").
 OutputTarget resolve_output(const OutputRequest& request, const OutputSource& source);
+
+// The folder a template's outputs must stay in: what its literal text
+// before the first '{' names, up to its last '/' ("out" for
+// "out/{dir}/{stem}.png", "../res" for "../res/x-{stem}.png", "." when
+// there is no '/', "/" for "/{stem}.png").
+std::string template_root(const std::string& pattern);
+
+// What stops `folder` from being created: the first of it and the folders
+// above it that exists but is not a folder ("a.png" for "a.png/x" when
+// a.png is a file), or "".
+std::string file_in_the_way(const std::string& folder);
 
 // The text for {filter}: the label with anything but letters, digits, '.',
 // '_' and '-' replaced by '-', so a spec like gaussian:sigma=2 is a safe
