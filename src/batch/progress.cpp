@@ -138,11 +138,6 @@ void BatchProgress::failed(const std::string& input, const std::string& message)
     redraw(true);
 }
 
-void BatchProgress::not_done() {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    ++counts_.not_done;
-}
-
 void BatchProgress::log_above(const std::string& message, bool error) {
     const std::lock_guard<std::mutex> lock(mutex_);
     clear_bar();
@@ -160,6 +155,7 @@ BatchSummary BatchProgress::finish(int signal_number) {
     clear_bar();
     counts_.wall_s = std::chrono::duration<double>(Clock::now() - start_).count();
     const std::size_t total = options_.total;
+    counts_.not_done = total - counts_.done - counts_.skipped - counts_.failed;
     // One image with nothing unusual needs no summary: its own line said it all.
     if (total > 1 || signal_number != 0) spdlog::info("{}", summary_line(counts_, total, signal_number));
     emit_json(summary_json(counts_, total, signal_number));

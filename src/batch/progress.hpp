@@ -31,7 +31,7 @@ struct BatchSummary {
     std::size_t done = 0;
     std::size_t skipped = 0;
     std::size_t failed = 0;
-    std::size_t not_done = 0;  // left when interrupted
+    std::size_t not_done = 0;  // left when interrupted: the rest of the total
     double wall_s = 0.0;
     double images_per_s() const { return wall_s > 0.0 ? static_cast<double>(done) / wall_s : 0.0; }
 };
@@ -58,8 +58,9 @@ public:
     void skipped(const std::string& input, const std::string& output);
     void done(const ImageReport& report, std::size_t index);
     void failed(const std::string& input, const std::string& message);
-    void not_done();  // an image dropped by an interrupt
-    // Prints the summary (log and JSON) and writes the JSON file.
+    // Prints the summary (log and JSON) and writes the JSON file. Every
+    // planned image not done, skipped or failed by then counts as not done:
+    // those an interrupt dropped and those it kept from starting.
     BatchSummary finish(int signal_number);
     // For messages that would otherwise break the progress line.
     void log_above(const std::string& message, bool error);

@@ -228,7 +228,9 @@ public:
         stages.skipped = [&](std::size_t k, const std::string& output) {
             progress.skipped(display(plan_[work[k]].source.path), output);
         };
-        stages.dropped = [&](std::size_t) { progress.not_done(); };
+        // progress.finish counts every planned image not done, skipped or
+        // failed as not done, those never started included.
+        stages.dropped = [](std::size_t) {};
         stages.stop = [&] { return stop.requested(); };
         const int workers = worker_count(options_.jobs);
         try {
