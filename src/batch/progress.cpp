@@ -7,12 +7,11 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
-#include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "io/image_io.hpp"
+#include "core/errors.hpp"
 
 namespace cudaconv {
 namespace {
@@ -159,21 +158,19 @@ BatchSummary BatchProgress::finish(int signal_number) {
     // One image with nothing unusual needs no summary: its own line said it all.
     if (total > 1 || signal_number != 0) spdlog::info("{}", summary_line(counts_, total, signal_number));
     emit_json(summary_json(counts_, total, signal_number));
-    if (!options_.json_path.empty() && options_.json_path != kStdStream) {
-        write_file_atomically(options_.json_path,
-                              std::vector<std::uint8_t>(json_lines_.begin(), json_lines_.end()));
-    }
     return counts_;
 }
 
+// Under mutex_. After a failed write (a full disk, a closed pipe) the rest
+// of the lines are dropped: one error, and the images go on.
 void BatchProgress::emit_json(const nlohmann::json& line) {
-    if (options_.json_path.empty()) return;
-    if (options_.json_path == kStdStream) {
-        // Streamed, so a script can follow the batch as it goes.
-        std::fputs((line.dump() + "\n").c_str(), stdout);
-        std::fflush(stdout);
-    } else {
-        json_lines_ += line.dump() + "\n";
+    if (options_.json == nullptr || json_failed_) return;
+    try {
+        options_.json->write_line(line.dump());
+    } catch (const WorkError& e) {
+        json_failed_ = true;
+        clear_bar();
+        spdlog::error("{}", e.what());
     }
 }
 

@@ -54,7 +54,9 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
     app.add_option("--warmup", o.warmup, "Untimed filter runs first")
         ->check(CLI::Range(0, 1000000))
         ->capture_default_str();
-    app.add_option("--json", o.json_path, "Write timings as JSON lines to FILE, or - for stdout");
+    app.add_option("--json", o.json_path,
+                   "Write timings as JSON lines to FILE (an output: refused if it exists, unless "
+                   "--overwrite), or - for stdout");
     app.add_option("--jpeg-quality", o.encode.jpeg_quality, "JPEG quality")
         ->check(CLI::Range(0, 100))
         ->capture_default_str();

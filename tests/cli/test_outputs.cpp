@@ -1,7 +1,18 @@
-// Every file cudaconv writes is an output, checked before any work:
-// template outputs and their root.
+// Every file cudaconv writes is an output, checked before any work: the
+// --json file of a batch (and how it is written), template outputs and
+// their root.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
@@ -26,6 +37,85 @@ std::size_t count(const std::string& text, const std::string& part) {
     return n;
 }
 
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+// cudaconv in a process of its own, in `dir`, its stdout on `out_fd` and
+// its stderr in dir/stderr.txt, with SIGPIPE ignored (as a shell's `trap ''
+// PIPE` leaves it for the programs it starts), so that a write to a closed
+// pipe fails with EPIPE. Killed and reaped when the object goes, whatever
+// a failed REQUIRE left.
+class Background {
+public:
+    Background(const fs::path& dir, const std::vector<std::string>& args, int out_fd)
+        : dir_(dir) {
+        std::vector<std::string> storage{cudaconv_binary()};
+        storage.insert(storage.end(), args.begin(), args.end());
+        std::vector<char*> argv;
+        for (std::string& a : storage) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        const std::string err_path = (dir / "stderr.txt").string();
+        pid_ = fork();
+        REQUIRE(pid_ >= 0);
+        if (pid_ == 0) {  // only async-signal-safe calls until exec
+            const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            if (err < 0 || chdir(dir.c_str()) != 0 || dup2(err, 2) < 0 || dup2(out_fd, 1) < 0) {
+                _exit(127);
+            }
+            signal(SIGPIPE, SIG_IGN);
+            execv(argv[0], argv.data());
+            _exit(127);
+        }
+    }
+    Background(const Background&) = delete;
+    Background& operator=(const Background&) = delete;
+    ~Background() {
+        if (!reaped_) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+        }
+    }
+
+    bool running() {
+        if (reaped_) return false;
+        if (waitpid(pid_, &status_, WNOHANG) == 0) return true;
+        reaped_ = true;
+        return false;
+    }
+
+    // The wait status, within the deadline.
+    int wait() {
+        while (running()) {
+            REQUIRE(std::chrono::steady_clock::now() < deadline_);
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        return status_;
+    }
+
+    void kill9() { REQUIRE(kill(pid_, SIGKILL) == 0); }
+    std::string err() const { return read_bytes(dir_ / "stderr.txt"); }
+    bool before_deadline() const { return std::chrono::steady_clock::now() < deadline_; }
+
+private:
+    fs::path dir_;
+    pid_t pid_ = -1;
+    int status_ = 0;
+    bool reaped_ = false;
+    std::chrono::steady_clock::time_point deadline_ =
+        std::chrono::steady_clock::now() + std::chrono::seconds(120);
+};
+
+// in/a.png, in/b.png, in/c.jpg: three images that filter well.
+void make_three_images(const fs::path& in) {
+    copy_sample("camera.png", in / "a.png");
+    copy_sample("chelsea.png", in / "b.png");
+    copy_sample("rocket.jpg", in / "c.jpg");
+}
+
 // Removed when the test ends: a file that a cudaconv resolving templates
 // wrongly would write outside the test's folder (at the filesystem root).
 struct RemovedAtEnd {
@@ -37,6 +127,175 @@ struct RemovedAtEnd {
 };
 
 }  // namespace
+
+TEST_CASE("json: --json FILE may not be an input or an image's output", "[cli][outputs]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "keep.png");
+    const std::string keep = read_bytes(dir / "keep.png");
+    struct Case {
+        const char* what;
+        std::vector<std::string> args;
+        const char* message;
+    };
+    write_file(dir / "list.txt", "keep.png\n");
+    const std::vector<Case> cases{
+        {"an input", {"keep.png", "-f", "edge", "-o", "o.png", "--json", "keep.png"},
+         "--json keep.png: the JSON file would overwrite an input"},
+        {"an input, --overwrite",
+         {"keep.png", "-f", "edge", "-o", "o.png", "--json", "keep.png", "--overwrite"},
+         "--json keep.png: the JSON file would overwrite an input"},
+        {"the --from list",
+         {"--from", "list.txt", "-f", "edge", "-o", "o.png", "--json", "list.txt", "--overwrite"},
+         "--json list.txt: the JSON file would overwrite an input"},
+        {"the image output", {"keep.png", "-f", "edge", "-o", "o.png", "--json", "o.png"},
+         "--json o.png: keep.png's image output is that file too"},
+        {"the image output, named another way",
+         {"keep.png", "-f", "edge", "-o", "o.png", "--json", "./o.png"},
+         "--json ./o.png: keep.png's image output is that file too"},
+        {"an output {kernel} names later",
+         {"keep.png", "-f", "edge", "-o", "o-{kernel}.png", "--json", "o-cpu.png"},
+         "--json o-cpu.png: keep.png's image output is that file too when -k auto chooses cpu"},
+    };
+    for (const Case& c : cases) {
+        SECTION(c.what) {
+            const auto before = dir.entries();
+            const auto r = run_cudaconv(c.args, dir.path());
+            INFO(r.err);
+            CHECK(r.exit_code == 2);
+            CHECK_THAT(r.err, Catch::Contains(c.message));
+            CHECK(count(r.err, "\n") == 1);
+            CHECK(dir.entries() == before);  // no image, no JSON file
+            CHECK(read_bytes(dir / "keep.png") == keep);
+            CHECK(read_bytes(dir / "list.txt") == "keep.png\n");
+        }
+    }
+}
+
+TEST_CASE("json: --json FILE is refused if it exists unless --overwrite, its folder checked first",
+          "[cli][outputs]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "in.png");
+    write_file(dir / "j.json", "old");
+
+    SECTION("it exists: refused before any work") {
+        const auto r = run_cudaconv({"in.png", "-f", "edge", "-o", "o.png", "--json", "j.json"},
+                                    dir.path());
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--json j.json: exists already; nothing was done "
+                                          "(--overwrite replaces it)"));
+        CHECK(read_bytes(dir / "j.json") == "old");
+        CHECK_FALSE(fs::exists(dir / "o.png"));
+    }
+    SECTION("--skip-existing keeps images, not the JSON file") {
+        const auto r = run_cudaconv(
+            {"in.png", "-f", "edge", "-o", "o.png", "--json", "j.json", "--skip-existing"},
+            dir.path());
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--skip-existing keeps images, not the JSON file: name "
+                                          "another file, or use --overwrite instead"));
+        CHECK(read_bytes(dir / "j.json") == "old");
+        CHECK_FALSE(fs::exists(dir / "o.png"));
+    }
+    SECTION("--overwrite replaces it") {
+        const auto r = run_cudaconv(
+            {"in.png", "-f", "edge", "-o", "o.png", "--json", "j.json", "--overwrite"}, dir.path());
+        INFO(r.err);
+        CHECK(r.exit_code == 0);
+        const auto lines = lines_of(read_bytes(dir / "j.json"));
+        REQUIRE(lines.size() == 2);
+        CHECK(nlohmann::json::parse(lines[0])["status"] == "done");
+        CHECK(nlohmann::json::parse(lines[1])["summary"] == true);
+    }
+    SECTION("a missing folder fails before any image is written") {
+        const auto r = run_cudaconv(
+            {"in.png", "-f", "edge", "-o", "o.png", "--json", "nosuch/j.json"}, dir.path());
+        CHECK(r.exit_code == 1);
+        CHECK_THAT(r.err, Catch::Contains(
+                              "--json nosuch/j.json: cannot write: the folder nosuch does not exist"));
+        CHECK(count(r.err, "\n") == 1);
+        CHECK_FALSE(fs::exists(dir / "o.png"));
+    }
+    SECTION("a folder that the outputs make is fine") {
+        const auto r = run_cudaconv({"in.png", "-f", "edge", "-o", "out/", "--json", "out/j.json"},
+                                    dir.path());
+        INFO(r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(decodes(dir / "out" / "in.png"));
+        CHECK(lines_of(read_bytes(dir / "out" / "j.json")).size() == 2);
+    }
+}
+
+// Each line goes out with one write() as its image finishes: a run ended
+// by SIGKILL (no handler, no chance to flush) keeps the lines so far.
+TEST_CASE("json: --json FILE is written line by line: a kill -9 keeps the lines so far",
+          "[cli][outputs][signal]") {
+    TempDir dir;
+    for (int i = 0; i < 24; ++i) {
+        copy_sample("rocket.jpg", dir / "in" / ("img" + std::to_string(100 + i) + ".jpg"));
+    }
+    const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    REQUIRE(null >= 0);
+    Background run(dir.path(),
+                   {"in", "-f", "box:9", "-k", "cpu-ref", "-j", "2", "-o", "out/{stem}.png",
+                    "--json", "lines.json"},
+                   null);
+    close(null);
+    bool line_seen = false;
+    while (!line_seen && run.running() && run.before_deadline()) {
+        const std::string text = fs::exists(dir / "lines.json") ? read_bytes(dir / "lines.json") : "";
+        line_seen = text.find("\"done\"") != std::string::npos && text.back() == '\n';
+        if (!line_seen) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    REQUIRE(line_seen);
+    REQUIRE(run.running());  // stopped mid-batch
+    run.kill9();
+    run.wait();
+    const std::string text = read_bytes(dir / "lines.json");
+    CHECK(text.back() == '\n');
+    std::size_t done = 0;
+    for (const std::string& line : lines_of(text)) {
+        INFO(line);
+        const auto j = nlohmann::json::parse(line);
+        CHECK_FALSE(j.contains("summary"));  // the batch never finished
+        done += j.value("status", "") == "done";
+    }
+    CHECK(done >= 1);
+    CHECK(done < 24);
+}
+
+TEST_CASE("json: a line that cannot be written is one error and exit 1; the images stay",
+          "[cli][outputs]") {
+    TempDir dir;
+    make_three_images(dir / "in");
+
+    SECTION("a full disk (/dev/full, through a link)") {
+        fs::create_symlink("/dev/full", dir / "full.json");
+        const auto r = run_cudaconv(
+            {"in", "-f", "edge", "-o", "out/", "--json", "full.json", "--overwrite"}, dir.path());
+        INFO(r.err);
+        CHECK(r.exit_code == 1);
+        CHECK(count(r.err, "error:") == 1);
+        CHECK_THAT(r.err, Catch::Contains("full.json: cannot write: No space left on device"));
+        CHECK_THAT(r.err, Catch::Contains("done 3, skipped 0, failed 0 of 3 images"));
+        CHECK(fs::is_symlink(dir / "full.json"));
+        for (const char* name : {"a.png", "b.png", "c.jpg"}) CHECK(decodes(dir / "out" / name));
+    }
+    SECTION("--json - into a pipe whose reader has gone (EPIPE)") {
+        int ends[2];
+        REQUIRE(pipe(ends) == 0);
+        close(ends[0]);
+        Background run(dir.path(), {"in", "-f", "edge", "-o", "out/", "--json", "-"}, ends[1]);
+        close(ends[1]);
+        const int status = run.wait();
+        const std::string err = run.err();
+        INFO(err);
+        REQUIRE(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 1);
+        CHECK(count(err, "error:") == 1);
+        CHECK_THAT(err, Catch::Contains("<stdout> (--json -): cannot write: Broken pipe"));
+        for (const char* name : {"a.png", "b.png", "c.jpg"}) CHECK(decodes(dir / "out" / name));
+    }
+}
 
 TEST_CASE("templates: an empty {dir} is the output root, never /", "[cli][outputs]") {
     TempDir dir;
