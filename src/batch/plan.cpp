@@ -151,6 +151,7 @@ std::vector<PlannedImage> plan_outputs(const std::vector<InputFile>& inputs,
     std::map<std::string, std::string> output_owner;
     std::vector<std::string> existing;
     std::set<std::string> folders;
+    bool format_used = false;
     for (const InputFile& input : inputs) {
         OutputTarget target = resolve_output(request.output, {input.path, input.dir});
         // The extension and an explicit depth can be checked now; the
@@ -183,7 +184,14 @@ std::vector<PlannedImage> plan_outputs(const std::vector<InputFile>& inputs,
                 folders.insert(folder.string());
             }
         }
+        format_used = format_used || format_applies(request.output, {input.path, input.dir});
         plan.push_back(std::move(image));
+    }
+    if (!request.output.format.empty() && !format_used) {
+        throw UsageError(fmt::format(
+            "--format {} sets the format of stdout (-o -) and stdin's {{ext}} only; -o \"{}\" "
+            "takes the format from the output's extension",
+            request.output.format, output));
     }
     if (!request.json_path.empty() && request.json_path != kStdStream) {
         check_json_file(request, inputs, input_paths, output_owner, folders);

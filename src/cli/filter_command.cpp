@@ -150,10 +150,8 @@ class FilterCommand {
 public:
     explicit FilterCommand(const FilterOptions& o) : options_(o) {
         if (o.filter_spec == kNoFilter) {
-            if (o.depth != "same") {
-                throw UsageError("-f none writes the image as decoded; --depth needs a filter "
-                                 "(-f identity converts)");
-            }
+            const std::string ignored = check_options_without_filter(o);
+            if (!ignored.empty()) spdlog::warn("{}", ignored);
         } else {
             params_ = build_conv_params(o, parse_filter_spec(o.filter_spec));
         }

@@ -19,11 +19,14 @@ std::string input_stem(const std::string& input) {
     return is_stdin(input) ? "stdin" : fs::path(input).stem().string();
 }
 
+bool has_extension(const std::string& input) {
+    return !is_stdin(input) && !fs::path(input).extension().empty();
+}
+
 // ".png" -> "png"; stdin has no extension, so the --format or png.
 std::string input_extension(const std::string& input, const std::string& format) {
     // As the user wrote it: {ext} of cat.JPG is JPG.
-    const std::string ext = is_stdin(input) ? "" : fs::path(input).extension().string();
-    if (!ext.empty()) return ext.substr(1);
+    if (has_extension(input)) return fs::path(input).extension().string().substr(1);
     return format.empty() ? "png" : format;
 }
 
@@ -116,6 +119,13 @@ std::string template_root(const std::string& pattern) {
     const std::size_t slash = literal.rfind('/');
     if (slash == std::string::npos) return ".";
     return slash == 0 ? "/" : literal.substr(0, slash);
+}
+
+bool format_applies(const OutputRequest& r, const OutputSource& source) {
+    if (r.output == kStdStream) return true;
+    const bool names_ext = r.output.find("{ext}") != std::string::npos ||
+                           (r.output.find('{') == std::string::npos && is_folder_output(r.output));
+    return names_ext && !has_extension(source.input);
 }
 
 std::string file_in_the_way(const std::string& folder) {

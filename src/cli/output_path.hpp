@@ -9,7 +9,7 @@ namespace cudaconv {
 
 struct OutputRequest {
     std::string output;      // the -o argument
-    std::string format;      // --format, for stdout ("" = input's, else png)
+    std::string format;      // --format: stdout's, and stdin's {ext} ("" = input's, else png)
     std::string filter;      // the filter's label, for {filter}
     std::string kernel;      // the variant's name, for {kernel}
     bool several_inputs = false;
@@ -43,6 +43,11 @@ OutputTarget resolve_output(const OutputRequest& request, const OutputSource& so
 // "out/{dir}/{stem}.png", "../res" for "../res/x-{stem}.png", "." when
 // there is no '/', "/" for "/{stem}.png").
 std::string template_root(const std::string& pattern);
+
+// Whether --format decides anything for this input's output: stdout's
+// format, or the {ext} (a folder output's extension) of an input that has
+// none, such as stdin.
+bool format_applies(const OutputRequest& request, const OutputSource& source);
 
 // What stops `folder` from being created: the first of it and the folders
 // above it that exists but is not a folder ("a.png" for "a.png/x" when

@@ -1,6 +1,6 @@
 // Every file cudaconv writes is an output, checked before any work: the
 // --json file of a batch (and how it is written), template outputs and
-// their root.
+// their root; and the options that would do nothing, refused or warned of.
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -366,6 +366,93 @@ TEST_CASE("outputs: -o NAME/ where NAME is a file says so", "[cli][outputs]") {
     CHECK_THAT(r.err, Catch::Contains("a.png/a.png: cannot write: a.png is a file, not a folder"));
     CHECK(count(r.err, "\n") == 1);
     CHECK(dir.entries() == std::vector<std::string>{"a.png"});
+}
+
+TEST_CASE("outputs: -f none refuses the options that shape a filter's result, warns of -k",
+          "[cli][outputs]") {
+    TempDir dir;
+    copy_sample("chelsea-alpha.png", dir / "in.png");
+    struct Case {
+        std::vector<std::string> options;
+        const char* message;
+    };
+    const std::vector<Case> refused{
+        {{"--border", "wrap"}, "--border needs a filter"},
+        {{"--border-value", "3"}, "--border-value needs a filter"},
+        {{"--anchor", "0,0"}, "--anchor needs a filter"},
+        {{"--flip"}, "--flip needs a filter"},
+        {{"--scale", "2", "--delta", "1", "--abs"}, "--scale, --delta, --abs need a filter"},
+        {{"--normalize"}, "--normalize needs a filter"},
+        {{"--depth", "u16"}, "--depth needs a filter"},
+        {{"--alpha", "filter"}, "--alpha needs a filter"},
+    };
+    for (const Case& c : refused) {
+        std::vector<std::string> args{"in.png", "-f", "none", "-o", "n.png"};
+        args.insert(args.end(), c.options.begin(), c.options.end());
+        const auto r = run_cudaconv(args, dir.path());
+        INFO(c.options[0] << ": " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains(c.message) && Catch::Contains("-f identity applies"));
+        CHECK_FALSE(fs::exists(dir / "n.png"));
+    }
+    const auto r = run_cudaconv(
+        {"in.png", "-f", "none", "-k", "cpu", "--repeat", "3", "--warmup", "1", "-o", "n.png"},
+        dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains(
+                          "warning: -f none runs no filter: -k cpu, --repeat, --warmup ignored"));
+    CHECK(decodes(dir / "n.png"));
+}
+
+TEST_CASE("outputs: --format sets stdout's format and stdin's {ext}; with a file output it is refused",
+          "[cli][outputs]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "in.png");
+    auto r = run_cudaconv({"in.png", "-f", "edge", "--format", "jpg", "-o", "x.png"}, dir.path());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--format jpg sets the format of stdout (-o -) and stdin's "
+                                      "{ext} only"));
+    CHECK_FALSE(fs::exists(dir / "x.png"));
+
+    r = run_cudaconv({"in.png", "-f", "edge", "--format", "jpg", "-o", "-"}, dir.path());
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.substr(0, 3) == "\xff\xd8\xff");  // a JPEG
+
+    r = run_cudaconv({"-", "-f", "edge", "--format", "jpg", "-o", "out/{stem}.{ext}"}, dir.path(),
+                     read_bytes(dir / "in.png"));
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(decodes(dir / "out" / "stdin.jpg"));
+}
+
+// A mismatch known before decoding is a usage error (2); one that only the
+// decoded image shows fails that input (1).
+TEST_CASE("exit codes: a format mismatch known before decoding is 2, after decoding 1",
+          "[cli][outputs]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "gray.png");
+    copy_sample("chelsea.png", dir / "rgb.png");
+    struct Case {
+        std::vector<std::string> args;
+        int exit_code;
+        const char* message;
+    };
+    const std::vector<Case> cases{
+        {{"gray.png", "-f", "edge", "-o", "x.pfm"}, 1, "x.pfm: PFM holds 32-bit float samples"},
+        {{"gray.png", "-f", "edge", "-o", "x.exr"}, 1, "x.exr: OpenEXR holds 32-bit float"},
+        {{"rgb.png", "-f", "edge", "-o", "x.pgm"}, 1, "x.pgm: PGM holds 1 channel"},
+        {{"gray.png", "-f", "edge", "--depth", "u8", "-o", "x.pfm"}, 2, "x.pfm: PFM holds"},
+        {{"gray.png", "-f", "edge", "--depth", "f32", "-o", "x.png"}, 2, "x.png: PNG holds"},
+        {{"gray.png", "-f", "edge", "--depth", "u16", "-o", "x.jpg"}, 2, "x.jpg: JPEG holds"},
+    };
+    for (const Case& c : cases) {
+        const auto r = run_cudaconv(c.args, dir.path());
+        INFO(c.args.back() << ": " << r.err);
+        CHECK(r.exit_code == c.exit_code);
+        CHECK_THAT(r.err, Catch::Contains(c.message));
+        CHECK_FALSE(fs::exists(dir / c.args.back()));
+    }
 }
 
 }  // namespace cudaconv::test

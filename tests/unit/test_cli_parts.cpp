@@ -186,4 +186,20 @@ TEST_CASE("templates: no field leads outside the root, a literal .. does", "[cli
     CHECK(resolve_output(r, {"a.png", ""}).path == "/a.png");
 }
 
+TEST_CASE("output paths: --format applies to stdout and to the {ext} of an input without one", "[cli]") {
+    OutputRequest r{"-", "jpg", "edge", "cpu", false};
+    CHECK(format_applies(r, "a.png"));
+    r.output = "out/{stem}.{ext}";
+    CHECK(format_applies(r, "-"));
+    CHECK(format_applies(r, "noextension"));
+    CHECK_FALSE(format_applies(r, "a.png"));
+    r.output = "out/";
+    CHECK(format_applies(r, "-"));
+    CHECK_FALSE(format_applies(r, "a.png"));
+    r.output = "out/{stem}.png";
+    CHECK_FALSE(format_applies(r, "-"));
+    r.output = "x.png";
+    CHECK_FALSE(format_applies(r, "-"));
+}
+
 }  // namespace cudaconv
