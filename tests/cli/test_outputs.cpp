@@ -1,6 +1,7 @@
 // Every file cudaconv writes is an output, checked before any work: the
 // --json file of a batch (and how it is written), template outputs and
-// their root; and the options that would do nothing, refused or warned of.
+// their root, the reports of bench and the heat maps of compare; and the
+// options that would do nothing, refused or warned of.
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -452,6 +453,90 @@ TEST_CASE("exit codes: a format mismatch known before decoding is 2, after decod
         CHECK(r.exit_code == c.exit_code);
         CHECK_THAT(r.err, Catch::Contains(c.message));
         CHECK_FALSE(fs::exists(dir / c.args.back()));
+    }
+}
+
+TEST_CASE("bench --csv/--json FILE: an existing file is kept unless --overwrite",
+          "[cli][outputs][bench]") {
+    TempDir dir;
+    const std::vector<std::string> bench{"bench", "--size", "8x8", "-f", "edge", "-k", "cpu",
+                                         "--depth", "u8", "--warmup", "0", "--repeat", "1", "-q"};
+    auto with = [&bench](std::vector<std::string> extra) {
+        std::vector<std::string> args = bench;
+        args.insert(args.end(), extra.begin(), extra.end());
+        return args;
+    };
+    write_file(dir / "b.json", "old");
+    write_file(dir / "b.csv", "old");
+
+    auto r = run_cudaconv(with({"--json", "b.json"}), dir.path());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--json b.json: exists already; nothing was done "
+                                      "(--overwrite replaces it)"));
+    CHECK(read_bytes(dir / "b.json") == "old");
+
+    r = run_cudaconv(with({"--csv", "b.csv"}), dir.path());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--csv b.csv: exists already"));
+    CHECK(read_bytes(dir / "b.csv") == "old");
+
+    r = run_cudaconv(with({"--csv", "same", "--json", "./same"}), dir.path());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--csv and --json both name same"));
+    CHECK_FALSE(fs::exists(dir / "same"));
+
+    r = run_cudaconv(with({"--json", "b.json", "--csv", "b.csv", "--overwrite"}), dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(nlohmann::json::parse(read_bytes(dir / "b.json"))["results"].size() == 1);
+    CHECK_THAT(read_bytes(dir / "b.csv"), Catch::StartsWith("variant,"));
+    CHECK(dir.entries() == std::vector<std::string>{"b.csv", "b.json"});  // no temporary file
+}
+
+TEST_CASE("compare --diff: an input or an existing file is kept unless --overwrite",
+          "[cli][outputs][compare]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "a.png");
+    cv::Mat changed = cv::imread(sample("camera.png"), cv::IMREAD_UNCHANGED);
+    changed.at<std::uint8_t>(5, 7) ^= 0xff;
+    REQUIRE(cv::imwrite((dir / "b.png").string(), changed));
+
+    SECTION("one pair") {
+        write_file(dir / "heat.png", "old");
+        auto r = run_cudaconv({"compare", "a.png", "b.png", "--diff", "heat.png"}, dir.path());
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--diff heat.png: exists already; nothing was compared "
+                                          "(--overwrite replaces it)"));
+        CHECK(read_bytes(dir / "heat.png") == "old");
+
+        r = run_cudaconv({"compare", "a.png", "b.png", "--diff", "heat.png", "--overwrite"},
+                         dir.path());
+        CHECK(r.exit_code == 1);  // they differ
+        CHECK(decodes(dir / "heat.png"));
+    }
+    SECTION("folders: a heat map that would replace an input, or one that exists") {
+        // A/x.png differs from B/x.png; its heat map would be A/sub/x.png,
+        // which is itself compared.
+        copy_sample("camera.png", dir / "A" / "x.png");
+        copy_sample("camera.png", dir / "A" / "sub" / "x.png");
+        fs::create_directories(dir / "B" / "sub");
+        fs::copy_file(dir / "b.png", dir / "B" / "x.png");
+        copy_sample("camera.png", dir / "B" / "sub" / "x.png");
+        const std::string a_sub = read_bytes(dir / "A" / "sub" / "x.png");
+        auto r = run_cudaconv({"compare", "A", "B", "--diff", "A/sub"}, dir.path());
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--diff A/sub/x.png: would overwrite an input"));
+        CHECK(read_bytes(dir / "A" / "sub" / "x.png") == a_sub);
+
+        write_file(dir / "D" / "sub" / "x.png", "old");
+        r = run_cudaconv({"compare", "A", "B", "--diff", "D"}, dir.path());
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--diff D: 1 heat map exists already (D/sub/x.png)"));
+        CHECK(read_bytes(dir / "D" / "sub" / "x.png") == "old");
+
+        r = run_cudaconv({"compare", "A", "B", "--diff", "D", "--overwrite"}, dir.path());
+        CHECK(r.exit_code == 1);
+        CHECK(decodes(dir / "D" / "x.png"));
     }
 }
 
