@@ -6,7 +6,7 @@
 #   e.g. golden-gate.sh photos/ golden/ out/ -f gaussian:sigma=2 --border reflect
 #
 # Writes OUT/<name>.png for every image in INPUTS, then runs
-#   cudaconv compare OUT GOLDENS --max-abs 1 --diff OUT/diff
+#   cudaconv compare OUT GOLDENS --max-abs 1 --diff OUT.diff --overwrite
 # which matches files by relative path, reports missing and extra ones and
 # writes a heat map for each file that differs. Exit status: 0 all within
 # tolerance, 1 some output differs or is missing, 2 an error.
@@ -43,5 +43,6 @@ if [[ ${UPDATE:-0} == 1 ]]; then
   exit 0
 fi
 # Heat maps go to a folder beside OUT, not in it, where the next run's
-# compare would meet them as extra files.
-exec "$cudaconv" compare "$out" "$goldens" "${tolerance[@]}" --diff "$out.diff"
+# compare would meet them as extra files; --overwrite replaces the previous
+# run's.
+exec "$cudaconv" compare "$out" "$goldens" "${tolerance[@]}" --diff "$out.diff" --overwrite

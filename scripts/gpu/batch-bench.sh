@@ -114,7 +114,7 @@ done
 runs=(none edge dense31)
 [[ ${HOST_PNG:-0} == 1 ]] && runs+=(edge-host-png)
 for run in "${runs[@]}"; do
-  rm -rf "$work/out-$run"
+  rm -rf "$work/out-$run" "$final/cudaconv-$run.json"  # --json refuses a file that exists
   spec=$run
   kernel=auto
   device_png=1

@@ -20,10 +20,13 @@ namespace {
 // folder, short enough to stay one line.
 constexpr std::size_t kExistingNamed = 3;
 
+// Absolute first: weakly_canonical leaves a relative path whose first
+// part does not exist as it is, so "o.png" and "./o.png" would differ.
 std::string canonical(const std::string& path) {
     std::error_code ec;
-    const fs::path p = fs::weakly_canonical(path, ec);
-    return ec ? fs::absolute(path, ec).lexically_normal().string() : p.string();
+    const fs::path absolute = fs::absolute(path, ec);
+    const fs::path p = fs::weakly_canonical(absolute, ec);
+    return ec ? absolute.lexically_normal().string() : p.string();
 }
 
 bool writes_folders(const std::string& output) {
@@ -45,6 +48,66 @@ std::string existing_refusal(const std::vector<std::string>& existing) {
                        existing.size(), one ? "" : "s", one ? "s" : "", names,
                        one ? "it" : "them", one ? "it" : "them", one ? "its" : "their",
                        one ? "" : "s");
+}
+
+// Whether the plan makes `folder`: it is one of the planned folders, or
+// lies above one.
+bool planned_folder(const fs::path& folder, const std::set<std::string>& folders) {
+    const fs::path normal = folder.lexically_normal();
+    return std::any_of(folders.begin(), folders.end(), [&](const std::string& f) {
+        const fs::path rel = fs::path(f).lexically_normal().lexically_relative(normal);
+        return !rel.empty() && *rel.begin() != "..";
+    });
+}
+
+// The --json file, checked as an image's output is.
+void check_json_file(const PlanRequest& request, const std::vector<InputFile>& inputs,
+                     const std::vector<std::string>& input_paths,
+                     const std::map<std::string, std::string>& output_owner,
+                     const std::set<std::string>& folders) {
+    const std::string& json = request.json_path;
+    const std::string target = canonical(json);
+    const bool reads_it =
+        std::binary_search(input_paths.begin(), input_paths.end(), target) ||
+        std::any_of(request.other_inputs.begin(), request.other_inputs.end(),
+                    [&](const std::string& other) { return canonical(other) == target; });
+    if (reads_it) {
+        throw UsageError(
+            fmt::format("--json {}: the JSON file would overwrite an input; nothing was done", json));
+    }
+    if (const auto owner = output_owner.find(target); owner != output_owner.end()) {
+        throw UsageError(fmt::format("--json {}: {}'s image output is that file too; nothing was done",
+                                     json, owner->second));
+    }
+    // The outputs -k auto names only once it has chosen, by the variant's name.
+    const fs::path name = fs::path(json).filename();
+    for (const std::string& kernel : request.later_kernels) {
+        OutputRequest later = request.output;
+        later.kernel = kernel;
+        for (const InputFile& input : inputs) {
+            const std::string path = resolve_output(later, {input.path, input.dir}).path;
+            if (fs::path(path).filename() == name && canonical(path) == target) {
+                throw UsageError(fmt::format("--json {}: {}'s image output is that file too when "
+                                             "-k auto chooses {} ({{kernel}}); nothing was done",
+                                             json, input.path, kernel));
+            }
+        }
+    }
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(json, ec)) && request.existing != ExistingOutputs::overwrite) {
+        throw UsageError(fmt::format(
+            "--json {}: exists already; nothing was done ({})", json,
+            request.existing == ExistingOutputs::skip
+                ? "--skip-existing keeps images, not the JSON file: name another file, or use "
+                  "--overwrite instead"
+                : "--overwrite replaces it"));
+    }
+    const fs::path folder = fs::path(json).parent_path();
+    if (folder.empty() || fs::is_directory(folder, ec) || planned_folder(folder, folders)) return;
+    const std::string file = file_in_the_way(folder.string());
+    throw WorkError(fmt::format("--json {}: cannot write: {}", json,
+                                file.empty() ? unwritable_folder_reason(folder.string())
+                                             : file + " is a file, not a folder"));
 }
 
 }  // namespace
@@ -88,6 +151,7 @@ std::vector<PlannedImage> plan_outputs(const std::vector<InputFile>& inputs,
     std::map<std::string, std::string> output_owner;
     std::vector<std::string> existing;
     std::set<std::string> folders;
+    bool format_used = false;
     for (const InputFile& input : inputs) {
         OutputTarget target = resolve_output(request.output, {input.path, input.dir});
         // The extension and an explicit depth can be checked now; the
@@ -113,10 +177,24 @@ std::vector<PlannedImage> plan_outputs(const std::vector<InputFile>& inputs,
                     throw WorkError(fmt::format("{}: cannot write: {}", target.path,
                                                 unwritable_folder_reason(folder.string())));
                 }
+                if (const std::string file = file_in_the_way(folder.string()); !file.empty()) {
+                    throw WorkError(fmt::format("{}: cannot write: {} is a file, not a folder",
+                                                target.path, file));
+                }
                 folders.insert(folder.string());
             }
         }
+        format_used = format_used || format_applies(request.output, {input.path, input.dir});
         plan.push_back(std::move(image));
+    }
+    if (!request.output.format.empty() && !format_used) {
+        throw UsageError(fmt::format(
+            "--format {} sets the format of stdout (-o -) and stdin's {{ext}} only; -o \"{}\" "
+            "takes the format from the output's extension",
+            request.output.format, output));
+    }
+    if (!request.json_path.empty() && request.json_path != kStdStream) {
+        check_json_file(request, inputs, input_paths, output_owner, folders);
     }
     if (!existing.empty()) throw UsageError(existing_refusal(existing));
 

@@ -1,8 +1,11 @@
 #pragma once
-// Every input's output, decided and checked before any image is decoded:
-// a bad template, two inputs writing one file, an output that would replace
-// an input, or outputs that exist already (unless --skip-existing or
-// --overwrite) stop the command before it does any work.
+// Every output, decided and checked before any image is decoded: a bad
+// template, a template output outside its root, two inputs writing one
+// file, an output that would replace an input, or outputs that exist
+// already (unless --skip-existing or --overwrite) stop the command before
+// it does any work. The --json file is an output too: not an input, not an
+// image's output (by any name {kernel} may give it), not existing unless
+// --overwrite, and its folder there (or made by the plan).
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,11 +33,18 @@ struct PlanRequest {
     OutputRequest output;  // -o and what its template fields need
     ExistingOutputs existing = ExistingOutputs::refuse;
     std::optional<Depth> out_depth;  // --depth, when not `same`
+    std::string json_path;           // --json FILE ("" or - : no file)
+    // The names {kernel} may take once -k auto has chosen (empty when the
+    // variant is named): the --json file must not be one of those outputs.
+    std::vector<std::string> later_kernels;
+    // Files the command reads besides the images (the --from list, a
+    // filter file), which the --json file must not replace either.
+    std::vector<std::string> other_inputs;
 };
 
 // Throws UsageError (exit 2) for what the user must change, WorkError
-// (exit 1) for a folder that cannot be created. Creates the output folders
-// only once everything else passed.
+// (exit 1) for a folder that is missing (-o FILE, --json FILE) or cannot be
+// created. Creates the output folders only once everything else passed.
 std::vector<PlannedImage> plan_outputs(const std::vector<InputFile>& inputs,
                                        const PlanRequest& request);
 

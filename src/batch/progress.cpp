@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "batch/interrupt.hpp"
+#include "core/errors.hpp"
 #include "io/image_io.hpp"
 
 namespace cudaconv {
@@ -138,11 +138,6 @@ void BatchProgress::failed(const std::string& input, const std::string& message)
     redraw(true);
 }
 
-void BatchProgress::not_done() {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    ++counts_.not_done;
-}
-
 void BatchProgress::log_above(const std::string& message, bool error) {
     const std::lock_guard<std::mutex> lock(mutex_);
     clear_bar();
@@ -160,24 +155,23 @@ BatchSummary BatchProgress::finish(int signal_number) {
     clear_bar();
     counts_.wall_s = std::chrono::duration<double>(Clock::now() - start_).count();
     const std::size_t total = options_.total;
+    counts_.not_done = total - counts_.done - counts_.skipped - counts_.failed;
     // One image with nothing unusual needs no summary: its own line said it all.
     if (total > 1 || signal_number != 0) spdlog::info("{}", summary_line(counts_, total, signal_number));
     emit_json(summary_json(counts_, total, signal_number));
-    if (!options_.json_path.empty() && options_.json_path != kStdStream) {
-        write_file_atomically(options_.json_path,
-                              std::vector<std::uint8_t>(json_lines_.begin(), json_lines_.end()));
-    }
     return counts_;
 }
 
+// Under mutex_. After a failed write (a full disk, a closed pipe) the rest
+// of the lines are dropped: one error, and the images go on.
 void BatchProgress::emit_json(const nlohmann::json& line) {
-    if (options_.json_path.empty()) return;
-    if (options_.json_path == kStdStream) {
-        // Streamed, so a script can follow the batch as it goes.
-        std::fputs((line.dump() + "\n").c_str(), stdout);
-        std::fflush(stdout);
-    } else {
-        json_lines_ += line.dump() + "\n";
+    if (options_.json == nullptr || json_failed_) return;
+    try {
+        options_.json->write_line(line.dump());
+    } catch (const WorkError& e) {
+        json_failed_ = true;
+        clear_bar();
+        spdlog::error("{}", e.what());
     }
 }
 

@@ -3,8 +3,9 @@
 // one progress line on stderr redrawn in place (count, images/s, ETA) with
 // failures printed above it; otherwise (a log file, a pipe, CI) one log
 // line per image. --json adds one JSON line per image (done, skipped or
-// failed) and a summary line. Thread-safe: workers report as they finish,
-// so lines come in the order images finish, not the order of the inputs.
+// failed) and a summary line, each written as it is made. Thread-safe:
+// workers report as they finish, so lines come in the order images finish,
+// not the order of the inputs.
 #include <chrono>
 #include <cstddef>
 #include <mutex>
@@ -12,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "batch/json_lines.hpp"
 #include "cli/report.hpp"
 
 namespace cudaconv {
@@ -31,7 +33,7 @@ struct BatchSummary {
     std::size_t done = 0;
     std::size_t skipped = 0;
     std::size_t failed = 0;
-    std::size_t not_done = 0;  // left when interrupted
+    std::size_t not_done = 0;  // left when interrupted: the rest of the total
     double wall_s = 0.0;
     double images_per_s() const { return wall_s > 0.0 ? static_cast<double>(done) / wall_s : 0.0; }
 };
@@ -45,7 +47,7 @@ struct ProgressOptions {
     bool progress_bar = false;    // stderr is a terminal and not -q
     bool log_each = true;         // an info line per image (off under a bar)
     bool timings = false;         // --timings: stage times on stdout
-    std::string json_path;        // --json FILE or - ("" = none)
+    JsonLines* json = nullptr;    // --json FILE or -, opened (nullptr = none)
 };
 
 class BatchProgress {
@@ -58,9 +60,13 @@ public:
     void skipped(const std::string& input, const std::string& output);
     void done(const ImageReport& report, std::size_t index);
     void failed(const std::string& input, const std::string& message);
-    void not_done();  // an image dropped by an interrupt
-    // Prints the summary (log and JSON) and writes the JSON file.
+    // Prints the summary (log and JSON line). Every planned image not done,
+    // skipped or failed by then counts as not done: those an interrupt
+    // dropped and those it kept from starting.
     BatchSummary finish(int signal_number);
+    // Whether a --json line could not be written (reported once, as it
+    // happened): the command then exits 1.
+    bool json_failed() const { return json_failed_; }
     // For messages that would otherwise break the progress line.
     void log_above(const std::string& message, bool error);
 
@@ -74,7 +80,7 @@ private:
     std::chrono::steady_clock::time_point start_;
     std::chrono::steady_clock::time_point last_draw_{};
     BatchSummary counts_;
-    std::string json_lines_;
+    bool json_failed_ = false;
     bool bar_shown_ = false;
 };
 

@@ -4,6 +4,7 @@ set(CUDACONV_BATCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/inputs.cpp
   ${CMAKE_CURRENT_LIST_DIR}/interrupt.cpp
   ${CMAKE_CURRENT_LIST_DIR}/opencv_pool.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/json_lines.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pinned_slots.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pipeline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/plan.cpp

@@ -26,12 +26,24 @@ random:N / random:WxH (dense random taps, fixed seed, summing to 1).
 Every timed output is checked against cpu-ref (cpu beyond 3e8 taps x samples): a wrong
 one shows WRONG instead of a time, and bench exits 1.)";
 
-// A report file in a missing folder would fail only after the whole bench.
-void check_report_path(const std::string& option, const std::string& path) {
-    if (path.empty() || path == kStdStream) return;
+bool names_file(const std::string& path) { return !path.empty() && path != kStdStream; }
+
+// Checked before the bench, which may take minutes: a report file in a
+// missing folder would fail only at the end, and one that exists is kept
+// unless --overwrite.
+void check_report_path(const std::string& option, const std::string& path, bool overwrite) {
+    if (!names_file(path)) return;
     const std::string reason =
         unwritable_folder_reason(std::filesystem::path(path).parent_path().string());
     if (!reason.empty()) throw UsageError(fmt::format("{} {}: {}", option, path, reason));
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+        throw UsageError(fmt::format("{} {}: is a folder", option, path));
+    }
+    if (!overwrite && std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
+        throw UsageError(fmt::format(
+            "{} {}: exists already; nothing was done (--overwrite replaces it)", option, path));
+    }
 }
 
 void write_text(const std::string& path, const std::string& text) {
@@ -88,6 +100,8 @@ void add_bench_options(CLI::App& app, BenchOptions& o) {
         ->capture_default_str();
     app.add_option("--csv", o.csv_path, "Write one CSV row per result to FILE (- for stdout)");
     app.add_option("--json", o.json_path, "Write the results as JSON to FILE (- for stdout)");
+    app.add_flag("--overwrite", o.overwrite,
+                 "Let --csv and --json replace files that exist (default: refuse to start)");
     app.add_flag("--no-verify", o.no_verify,
                  "Skip checking outputs against the reference (times are marked unverified)");
 }
@@ -96,8 +110,13 @@ int run_bench_command(const BenchOptions& o) {
     if (o.csv_path == kStdStream && o.json_path == kStdStream) {
         throw UsageError("--csv - and --json - would both write to stdout");
     }
-    check_report_path("--csv", o.csv_path);
-    check_report_path("--json", o.json_path);
+    check_report_path("--csv", o.csv_path, o.overwrite);
+    check_report_path("--json", o.json_path, o.overwrite);
+    if (names_file(o.csv_path) && names_file(o.json_path) &&
+        std::filesystem::weakly_canonical(std::filesystem::absolute(o.csv_path)) ==
+            std::filesystem::weakly_canonical(std::filesystem::absolute(o.json_path))) {
+        throw UsageError(fmt::format("--csv and --json both name {}", o.csv_path));
+    }
     const BenchPlan plan = make_plan(o);
 
     start_opencv_pool();  // the cpu variant's threads, made before they are needed

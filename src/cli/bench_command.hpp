@@ -21,6 +21,7 @@ struct BenchOptions {
     std::string csv_path;
     std::string json_path;
     bool no_verify = false;
+    bool overwrite = false;  // --csv/--json may replace files that exist
     std::string timing = "device";
 };
 

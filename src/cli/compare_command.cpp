@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 #include <opencv2/core.hpp>
 #include <spdlog/spdlog.h>
 
+#include "cli/output_path.hpp"
 #include "compare/folder_match.hpp"
 #include "core/errors.hpp"
 #include "io/image_io.hpp"
@@ -88,6 +90,44 @@ cv::Mat prepared(cv::Mat image, const CompareOptions& o, const Plan& plan) {
 void write_heat_map(const cv::Mat& a, const cv::Mat& b, const std::string& path) {
     const cv::Mat heat = diff_heat_map(a, b);
     write_file_atomically(path, encode_image(heat, extension_of(path), EncodeOptions{}, path));
+}
+
+// Before any comparison: no heat map may replace an input, or a file that
+// exists unless --overwrite, and each one's folder must be one that can be
+// made. UsageError otherwise.
+void check_heat_maps(const std::vector<std::string>& heat_maps,
+                     const std::vector<std::string>& inputs, const CompareOptions& o) {
+    auto canonical = [](const std::string& path) {
+        std::error_code ec;
+        const fs::path p = fs::weakly_canonical(path, ec);
+        return ec ? fs::path() : p;
+    };
+    std::set<fs::path> input_paths;
+    for (const std::string& input : inputs) input_paths.insert(canonical(input));
+    input_paths.erase(fs::path());
+    std::vector<std::string> existing;
+    std::error_code ec;
+    for (const std::string& heat_map : heat_maps) {
+        if (input_paths.count(canonical(heat_map))) {
+            throw UsageError(fmt::format("--diff {}: would overwrite an input", heat_map));
+        }
+        const std::string file = file_in_the_way(fs::path(heat_map).parent_path().string());
+        if (!file.empty()) {
+            throw UsageError(fmt::format("--diff {}: {} is a file, not a folder", heat_map, file));
+        }
+        if (fs::exists(fs::symlink_status(heat_map, ec))) existing.push_back(heat_map);
+    }
+    if (existing.empty() || o.overwrite) return;
+    if (existing.front() == o.diff_path) {
+        throw UsageError(fmt::format("--diff {}: exists already; nothing was compared "
+                                     "(--overwrite replaces it)",
+                                     o.diff_path));
+    }
+    const bool one = existing.size() == 1;
+    throw UsageError(fmt::format("--diff {}: {} heat map{} exist{} already ({}{}); nothing was "
+                                 "compared (--overwrite replaces {})",
+                                 o.diff_path, existing.size(), one ? "" : "s", one ? "s" : "",
+                                 existing.front(), one ? "" : ", ...", one ? "it" : "them"));
 }
 
 // One pair of files. A file that cannot be read or compared is an error
@@ -229,6 +269,7 @@ int exit_code(const std::vector<FileResult>& results, const CompareOptions& o) {
 int compare_single(const CompareOptions& o, const Plan& plan) {
     if (!o.diff_path.empty()) {
         check_output_format(o.diff_path, extension_of(o.diff_path), Depth::u8, 3);
+        check_heat_maps({o.diff_path}, {}, o);  // not an input: run_compare_command checked
     }
     const FileResult r = compare_files(o.a, o.b, fmt::format("{} vs {}", o.a, o.b), o.diff_path,
                                        false, o, plan);
@@ -252,15 +293,28 @@ int compare_single(const CompareOptions& o, const Plan& plan) {
 
 int compare_folders(const CompareOptions& o, const Plan& plan) {
     const FolderMatch match = match_folders(o.a, o.b);
-    std::vector<FileResult> results;
-    for (const std::string& rel : match.both) {
-        std::string heat_map;
-        if (!o.diff_path.empty()) {
-            heat_map = (fs::path(o.diff_path) / fs::path(rel).replace_extension(".png")).string();
+    // Every heat map that may be written: one for each pair that differs.
+    std::vector<std::string> heat_maps;
+    if (!o.diff_path.empty()) {
+        for (const std::string& rel : match.both) {
+            heat_maps.push_back(
+                (fs::path(o.diff_path) / fs::path(rel).replace_extension(".png")).string());
         }
+        std::vector<std::string> inputs;
+        for (const std::string& rel : match.both) {
+            inputs.push_back((fs::path(o.a) / rel).string());
+            inputs.push_back((fs::path(o.b) / rel).string());
+        }
+        for (const std::string& rel : match.missing) inputs.push_back((fs::path(o.b) / rel).string());
+        for (const std::string& rel : match.extra) inputs.push_back((fs::path(o.a) / rel).string());
+        check_heat_maps(heat_maps, inputs, o);
+    }
+    std::vector<FileResult> results;
+    for (std::size_t i = 0; i < match.both.size(); ++i) {
+        const std::string& rel = match.both[i];
         results.push_back(compare_files((fs::path(o.a) / rel).string(),
-                                        (fs::path(o.b) / rel).string(), rel, heat_map, true, o,
-                                        plan));
+                                        (fs::path(o.b) / rel).string(), rel,
+                                        heat_maps.empty() ? "" : heat_maps[i], true, o, plan));
         if (!o.json) print_text(results.back(), true);
     }
     auto listed_only = [&results](const std::string& rel, Status status) {
@@ -327,6 +381,8 @@ void add_compare_options(CLI::App& app, CompareOptions& o) {
     app.add_flag("--ignore-extra", o.ignore_extra,
                  "folders: files only in A are listed but do not fail the comparison");
     app.add_flag("--json", o.json, "print JSON on stdout instead of text");
+    app.add_flag("--overwrite", o.overwrite,
+                 "let --diff replace heat maps that exist (default: refuse before comparing)");
 }
 
 int run_compare_command(const CompareOptions& o) {

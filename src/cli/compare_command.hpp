@@ -25,6 +25,7 @@ struct CompareOptions {
     bool ignore_alpha = false;
     bool ignore_extra = false;
     bool json = false;
+    bool overwrite = false;  // heat maps may replace existing files
 };
 
 void add_compare_options(CLI::App& app, CompareOptions& options);

@@ -23,6 +23,7 @@
 #include "batch/inputs.hpp"
 #include "batch/interrupt.hpp"
 #include "batch/opencv_pool.hpp"
+#include "batch/json_lines.hpp"
 #include "batch/pinned_slots.hpp"
 #include "batch/prefaulted_output.hpp"
 #include "batch/pipeline.hpp"
@@ -120,6 +121,14 @@ detail::FormatProbe claimed_header(const std::string& path) {
     return probe;
 }
 
+// The file -f reads, where it names one (-f @path, or a path that exists;
+// filters/spec.hpp), or "".
+std::string filter_file(const std::string& spec) {
+    if (!spec.empty() && spec[0] == '@') return spec.substr(1);
+    std::error_code ec;
+    return fs::is_regular_file(spec, ec) ? spec : "";
+}
+
 // One image on its way through the pipeline.
 struct ImageWork : WorkItem {
     std::size_t input_index = 0;  // in plan_: the input's place on the command line
@@ -142,10 +151,8 @@ class FilterCommand {
 public:
     explicit FilterCommand(const FilterOptions& o) : options_(o) {
         if (o.filter_spec == kNoFilter) {
-            if (o.depth != "same") {
-                throw UsageError("-f none writes the image as decoded; --depth needs a filter "
-                                 "(-f identity converts)");
-            }
+            const std::string ignored = check_options_without_filter(o);
+            if (!ignored.empty()) spdlog::warn("{}", ignored);
         } else {
             params_ = build_conv_params(o, parse_filter_spec(o.filter_spec));
         }
@@ -166,12 +173,25 @@ public:
         }
         existing_ = existing_outputs_policy(o.skip_existing, o.overwrite);
         const std::vector<InputFile> inputs = expand_inputs({o.inputs, o.recursive, o.from});
-        plan_ = plan_outputs(inputs, {output_request(inputs.size() > 1, o.kernel), existing_,
-                                      out_depth_});
+        PlanRequest plan{output_request(inputs.size() > 1, o.kernel), existing_, out_depth_,
+                         o.json_path, {}, {}};
+        if (o.kernel == "auto" && names_kernel()) {
+            for (const Backend* b : candidates_) plan.later_kernels.emplace_back(b->name());
+        }
+        if (!o.from.empty() && o.from != kStdStream) plan.other_inputs.push_back(o.from);
+        if (const std::string file = filter_file(o.filter_spec); !file.empty()) {
+            plan.other_inputs.push_back(file);
+        }
+        plan_ = plan_outputs(inputs, plan);
         input_paths_ = canonical_inputs(inputs);
     }
 
     int run() {
+        // Created now that the plan has passed, before any image starts.
+        std::optional<JsonLines> json;
+        if (!options_.json_path.empty()) {
+            json.emplace(options_.json_path, existing_ == ExistingOutputs::overwrite);
+        }
         std::vector<std::size_t> work;  // plan indices to process
         for (std::size_t i = 0; i < plan_.size(); ++i) {
             if (!plan_[i].skip) work.push_back(i);
@@ -202,7 +222,7 @@ public:
         const bool bar = stderr_is_terminal() && spdlog::get_level() <= spdlog::level::info &&
                          work.size() > 1;
         BatchProgress progress({plan_.size(), bar, !bar || spdlog::get_level() < spdlog::level::info,
-                                options_.timings, options_.json_path});
+                                options_.timings, json ? &*json : nullptr});
         progress_ = &progress;
         for (const PlannedImage& image : plan_) {
             if (image.skip) progress.skipped(image.source.path, image.target.path);
@@ -229,7 +249,9 @@ public:
         stages.skipped = [&](std::size_t k, const std::string& output) {
             progress.skipped(display(plan_[work[k]].source.path), output);
         };
-        stages.dropped = [&](std::size_t) { progress.not_done(); };
+        // progress.finish counts every planned image not done, skipped or
+        // failed as not done, those never started included.
+        stages.dropped = [](std::size_t) {};
         stages.stop = [&] { return stop.requested(); };
         const int workers = worker_count(options_.jobs);
         try {
@@ -246,7 +268,7 @@ public:
         const int signal_number = stop.signal_number();
         const BatchSummary summary = progress.finish(signal_number);
         if (signal_number != 0) return kExitSignalBase + signal_number;
-        return summary.failed ? kExitWorkFailed : kExitOk;
+        return summary.failed || progress.json_failed() ? kExitWorkFailed : kExitOk;
     }
 
 private:

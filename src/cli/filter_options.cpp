@@ -1,6 +1,41 @@
 #include "cli/filter_options.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/errors.hpp"
+
 namespace cudaconv {
+
+std::string check_options_without_filter(const FilterOptions& o) {
+    const FilterOptions defaults;
+    std::vector<std::string> refused;
+    auto refuse_if = [&refused](bool given, const char* name) {
+        if (given) refused.emplace_back(name);
+    };
+    refuse_if(o.border != defaults.border, "--border");
+    refuse_if(o.border_value.has_value(), "--border-value");
+    refuse_if(o.anchor != defaults.anchor, "--anchor");
+    refuse_if(o.flip, "--flip");
+    refuse_if(o.scale != defaults.scale, "--scale");
+    refuse_if(o.delta != defaults.delta, "--delta");
+    refuse_if(o.take_abs, "--abs");
+    refuse_if(o.normalize, "--normalize");
+    refuse_if(o.depth != defaults.depth, "--depth");
+    refuse_if(o.alpha != defaults.alpha, "--alpha");
+    if (!refused.empty()) {
+        throw UsageError(fmt::format("-f none writes the image as decoded; {} need{} a filter "
+                                     "(-f identity applies {})",
+                                     fmt::join(refused, ", "), refused.size() == 1 ? "s" : "",
+                                     refused.size() == 1 ? "it" : "them"));
+    }
+    std::vector<std::string> ignored;
+    if (o.kernel != defaults.kernel) ignored.push_back("-k " + o.kernel);
+    if (o.repeat != defaults.repeat) ignored.emplace_back("--repeat");
+    if (o.warmup != defaults.warmup) ignored.emplace_back("--warmup");
+    if (ignored.empty()) return "";
+    return fmt::format("-f none runs no filter: {} ignored", fmt::join(ignored, ", "));
+}
 
 void add_filter_options(CLI::App& app, FilterOptions& o) {
     app.add_option("inputs", o.inputs,
@@ -29,7 +64,7 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
                    "many, at least 2); bounds memory")
         ->check(CLI::Range(1, 65536));
     app.add_option("--format", o.format,
-                   "Output format when writing stdout (png, jpg, tif, ...); default png");
+                   "Format of stdout (-o -) and of stdin's {ext} (png, jpg, tif, ...); default png");
     app.add_option("--border", o.border,
                    "reflect101 | reflect | replicate | constant | wrap | valid (and aliases)")
         ->capture_default_str();
@@ -54,7 +89,9 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
     app.add_option("--warmup", o.warmup, "Untimed filter runs first")
         ->check(CLI::Range(0, 1000000))
         ->capture_default_str();
-    app.add_option("--json", o.json_path, "Write timings as JSON lines to FILE, or - for stdout");
+    app.add_option("--json", o.json_path,
+                   "Write timings as JSON lines to FILE (an output: refused if it exists, unless "
+                   "--overwrite), or - for stdout");
     app.add_option("--jpeg-quality", o.encode.jpeg_quality, "JPEG quality")
         ->check(CLI::Range(0, 100))
         ->capture_default_str();

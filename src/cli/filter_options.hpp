@@ -42,6 +42,14 @@ struct FilterOptions {
 
 void add_filter_options(CLI::App& app, FilterOptions& options);
 
+// -f none writes the image as decoded. The options that shape a filter's
+// result (--border, --scale, --depth, ...) would do nothing: UsageError.
+// Those that choose or time the filter (-k, --repeat, --warmup) would do
+// nothing either, but a script that runs several filters with one -k, none
+// among them, is reasonable: they come back as a warning, "" when none was
+// given. Options are known given by differing from their defaults.
+std::string check_options_without_filter(const FilterOptions& options);
+
 // Runs the main job; returns the exit code (0, or 1 if an input failed).
 int run_filter_command(const FilterOptions& options);
 

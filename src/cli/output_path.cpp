@@ -19,50 +19,125 @@ std::string input_stem(const std::string& input) {
     return is_stdin(input) ? "stdin" : fs::path(input).stem().string();
 }
 
+bool has_extension(const std::string& input) {
+    return !is_stdin(input) && !fs::path(input).extension().empty();
+}
+
 // ".png" -> "png"; stdin has no extension, so the --format or png.
 std::string input_extension(const std::string& input, const std::string& format) {
     // As the user wrote it: {ext} of cat.JPG is JPG.
-    const std::string ext = is_stdin(input) ? "" : fs::path(input).extension().string();
-    if (!ext.empty()) return ext.substr(1);
+    if (has_extension(input)) return fs::path(input).extension().string().substr(1);
     return format.empty() ? "png" : format;
 }
 
-// "out//a.png" from an empty {dir}, or "out/./a.png", tidied to "out/a.png".
-std::string tidy(const std::string& path) {
-    return fs::path(path).lexically_normal().string();
+// -o DIR/ (or an existing folder): outputs DIR/{dir}/{stem}.{ext}.
+bool is_folder_output(const std::string& output) {
+    return !output.empty() && (output.back() == '/' || fs::is_directory(output));
 }
 
-std::string expand_template(const std::string& pattern, const OutputRequest& r,
-                            const OutputSource& source) {
-    const std::string& input = source.input;
+// One field's text, or UsageError for a field it does not know.
+std::string field_text(const std::string& field, const std::string& pattern,
+                       const OutputRequest& r, const OutputSource& source) {
+    if (field == "stem") return input_stem(source.input);
+    if (field == "ext") return input_extension(source.input, r.format);
+    if (field == "filter") return file_name_safe(r.filter);
+    if (field == "kernel") return r.kernel;
+    if (field == "dir") return source.dir;
+    throw UsageError(fmt::format("-o \"{}\": unknown field {{{}}} (use {{stem}}, {{ext}}, "
+                                 "{{filter}}, {{kernel}}, {{dir}})",
+                                 pattern, field));
+}
+
+// One component of the pattern (the text between two '/') with its fields
+// filled in; `had_field` tells whether it named any.
+std::string expand_component(const std::string& component, const std::string& pattern,
+                             const OutputRequest& r, const OutputSource& source,
+                             bool& had_field) {
     std::string out;
-    for (std::size_t i = 0; i < pattern.size();) {
-        if (pattern[i] != '{') {
-            out += pattern[i++];
+    for (std::size_t i = 0; i < component.size();) {
+        if (component[i] != '{') {
+            out += component[i++];
             continue;
         }
-        const std::size_t close = pattern.find('}', i);
+        const std::size_t close = component.find('}', i);
         if (close == std::string::npos) {
             throw UsageError(fmt::format("-o \"{}\": unclosed '{{'", pattern));
         }
-        const std::string field = pattern.substr(i + 1, close - i - 1);
-        if (field == "stem") out += input_stem(input);
-        else if (field == "ext") out += input_extension(input, r.format);
-        else if (field == "filter") out += file_name_safe(r.filter);
-        else if (field == "kernel") out += r.kernel;
-        else if (field == "dir") out += source.dir;
-        else {
-            throw UsageError(fmt::format("-o \"{}\": unknown field {{{}}} (use {{stem}}, {{ext}}, "
-                                         "{{filter}}, {{kernel}}, {{dir}})",
-                                         pattern, field));
-        }
+        out += field_text(component.substr(i + 1, close - i - 1), pattern, r, source);
+        had_field = true;
         i = close + 1;
     }
-    // Only a template naming {dir} is tidied: the others stay as written.
-    return pattern.find("{dir}") == std::string::npos ? out : tidy(out);
+    return out;
+}
+
+// Component by component: one whose fields all came out empty (an input's
+// {dir} when it lies in the folder named) is dropped, so it never turns
+// "{dir}/x" into "/x"; then "a/./b" and "a/x/../b" are tidied.
+std::string expand_template(const std::string& pattern, const OutputRequest& r,
+                            const OutputSource& source) {
+    std::string out;
+    bool first = true;
+    for (std::size_t start = 0;;) {
+        const std::size_t slash = pattern.find('/', start);
+        bool had_field = false;
+        const std::string text =
+            expand_component(pattern.substr(start, slash - start), pattern, r, source, had_field);
+        if (!(had_field && text.empty())) {
+            if (!first) out += '/';
+            out += text;
+            first = false;
+        }
+        if (slash == std::string::npos) break;
+        start = slash + 1;
+    }
+    return fs::path(out).lexically_normal().string();
+}
+
+// Whether `path` is `root` or lies under it, both lexically normal and
+// both relative or both absolute.
+bool lies_within(const fs::path& path, const fs::path& root) {
+    const fs::path rel = path.lexically_relative(root);
+    return !rel.empty() && *rel.begin() != "..";
+}
+
+// A template or folder output must stay in the folder -o names: a {dir}
+// may hold ".." (from a pattern such as 'in/*/../x.png') and so may a
+// {stem} (of an input named "..."), which would otherwise write anywhere.
+void check_within_root(const std::string& path, const std::string& root,
+                       const OutputRequest& r, const OutputSource& source) {
+    if (lies_within(fs::path(path), fs::path(root).lexically_normal())) return;
+    throw UsageError(fmt::format(
+        "{}: -o \"{}\" would write {}, outside {} (the folder -o names{}); nothing was done",
+        source.input == kStdStream ? "<stdin>" : source.input, r.output, path, root,
+        r.output.find('{') == std::string::npos ? "" : " before its first field"));
 }
 
 }  // namespace
+
+std::string template_root(const std::string& pattern) {
+    const std::string literal = pattern.substr(0, pattern.find('{'));
+    const std::size_t slash = literal.rfind('/');
+    if (slash == std::string::npos) return ".";
+    return slash == 0 ? "/" : literal.substr(0, slash);
+}
+
+bool format_applies(const OutputRequest& r, const OutputSource& source) {
+    if (r.output == kStdStream) return true;
+    const bool names_ext = r.output.find("{ext}") != std::string::npos ||
+                           (r.output.find('{') == std::string::npos && is_folder_output(r.output));
+    return names_ext && !has_extension(source.input);
+}
+
+std::string file_in_the_way(const std::string& folder) {
+    for (fs::path p = folder; !p.empty(); p = p.parent_path()) {
+        std::error_code ec;
+        const fs::file_status status = fs::status(p, ec);
+        if (fs::is_directory(status)) return "";
+        if (fs::exists(status)) return p.string();
+        if (p == p.parent_path()) break;
+    }
+    return "";
+}
 
 std::string file_name_safe(const std::string& text) {
     std::string out;
@@ -84,11 +159,10 @@ OutputTarget resolve_output(const OutputRequest& r, const OutputSource& source) 
     std::string path;
     if (r.output.find('{') != std::string::npos) {
         path = expand_template(r.output, r, source);
-    } else if (!r.output.empty() && (r.output.back() == '/' || fs::is_directory(r.output))) {
-        path = (fs::path(r.output) / source.dir /
-                (input_stem(input) + "." + input_extension(input, r.format)))
-                   .lexically_normal()
-                   .string();
+        check_within_root(path, template_root(r.output), r, source);
+    } else if (is_folder_output(r.output)) {
+        path = expand_template(r.output + "/{dir}/{stem}.{ext}", r, source);
+        check_within_root(path, r.output, r, source);
     } else {
         if (r.several_inputs) {
             throw UsageError(fmt::format(

@@ -122,4 +122,84 @@ TEST_CASE("output paths: file, folder, template, stdout", "[cli]") {
     CHECK(resolve_output(r, "a.png").path == "res/a.png");
 }
 
+TEST_CASE("template roots: the folder named before the first field", "[cli]") {
+    CHECK(template_root("{stem}.png") == ".");
+    CHECK(template_root("{dir}/{stem}.png") == ".");
+    CHECK(template_root("out/{dir}/{stem}.png") == "out");
+    CHECK(template_root("out/pre-{stem}.png") == "out");
+    CHECK(template_root("a/b/{stem}/x.png") == "a/b");
+    CHECK(template_root("../res/{stem}.png") == "../res");
+    CHECK(template_root("/srv/out/{stem}.png") == "/srv/out");
+    CHECK(template_root("/{stem}.png") == "/");
+}
+
+TEST_CASE("templates: an empty {dir} is the root, never /", "[cli]") {
+    OutputRequest r{"{dir}/{stem}.png", "", "edge", "cpu", true};
+    CHECK(resolve_output(r, {"in.png", ""}).path == "in.png");
+    CHECK(resolve_output(r, {"tree/x/a.png", "x"}).path == "x/a.png");
+    r.output = "{dir}/{stem}-e.png";
+    CHECK(resolve_output(r, {"tree/top.png", ""}).path == "top-e.png");
+    r.output = "out/{dir}/{stem}-{filter}.png";
+    CHECK(resolve_output(r, {"tree/top.png", ""}).path == "out/top-edge.png");
+    CHECK(resolve_output(r, {"tree/x/y/a.png", "x/y"}).path == "out/x/y/a-edge.png");
+    // A component with text beside the empty field stays.
+    r.output = "out/{dir}x/{stem}.png";
+    CHECK(resolve_output(r, {"a.png", ""}).path == "out/x/a.png");
+    // A folder output mirrors the same way.
+    r.output = "res/";
+    CHECK(resolve_output(r, {"in/a.png", ""}).path == "res/a.png");
+    CHECK(resolve_output(r, {"in/x/a.png", "x"}).path == "res/x/a.png");
+}
+
+TEST_CASE("templates: no field leads outside the root, a literal .. does", "[cli]") {
+    OutputRequest r{"out/{dir}/{stem}.png", "", "edge", "cpu", true};
+    // ".." in {dir} (a pattern such as 'in/*/../../top.png' gives it).
+    CHECK_THROWS_WITH(resolve_output(r, {"in/a/../../top.png", ".."}),
+                      "in/a/../../top.png: -o \"out/{dir}/{stem}.png\" would write top.png, "
+                      "outside out (the folder -o names before its first field); nothing was "
+                      "done");
+    CHECK_THROWS_AS(resolve_output(r, {"a.png", "x/../.."}), UsageError);
+    // ".." that stays inside is tidied away.
+    CHECK(resolve_output(r, {"x/../a.png", "x/y/.."}).path == "out/x/a.png");
+    // ".." as {stem}: an input named "..." (its extension ".").
+    r.output = "out/{stem}/e.png";
+    CHECK_THROWS_AS(resolve_output(r, {"...", ""}), UsageError);
+    r.output = "{stem}/e.png";
+    CHECK_THROWS_AS(resolve_output(r, {"...", ""}), UsageError);
+    // A folder output gets the same check.
+    r.output = "res/";
+    CHECK_THROWS_WITH(resolve_output(r, {"up/a.png", ".."}),
+                      Catch::Contains("outside res/ (the folder -o names)"));
+    // ".." written in -o is the user's: the root includes it.
+    r.output = "../res/{dir}/{stem}.png";
+    CHECK(resolve_output(r, {"a.png", ""}).path == "../res/a.png");
+    CHECK(resolve_output(r, {"x/a.png", "x"}).path == "../res/x/a.png");
+    CHECK_THROWS_AS(resolve_output(r, {"a.png", ".."}), UsageError);
+    r.output = "out/../{stem}.png";
+    CHECK(resolve_output(r, {"a.png", ""}).path == "a.png");
+    // Absolute roots.
+    r.output = "/srv/out/{dir}/{stem}.png";
+    CHECK(resolve_output(r, {"a.png", ""}).path == "/srv/out/a.png");
+    CHECK(resolve_output(r, {"x/a.png", "x"}).path == "/srv/out/x/a.png");
+    CHECK_THROWS_AS(resolve_output(r, {"a.png", "../.."}), UsageError);
+    r.output = "/{dir}/{stem}.png";  // "/" written by the user
+    CHECK(resolve_output(r, {"a.png", ""}).path == "/a.png");
+}
+
+TEST_CASE("output paths: --format applies to stdout and to the {ext} of an input without one", "[cli]") {
+    OutputRequest r{"-", "jpg", "edge", "cpu", false};
+    CHECK(format_applies(r, "a.png"));
+    r.output = "out/{stem}.{ext}";
+    CHECK(format_applies(r, "-"));
+    CHECK(format_applies(r, "noextension"));
+    CHECK_FALSE(format_applies(r, "a.png"));
+    r.output = "out/";
+    CHECK(format_applies(r, "-"));
+    CHECK_FALSE(format_applies(r, "a.png"));
+    r.output = "out/{stem}.png";
+    CHECK_FALSE(format_applies(r, "-"));
+    r.output = "x.png";
+    CHECK_FALSE(format_applies(r, "-"));
+}
+
 }  // namespace cudaconv

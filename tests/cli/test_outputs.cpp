@@ -1,0 +1,543 @@
+// Every file cudaconv writes is an output, checked before any work: the
+// --json file of a batch (and how it is written), template outputs and
+// their root, the reports of bench and the heat maps of compare; and the
+// options that would do nothing, refused or warned of.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include "support/files.hpp"
+#include "support/run_command.hpp"
+
+namespace cudaconv::test {
+namespace fs = std::filesystem;
+
+namespace {
+
+void copy_sample(const std::string& name, const fs::path& to) {
+    fs::create_directories(to.parent_path());
+    fs::copy_file(sample(name), to, fs::copy_options::overwrite_existing);
+}
+
+bool decodes(const fs::path& p) { return !cv::imread(p.string(), cv::IMREAD_UNCHANGED).empty(); }
+
+std::size_t count(const std::string& text, const std::string& part) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+    return n;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+// cudaconv in a process of its own, in `dir`, its stdout on `out_fd` and
+// its stderr in dir/stderr.txt, with SIGPIPE ignored (as a shell's `trap ''
+// PIPE` leaves it for the programs it starts), so that a write to a closed
+// pipe fails with EPIPE. Killed and reaped when the object goes, whatever
+// a failed REQUIRE left.
+class Background {
+public:
+    Background(const fs::path& dir, const std::vector<std::string>& args, int out_fd)
+        : dir_(dir) {
+        std::vector<std::string> storage{cudaconv_binary()};
+        storage.insert(storage.end(), args.begin(), args.end());
+        std::vector<char*> argv;
+        for (std::string& a : storage) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        const std::string err_path = (dir / "stderr.txt").string();
+        pid_ = fork();
+        REQUIRE(pid_ >= 0);
+        if (pid_ == 0) {  // only async-signal-safe calls until exec
+            const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            if (err < 0 || chdir(dir.c_str()) != 0 || dup2(err, 2) < 0 || dup2(out_fd, 1) < 0) {
+                _exit(127);
+            }
+            signal(SIGPIPE, SIG_IGN);
+            execv(argv[0], argv.data());
+            _exit(127);
+        }
+    }
+    Background(const Background&) = delete;
+    Background& operator=(const Background&) = delete;
+    ~Background() {
+        if (!reaped_) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+        }
+    }
+
+    bool running() {
+        if (reaped_) return false;
+        if (waitpid(pid_, &status_, WNOHANG) == 0) return true;
+        reaped_ = true;
+        return false;
+    }
+
+    // The wait status, within the deadline.
+    int wait() {
+        while (running()) {
+            REQUIRE(std::chrono::steady_clock::now() < deadline_);
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        return status_;
+    }
+
+    void kill9() { REQUIRE(kill(pid_, SIGKILL) == 0); }
+    std::string err() const { return read_bytes(dir_ / "stderr.txt"); }
+    bool before_deadline() const { return std::chrono::steady_clock::now() < deadline_; }
+
+private:
+    fs::path dir_;
+    pid_t pid_ = -1;
+    int status_ = 0;
+    bool reaped_ = false;
+    std::chrono::steady_clock::time_point deadline_ =
+        std::chrono::steady_clock::now() + std::chrono::seconds(120);
+};
+
+// in/a.png, in/b.png, in/c.jpg: three images that filter well.
+void make_three_images(const fs::path& in) {
+    copy_sample("camera.png", in / "a.png");
+    copy_sample("chelsea.png", in / "b.png");
+    copy_sample("rocket.jpg", in / "c.jpg");
+}
+
+// Removed when the test ends: a file that a cudaconv resolving templates
+// wrongly would write outside the test's folder (at the filesystem root).
+struct RemovedAtEnd {
+    fs::path path;
+    ~RemovedAtEnd() {
+        std::error_code ignored;
+        fs::remove(path, ignored);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("json: --json FILE may not be an input or an image's output", "[cli][outputs]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "keep.png");
+    const std::string keep = read_bytes(dir / "keep.png");
+    struct Case {
+        const char* what;
+        std::vector<std::string> args;
+        const char* message;
+    };
+    write_file(dir / "list.txt", "keep.png\n");
+    const std::vector<Case> cases{
+        {"an input", {"keep.png", "-f", "edge", "-o", "o.png", "--json", "keep.png"},
+         "--json keep.png: the JSON file would overwrite an input"},
+        {"an input, --overwrite",
+         {"keep.png", "-f", "edge", "-o", "o.png", "--json", "keep.png", "--overwrite"},
+         "--json keep.png: the JSON file would overwrite an input"},
+        {"the --from list",
+         {"--from", "list.txt", "-f", "edge", "-o", "o.png", "--json", "list.txt", "--overwrite"},
+         "--json list.txt: the JSON file would overwrite an input"},
+        {"the image output", {"keep.png", "-f", "edge", "-o", "o.png", "--json", "o.png"},
+         "--json o.png: keep.png's image output is that file too"},
+        {"the image output, named another way",
+         {"keep.png", "-f", "edge", "-o", "o.png", "--json", "./o.png"},
+         "--json ./o.png: keep.png's image output is that file too"},
+        {"an output {kernel} names later",
+         {"keep.png", "-f", "edge", "-o", "o-{kernel}.png", "--json", "o-cpu.png"},
+         "--json o-cpu.png: keep.png's image output is that file too when -k auto chooses cpu"},
+    };
+    for (const Case& c : cases) {
+        SECTION(c.what) {
+            const auto before = dir.entries();
+            const auto r = run_cudaconv(c.args, dir.path());
+            INFO(r.err);
+            CHECK(r.exit_code == 2);
+            CHECK_THAT(r.err, Catch::Contains(c.message));
+            CHECK(count(r.err, "\n") == 1);
+            CHECK(dir.entries() == before);  // no image, no JSON file
+            CHECK(read_bytes(dir / "keep.png") == keep);
+            CHECK(read_bytes(dir / "list.txt") == "keep.png\n");
+        }
+    }
+}
+
+TEST_CASE("json: --json FILE is refused if it exists unless --overwrite, its folder checked first",
+          "[cli][outputs]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "in.png");
+    write_file(dir / "j.json", "old");
+
+    SECTION("it exists: refused before any work") {
+        const auto r = run_cudaconv({"in.png", "-f", "edge", "-o", "o.png", "--json", "j.json"},
+                                    dir.path());
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--json j.json: exists already; nothing was done "
+                                          "(--overwrite replaces it)"));
+        CHECK(read_bytes(dir / "j.json") == "old");
+        CHECK_FALSE(fs::exists(dir / "o.png"));
+    }
+    SECTION("--skip-existing keeps images, not the JSON file") {
+        const auto r = run_cudaconv(
+            {"in.png", "-f", "edge", "-o", "o.png", "--json", "j.json", "--skip-existing"},
+            dir.path());
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--skip-existing keeps images, not the JSON file: name "
+                                          "another file, or use --overwrite instead"));
+        CHECK(read_bytes(dir / "j.json") == "old");
+        CHECK_FALSE(fs::exists(dir / "o.png"));
+    }
+    SECTION("--overwrite replaces it") {
+        const auto r = run_cudaconv(
+            {"in.png", "-f", "edge", "-o", "o.png", "--json", "j.json", "--overwrite"}, dir.path());
+        INFO(r.err);
+        CHECK(r.exit_code == 0);
+        const auto lines = lines_of(read_bytes(dir / "j.json"));
+        REQUIRE(lines.size() == 2);
+        CHECK(nlohmann::json::parse(lines[0])["status"] == "done");
+        CHECK(nlohmann::json::parse(lines[1])["summary"] == true);
+    }
+    SECTION("a missing folder fails before any image is written") {
+        const auto r = run_cudaconv(
+            {"in.png", "-f", "edge", "-o", "o.png", "--json", "nosuch/j.json"}, dir.path());
+        CHECK(r.exit_code == 1);
+        CHECK_THAT(r.err, Catch::Contains(
+                              "--json nosuch/j.json: cannot write: the folder nosuch does not exist"));
+        CHECK(count(r.err, "\n") == 1);
+        CHECK_FALSE(fs::exists(dir / "o.png"));
+    }
+    SECTION("a folder that the outputs make is fine") {
+        const auto r = run_cudaconv({"in.png", "-f", "edge", "-o", "out/", "--json", "out/j.json"},
+                                    dir.path());
+        INFO(r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(decodes(dir / "out" / "in.png"));
+        CHECK(lines_of(read_bytes(dir / "out" / "j.json")).size() == 2);
+    }
+}
+
+// Each line goes out with one write() as its image finishes: a run ended
+// by SIGKILL (no handler, no chance to flush) keeps the lines so far.
+TEST_CASE("json: --json FILE is written line by line: a kill -9 keeps the lines so far",
+          "[cli][outputs][signal]") {
+    TempDir dir;
+    for (int i = 0; i < 24; ++i) {
+        copy_sample("rocket.jpg", dir / "in" / ("img" + std::to_string(100 + i) + ".jpg"));
+    }
+    const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    REQUIRE(null >= 0);
+    Background run(dir.path(),
+                   {"in", "-f", "box:9", "-k", "cpu-ref", "-j", "2", "-o", "out/{stem}.png",
+                    "--json", "lines.json"},
+                   null);
+    close(null);
+    bool line_seen = false;
+    while (!line_seen && run.running() && run.before_deadline()) {
+        const std::string text = fs::exists(dir / "lines.json") ? read_bytes(dir / "lines.json") : "";
+        line_seen = text.find("\"done\"") != std::string::npos && text.back() == '\n';
+        if (!line_seen) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    REQUIRE(line_seen);
+    REQUIRE(run.running());  // stopped mid-batch
+    run.kill9();
+    run.wait();
+    const std::string text = read_bytes(dir / "lines.json");
+    CHECK(text.back() == '\n');
+    std::size_t done = 0;
+    for (const std::string& line : lines_of(text)) {
+        INFO(line);
+        const auto j = nlohmann::json::parse(line);
+        CHECK_FALSE(j.contains("summary"));  // the batch never finished
+        done += j.value("status", "") == "done";
+    }
+    CHECK(done >= 1);
+    CHECK(done < 24);
+}
+
+TEST_CASE("json: a line that cannot be written is one error and exit 1; the images stay",
+          "[cli][outputs]") {
+    TempDir dir;
+    make_three_images(dir / "in");
+
+    SECTION("a full disk (/dev/full, through a link)") {
+        fs::create_symlink("/dev/full", dir / "full.json");
+        const auto r = run_cudaconv(
+            {"in", "-f", "edge", "-o", "out/", "--json", "full.json", "--overwrite"}, dir.path());
+        INFO(r.err);
+        CHECK(r.exit_code == 1);
+        CHECK(count(r.err, "error:") == 1);
+        CHECK_THAT(r.err, Catch::Contains("full.json: cannot write: No space left on device"));
+        CHECK_THAT(r.err, Catch::Contains("done 3, skipped 0, failed 0 of 3 images"));
+        CHECK(fs::is_symlink(dir / "full.json"));
+        for (const char* name : {"a.png", "b.png", "c.jpg"}) CHECK(decodes(dir / "out" / name));
+    }
+    SECTION("--json - into a pipe whose reader has gone (EPIPE)") {
+        int ends[2];
+        REQUIRE(pipe(ends) == 0);
+        close(ends[0]);
+        Background run(dir.path(), {"in", "-f", "edge", "-o", "out/", "--json", "-"}, ends[1]);
+        close(ends[1]);
+        const int status = run.wait();
+        const std::string err = run.err();
+        INFO(err);
+        REQUIRE(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 1);
+        CHECK(count(err, "error:") == 1);
+        CHECK_THAT(err, Catch::Contains("<stdout> (--json -): cannot write: Broken pipe"));
+        for (const char* name : {"a.png", "b.png", "c.jpg"}) CHECK(decodes(dir / "out" / name));
+    }
+}
+
+TEST_CASE("templates: an empty {dir} is the output root, never /", "[cli][outputs]") {
+    TempDir dir;
+    // Names of this test's own, so that a cudaconv that wrongly writes to /
+    // neither meets nor leaves anything there.
+    const std::string stem = dir.path().filename().string();
+    const RemovedAtEnd file_at_root{fs::path("/") / (stem + "-e.png")};
+    const RemovedAtEnd top_at_root{fs::path("/") / (stem + "-top-e.png")};
+    copy_sample("camera.png", dir / (stem + ".png"));
+    copy_sample("camera.png", dir / "tree" / (stem + "-top.png"));
+    copy_sample("chelsea.png", dir / "tree" / "sub" / "x.png");
+
+    auto r = run_cudaconv({stem + ".png", "-f", "edge", "-o", "{dir}/{stem}-e.png"}, dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(decodes(dir / (stem + "-e.png")));
+    CHECK_FALSE(fs::exists(file_at_root.path));
+
+    r = run_cudaconv({"tree", "-r", "-f", "edge", "-o", "{dir}/{stem}-e.png"}, dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(decodes(dir / (stem + "-top-e.png")));
+    CHECK(decodes(dir / "sub" / "x-e.png"));
+    CHECK_FALSE(fs::exists(top_at_root.path));
+}
+
+TEST_CASE("templates: a {dir} or {stem} holding .. is refused; a literal .. is the user's",
+          "[cli][outputs]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "top.png");
+    fs::create_directories(dir / "in" / "a");
+
+    SECTION("{dir} from a pattern that climbs out of its root") {
+        const auto r = run_cudaconv(
+            {"in/*/../../top.png", "-f", "edge", "-o", "out/{dir}/{stem}-e.png"}, dir.path());
+        INFO(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("in/a/../../top.png: -o \"out/{dir}/{stem}-e.png\" "
+                                          "would write top-e.png, outside out"));
+        CHECK(count(r.err, "\n") == 1);
+        CHECK_FALSE(fs::exists(dir / "top-e.png"));
+        CHECK_FALSE(fs::exists(dir / "out"));
+    }
+    SECTION("{stem} that is .. (an input named ...)") {
+        copy_sample("camera.png", dir / "...");
+        const auto r = run_cudaconv({"...", "-f", "edge", "-o", "out/{stem}/e.png"}, dir.path());
+        INFO(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("would write e.png, outside out"));
+        CHECK_FALSE(fs::exists(dir / "e.png"));
+        CHECK_FALSE(fs::exists(dir / "out"));
+    }
+    SECTION("a literal .. in -o") {
+        fs::create_directories(dir / "work");
+        const auto r =
+            run_cudaconv({"../top.png", "-f", "edge", "-o", "../res/{stem}.png"}, dir / "work");
+        INFO(r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(decodes(dir / "res" / "top.png"));
+    }
+}
+
+TEST_CASE("outputs: -o NAME/ where NAME is a file says so", "[cli][outputs]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "a.png");
+    const auto r = run_cudaconv({"a.png", "-f", "edge", "-o", "a.png/"}, dir.path());
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("a.png/a.png: cannot write: a.png is a file, not a folder"));
+    CHECK(count(r.err, "\n") == 1);
+    CHECK(dir.entries() == std::vector<std::string>{"a.png"});
+}
+
+TEST_CASE("outputs: -f none refuses the options that shape a filter's result, warns of -k",
+          "[cli][outputs]") {
+    TempDir dir;
+    copy_sample("chelsea-alpha.png", dir / "in.png");
+    struct Case {
+        std::vector<std::string> options;
+        const char* message;
+    };
+    const std::vector<Case> refused{
+        {{"--border", "wrap"}, "--border needs a filter"},
+        {{"--border-value", "3"}, "--border-value needs a filter"},
+        {{"--anchor", "0,0"}, "--anchor needs a filter"},
+        {{"--flip"}, "--flip needs a filter"},
+        {{"--scale", "2", "--delta", "1", "--abs"}, "--scale, --delta, --abs need a filter"},
+        {{"--normalize"}, "--normalize needs a filter"},
+        {{"--depth", "u16"}, "--depth needs a filter"},
+        {{"--alpha", "filter"}, "--alpha needs a filter"},
+    };
+    for (const Case& c : refused) {
+        std::vector<std::string> args{"in.png", "-f", "none", "-o", "n.png"};
+        args.insert(args.end(), c.options.begin(), c.options.end());
+        const auto r = run_cudaconv(args, dir.path());
+        INFO(c.options[0] << ": " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains(c.message) && Catch::Contains("-f identity applies"));
+        CHECK_FALSE(fs::exists(dir / "n.png"));
+    }
+    const auto r = run_cudaconv(
+        {"in.png", "-f", "none", "-k", "cpu", "--repeat", "3", "--warmup", "1", "-o", "n.png"},
+        dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains(
+                          "warning: -f none runs no filter: -k cpu, --repeat, --warmup ignored"));
+    CHECK(decodes(dir / "n.png"));
+}
+
+TEST_CASE("outputs: --format sets stdout's format and stdin's {ext}; with a file output it is refused",
+          "[cli][outputs]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "in.png");
+    auto r = run_cudaconv({"in.png", "-f", "edge", "--format", "jpg", "-o", "x.png"}, dir.path());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--format jpg sets the format of stdout (-o -) and stdin's "
+                                      "{ext} only"));
+    CHECK_FALSE(fs::exists(dir / "x.png"));
+
+    r = run_cudaconv({"in.png", "-f", "edge", "--format", "jpg", "-o", "-"}, dir.path());
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.substr(0, 3) == "\xff\xd8\xff");  // a JPEG
+
+    r = run_cudaconv({"-", "-f", "edge", "--format", "jpg", "-o", "out/{stem}.{ext}"}, dir.path(),
+                     read_bytes(dir / "in.png"));
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(decodes(dir / "out" / "stdin.jpg"));
+}
+
+// A mismatch known before decoding is a usage error (2); one that only the
+// decoded image shows fails that input (1).
+TEST_CASE("exit codes: a format mismatch known before decoding is 2, after decoding 1",
+          "[cli][outputs]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "gray.png");
+    copy_sample("chelsea.png", dir / "rgb.png");
+    struct Case {
+        std::vector<std::string> args;
+        int exit_code;
+        const char* message;
+    };
+    const std::vector<Case> cases{
+        {{"gray.png", "-f", "edge", "-o", "x.pfm"}, 1, "x.pfm: PFM holds 32-bit float samples"},
+        {{"gray.png", "-f", "edge", "-o", "x.exr"}, 1, "x.exr: OpenEXR holds 32-bit float"},
+        {{"rgb.png", "-f", "edge", "-o", "x.pgm"}, 1, "x.pgm: PGM holds 1 channel"},
+        {{"gray.png", "-f", "edge", "--depth", "u8", "-o", "x.pfm"}, 2, "x.pfm: PFM holds"},
+        {{"gray.png", "-f", "edge", "--depth", "f32", "-o", "x.png"}, 2, "x.png: PNG holds"},
+        {{"gray.png", "-f", "edge", "--depth", "u16", "-o", "x.jpg"}, 2, "x.jpg: JPEG holds"},
+    };
+    for (const Case& c : cases) {
+        const auto r = run_cudaconv(c.args, dir.path());
+        INFO(c.args.back() << ": " << r.err);
+        CHECK(r.exit_code == c.exit_code);
+        CHECK_THAT(r.err, Catch::Contains(c.message));
+        CHECK_FALSE(fs::exists(dir / c.args.back()));
+    }
+}
+
+TEST_CASE("bench --csv/--json FILE: an existing file is kept unless --overwrite",
+          "[cli][outputs][bench]") {
+    TempDir dir;
+    const std::vector<std::string> bench{"bench", "--size", "8x8", "-f", "edge", "-k", "cpu",
+                                         "--depth", "u8", "--warmup", "0", "--repeat", "1", "-q"};
+    auto with = [&bench](std::vector<std::string> extra) {
+        std::vector<std::string> args = bench;
+        args.insert(args.end(), extra.begin(), extra.end());
+        return args;
+    };
+    write_file(dir / "b.json", "old");
+    write_file(dir / "b.csv", "old");
+
+    auto r = run_cudaconv(with({"--json", "b.json"}), dir.path());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--json b.json: exists already; nothing was done "
+                                      "(--overwrite replaces it)"));
+    CHECK(read_bytes(dir / "b.json") == "old");
+
+    r = run_cudaconv(with({"--csv", "b.csv"}), dir.path());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--csv b.csv: exists already"));
+    CHECK(read_bytes(dir / "b.csv") == "old");
+
+    r = run_cudaconv(with({"--csv", "same", "--json", "./same"}), dir.path());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--csv and --json both name same"));
+    CHECK_FALSE(fs::exists(dir / "same"));
+
+    r = run_cudaconv(with({"--json", "b.json", "--csv", "b.csv", "--overwrite"}), dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(nlohmann::json::parse(read_bytes(dir / "b.json"))["results"].size() == 1);
+    CHECK_THAT(read_bytes(dir / "b.csv"), Catch::StartsWith("variant,"));
+    CHECK(dir.entries() == std::vector<std::string>{"b.csv", "b.json"});  // no temporary file
+}
+
+TEST_CASE("compare --diff: an input or an existing file is kept unless --overwrite",
+          "[cli][outputs][compare]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "a.png");
+    cv::Mat changed = cv::imread(sample("camera.png"), cv::IMREAD_UNCHANGED);
+    changed.at<std::uint8_t>(5, 7) ^= 0xff;
+    REQUIRE(cv::imwrite((dir / "b.png").string(), changed));
+
+    SECTION("one pair") {
+        write_file(dir / "heat.png", "old");
+        auto r = run_cudaconv({"compare", "a.png", "b.png", "--diff", "heat.png"}, dir.path());
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--diff heat.png: exists already; nothing was compared "
+                                          "(--overwrite replaces it)"));
+        CHECK(read_bytes(dir / "heat.png") == "old");
+
+        r = run_cudaconv({"compare", "a.png", "b.png", "--diff", "heat.png", "--overwrite"},
+                         dir.path());
+        CHECK(r.exit_code == 1);  // they differ
+        CHECK(decodes(dir / "heat.png"));
+    }
+    SECTION("folders: a heat map that would replace an input, or one that exists") {
+        // A/x.png differs from B/x.png; its heat map would be A/sub/x.png,
+        // which is itself compared.
+        copy_sample("camera.png", dir / "A" / "x.png");
+        copy_sample("camera.png", dir / "A" / "sub" / "x.png");
+        fs::create_directories(dir / "B" / "sub");
+        fs::copy_file(dir / "b.png", dir / "B" / "x.png");
+        copy_sample("camera.png", dir / "B" / "sub" / "x.png");
+        const std::string a_sub = read_bytes(dir / "A" / "sub" / "x.png");
+        auto r = run_cudaconv({"compare", "A", "B", "--diff", "A/sub"}, dir.path());
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--diff A/sub/x.png: would overwrite an input"));
+        CHECK(read_bytes(dir / "A" / "sub" / "x.png") == a_sub);
+
+        write_file(dir / "D" / "sub" / "x.png", "old");
+        r = run_cudaconv({"compare", "A", "B", "--diff", "D"}, dir.path());
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("--diff D: 1 heat map exists already (D/sub/x.png)"));
+        CHECK(read_bytes(dir / "D" / "sub" / "x.png") == "old");
+
+        r = run_cudaconv({"compare", "A", "B", "--diff", "D", "--overwrite"}, dir.path());
+        CHECK(r.exit_code == 1);
+        CHECK(decodes(dir / "D" / "x.png"));
+    }
+}
+
+}  // namespace cudaconv::test
