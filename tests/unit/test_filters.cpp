@@ -591,3 +591,33 @@ TEST_CASE("absurd sizes are refused before anything is allocated", "[filters]") 
     CHECK(f.taps.size() == 1024u * 1024u);
     CHECK(static_cast<long>(f.taps.size()) <= cudaconv::kMaxFilterTaps);
 }
+
+TEST_CASE("filter files are read a line at a time: line ends across blocks, line limit",
+          "[filters]") {
+    const ScratchDir dir;
+    // \r\n split across the reader's 64 KiB blocks (the \r last in the
+    // first), and long comment lines.
+    const std::string text = "# " + std::string(65533, 'c') + "\r\n1 2\r\n3 4\r\n";
+    CHECK(parse_filter_spec(dir.write("k.txt", text)).taps == std::vector<double>{1, 2, 3, 4});
+    for (std::size_t pad = 65520; pad < 65530; ++pad) {
+        const std::string mixed = "1 2\r\n# " + std::string(pad, 'c') + "\r\n3 4\r5 6\n";
+        INFO("pad " << pad);
+        CHECK(parse_filter_spec(dir.write("m.txt", mixed)).taps ==
+              std::vector<double>{1, 2, 3, 4, 5, 6});
+        CHECK(cudaconv::parse_plain_matrix(mixed, "m").taps ==
+              std::vector<double>{1, 2, 3, 4, 5, 6});
+    }
+
+    // A line of 64 KiB is a line; one byte more is not a filter file's.
+    const std::string longest = "1 # " + std::string(cudaconv::kMaxFilterLineBytes - 4, 'c');
+    CHECK(parse_filter_spec(dir.write("longest.txt", "2\n" + longest + "\n")).taps ==
+          std::vector<double>{2, 1});
+    const std::string too_long = dir.write("long.txt", "2\n\n" + longest + "c\n3\n");
+    CHECK_THAT(error_of(too_long),
+               Catch::Equals(too_long + ":3: line longer than 64 KiB (not a filter file?)"));
+    CHECK_THAT(error_of(dir.write("long.mat", "1 1\n" + std::string(100000, '1'))),
+               Catch::Contains("long.mat:2: line longer than 64 KiB"));
+    CHECK_THROWS_WITH(
+        cudaconv::parse_libvips_matrix("1 1\n" + std::string(70000, ' ') + "1\n", "in.mat"),
+        "in.mat:2: line longer than 64 KiB (not a filter file?)");
+}
