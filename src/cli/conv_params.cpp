@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/errors.hpp"
+#include "core/printable.hpp"
 
 namespace cudaconv {
 namespace {
@@ -29,10 +30,12 @@ void parse_anchor(const std::string& text, const Filter& f, int* ax, int* ay) {
         *ax = std::stoi(text.substr(0, comma), &used_x);
         *ay = std::stoi(text.substr(comma + 1), &used_y);
     } catch (const std::exception&) {
-        throw UsageError(fmt::format("--anchor \"{}\": expected X,Y, e.g. --anchor 1,1", text));
+        throw UsageError(
+            fmt::format("--anchor \"{}\": expected X,Y, e.g. --anchor 1,1", printable_spec(text)));
     }
     if (used_x != comma || used_y != text.size() - comma - 1) {
-        throw UsageError(fmt::format("--anchor \"{}\": expected X,Y, e.g. --anchor 1,1", text));
+        throw UsageError(
+            fmt::format("--anchor \"{}\": expected X,Y, e.g. --anchor 1,1", printable_spec(text)));
     }
     if (*ax < 0 || *ax >= f.width || *ay < 0 || *ay >= f.height) {
         throw UsageError(fmt::format("--anchor {},{} is outside the {}x{} filter (0..{}, 0..{})",
@@ -50,7 +53,7 @@ ConvParams build_conv_params(const FilterOptions& o, Filter filter) {
         throw UsageError(fmt::format(
             "--border \"{}\": unknown border (choose reflect101, reflect, replicate, constant, "
             "wrap or valid)",
-            o.border));
+            printable_spec(o.border)));
     }
     p.border = *border;
     if (o.border_value) {
