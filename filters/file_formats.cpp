@@ -255,6 +255,7 @@ Filter read_filter_file(const std::string& path) {
     Filter f = is_libvips_matrix_name(path) ? parse_libvips_lines(lines, name)
                                             : parse_plain_lines(lines, name);
     f.label = fs::path(path).stem().string();
+    f.source = name;
     return f;
 }
 

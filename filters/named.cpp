@@ -289,6 +289,7 @@ std::optional<Filter> make_named_filter(const std::string& spec) {
         f = make(entry->width, entry->height, entry->taps);
     }
     f.label = spec;
+    f.source = spec_args.where();
     return f;
 }
 

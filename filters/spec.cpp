@@ -95,6 +95,7 @@ Filter parse_inline_filter(const std::string& spec) {
                           std::to_string(f.taps.size()));
     }
     f.label = spec;
+    f.source = where;
     return f;
 }
 

@@ -143,7 +143,13 @@ std::vector<std::string> split_filter_list(const std::string& list) {
 
 Filter make_bench_filter(const std::string& spec) {
     constexpr std::string_view kRandom = "random:";
-    if (spec.compare(0, kRandom.size(), kRandom) != 0) return parse_filter_spec(spec);
+    if (spec.compare(0, kRandom.size(), kRandom) != 0) {
+        // As the filter command checks its final ConvParams: bench runs
+        // the taps with scale 1 and a .mat file's offset as the delta.
+        Filter f = parse_filter_spec(spec);
+        check_float32_range(f, kLargestIntegerSample, 1.0, f.delta, f.source);
+        return f;
+    }
 
     const std::string where = filter_where(spec);
     const std::vector<std::string_view> parts =

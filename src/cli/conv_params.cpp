@@ -1,5 +1,6 @@
 #include "cli/conv_params.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -76,6 +77,13 @@ ConvParams build_conv_params(const FilterOptions& o, Filter filter) {
     p.alpha = o.alpha == "filter" ? AlphaMode::filter : AlphaMode::keep;
 
     if (o.normalize) filter = filter.normalized();
+    // The final taps, scale and delta, whatever made them (a file's scale
+    // and offset, --normalize, --scale, --delta), on the largest sample an
+    // image or the constant border can hold.
+    const double border_sample = p.border == BorderMode::constant ? std::abs(p.border_value) : 0.0;
+    const double largest_sample = std::max(kLargestIntegerSample, border_sample);
+    check_float32_range(filter, largest_sample, p.scale, p.delta,
+                        filter.source.empty() ? "-f" : filter.source);
     int ax = 0, ay = 0;
     parse_anchor(o.anchor, filter, &ax, &ay);
     if (o.flip) {

@@ -5,8 +5,14 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
 
 #include "support/files.hpp"
 #include "support/run_command.hpp"
@@ -38,6 +44,23 @@ bool has_terminal_codes(const std::string& text) {
     return false;
 }
 
+std::string exact(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", value);
+    return text;
+}
+
+// No inf, no NaN (cv::checkRange refuses FLT_MAX itself).
+bool all_finite(const cv::Mat& image) {
+    return std::all_of(image.begin<float>(), image.end<float>(),
+                       [](float v) { return std::isfinite(v); });
+}
+
+// A 64x64 gray u16 image of 65535 everywhere: the largest integer sample.
+void write_white_u16(const fs::path& path) {
+    REQUIRE(cv::imwrite(path.string(), cv::Mat(64, 64, CV_16UC1, cv::Scalar(65535))));
+}
+
 }  // namespace
 
 TEST_CASE("a 50 MB filter file of blank lines is read in little memory", "[cli][limits]") {
@@ -60,6 +83,100 @@ TEST_CASE("a 50 MB filter file of blank lines is read in little memory", "[cli][
         CHECK(r.err == message);
         CHECK(r.peak_rss_kb < kSmallPeakKb);
         CHECK_FALSE(fs::exists(dir / "o.png"));
+    }
+}
+
+TEST_CASE("filters whose taps overflow float32 are refused before any work", "[cli][limits]") {
+    TempDir dir;
+    const std::string cam = sample("camera.png");
+    write_file(dir / "tiny-scale.mat", "1 1 1e-320\n1\n");
+    write_file(dir / "huge.mat", "1 1 1e-300\n1e300\n");
+    write_file(dir / "offset.mat", "1 1 1 3.5e38\n0\n");
+    struct Case {
+        std::vector<std::string> args;
+        std::string message;
+    };
+    const std::vector<Case> cases{
+        {{"-f", "tiny-scale.mat"},
+         "tiny-scale.mat: the filter's taps overflow float32 (worst-case sum inf)"},
+        {{"-f", "@huge.mat"}, "huge.mat: the filter's taps overflow float32 (worst-case sum inf)"},
+        {{"-f", "1x1:1e308"},
+         "filter \"1x1:1e308\": the filter's taps overflow float32 (worst-case sum inf)"},
+        {{"-f", "2x1:1e308,-1e308", "--depth", "f32"},
+         "filter \"2x1:1e308,-1e308\": the filter's taps overflow float32 (worst-case sum inf)"},
+        {{"-f", "1x1:1e35"},
+         "filter \"1x1:1e35\": the filter's taps overflow float32 (worst-case sum 6.6e+39)"},
+        {{"-f", "offset.mat", "--depth", "f32"}, "offset.mat: the output overflows float32"},
+        {{"-f", "identity", "--scale", "1e34"},
+         "filter \"identity\": the output overflows float32"},
+        {{"-f", "identity", "--delta", "-1e39"},
+         "filter \"identity\": the output overflows float32"},
+    };
+    for (const Case& c : cases) {
+        std::vector<std::string> args{cam, "-k", "cpu", "-o", "o.tif"};
+        args.insert(args.end(), c.args.begin(), c.args.end());
+        const auto r = run_cudaconv(args, dir.path());
+        INFO(c.args[1] << ": " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::StartsWith("cudaconv: error: " + c.message));
+        CHECK(lines_in(r.err) == 1);
+        CHECK_FALSE(fs::exists(dir / "o.tif"));
+    }
+
+    // bench's -f too.
+    const auto bench = run_cudaconv(
+        {"bench", "-f", "1x1:1e308", "--size", "16x16", "--depth", "f32", "-k", "cpu-ref"},
+        dir.path());
+    CHECK(bench.exit_code == 2);
+    CHECK_THAT(bench.err,
+               Catch::Contains("filter \"1x1:1e308\": the filter's taps overflow float32"));
+}
+
+TEST_CASE("the largest taps that fit float32 give finite pixels, the next are refused",
+          "[cli][limits]") {
+    TempDir dir;
+    write_white_u16(dir / "white.png");
+    // The largest float32 tap with tap x 65535 within float32, and the next.
+    float tap = FLT_MAX / 65535.0f;
+    while (static_cast<double>(tap) * 65535.0 > FLT_MAX) tap = std::nextafterf(tap, 0.0f);
+    while (static_cast<double>(std::nextafterf(tap, FLT_MAX)) * 65535.0 <= FLT_MAX) {
+        tap = std::nextafterf(tap, FLT_MAX);
+    }
+    const float over = std::nextafterf(tap, FLT_MAX);
+    write_file(dir / "largest.mat", "1 1 1 " + exact(FLT_MAX) + "\n0\n");
+    write_file(dir / "over.mat",
+               "1 1 1 " + exact(std::nextafter(static_cast<double>(FLT_MAX), HUGE_VAL)) + "\n0\n");
+    struct Case {
+        std::vector<std::string> accepted;
+        std::vector<std::string> refused;
+    };
+    const std::vector<Case> cases{
+        {{"-f", "1x1:" + exact(tap)}, {"-f", "1x1:" + exact(over)}},
+        {{"-f", "2x1:" + exact(tap / 2) + "," + exact(-tap / 2)},
+         {"-f", "2x1:" + exact(over / 2) + "," + exact(-over / 2)}},
+        {{"-f", "largest.mat"}, {"-f", "over.mat"}},
+        {{"-f", "identity", "--scale", exact(tap)}, {"-f", "identity", "--scale", exact(over)}},
+    };
+    // white.png filtered with `filter` into `out`, as f32.
+    auto run = [&dir](const std::vector<std::string>& filter, const std::string& out) {
+        std::vector<std::string> args{"white.png", "--depth", "f32", "-k", "cpu", "-o", out};
+        args.insert(args.end(), filter.begin(), filter.end());
+        return run_cudaconv(args, dir.path());
+    };
+    for (const Case& c : cases) {
+        auto r = run(c.accepted, "accepted.tif");
+        INFO(c.accepted[1] << ": " << r.err);
+        REQUIRE(r.exit_code == 0);
+        const cv::Mat image = cv::imread((dir / "accepted.tif").string(), cv::IMREAD_UNCHANGED);
+        REQUIRE(image.type() == CV_32FC1);
+        CHECK(all_finite(image));
+        fs::remove(dir / "accepted.tif");
+
+        r = run(c.refused, "refused.tif");
+        INFO(c.refused[1] << ": " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::Contains("overflow"));
+        CHECK_FALSE(fs::exists(dir / "refused.tif"));
     }
 }
 
