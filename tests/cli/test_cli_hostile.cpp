@@ -86,6 +86,52 @@ TEST_CASE("a 50 MB filter file of blank lines is read in little memory", "[cli][
     }
 }
 
+TEST_CASE("a --from stream of random bytes stops at its first bad line", "[cli][limits]") {
+    TempDir dir;
+    // 100 MB of random bytes through a pipe: holding them would take more
+    // than that; a NUL byte comes within the first few hundred.
+    const std::string script =
+        "head -c 100000000 /dev/urandom | \"$0\" --from - -f edge -k cpu -o o.png";
+    const auto r = run_program({"sh", "-c", script, cudaconv_binary()}, dir.path());
+    INFO(r.err << "peak " << r.peak_rss_kb << " KB");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::StartsWith("cudaconv: error: --from -:") &&
+                          Catch::EndsWith(": not a list of paths (a NUL byte)\n"));
+    CHECK(lines_in(r.err) == 1);
+    CHECK(r.peak_rss_kb < kSmallPeakKb);
+    CHECK(dir.entries().empty());
+}
+
+TEST_CASE("a --from line that is not a path is named by list and line", "[cli][limits]") {
+    TempDir dir;
+    const std::string cam = sample("camera.png");
+    write_file(dir / "nul.txt", cam + "\n" + std::string("x\0y.png\n", 8));
+    write_file(dir / "long.txt", cam + "\n\n" + std::string(4097, 'p') + "\n");
+    struct Case {
+        std::string list;
+        std::string message;
+    };
+    const std::vector<Case> cases{
+        {"nul.txt", "cudaconv: error: --from nul.txt:2: not a list of paths (a NUL byte)\n"},
+        {"long.txt",
+         "cudaconv: error: --from long.txt:3: not a list of paths (a line longer than 4096 "
+         "bytes)\n"},
+    };
+    for (const Case& c : cases) {
+        const auto r = run_cudaconv({"--from", c.list, "-f", "edge", "-k", "cpu", "-o", "out/"},
+                                    dir.path());
+        CHECK(r.exit_code == 2);
+        CHECK(r.err == c.message);
+        CHECK_FALSE(fs::exists(dir / "out"));
+    }
+    // 4096 bytes is still a path (one that names no file here).
+    write_file(dir / "longest.txt", std::string(4096, 'p') + "\n");
+    const auto r = run_cudaconv({"--from", "longest.txt", "-f", "edge", "-k", "cpu", "-o", "out/"},
+                                dir.path());
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, !Catch::Contains("not a list of paths"));
+}
+
 TEST_CASE("filters whose taps overflow float32 are refused before any work", "[cli][limits]") {
     TempDir dir;
     const std::string cam = sample("camera.png");
