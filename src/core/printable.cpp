@@ -87,4 +87,11 @@ std::string printable(std::string_view text, std::size_t max_chars) {
 
 std::string printable_spec(std::string_view spec) { return printable(spec, kMaxEchoedSpecChars); }
 
+std::string describe(const std::filesystem::filesystem_error& e) {
+    std::string where = printable(e.path1().native());
+    if (!e.path2().empty()) where += " -> " + printable(e.path2().native());
+    const std::string problem = e.code().message();
+    return where.empty() ? problem : where + ": " + problem;
+}
+
 }  // namespace cudaconv

@@ -3,6 +3,7 @@
 // a message: a spec or a file name must not be able to move the cursor,
 // recolour the terminal, or end the line and fake another log line.
 #include <cstddef>
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -21,5 +22,9 @@ constexpr std::size_t kMaxEchoedSpecChars = 80;
 
 // printable(spec, kMaxEchoedSpecChars): how every message echoes a spec.
 std::string printable_spec(std::string_view spec);
+
+// "PATH: problem" (or "PATH -> PATH2: problem"), as every message names a
+// file, instead of the library's "filesystem error: ..." text.
+std::string describe(const std::filesystem::filesystem_error& e);
 
 }  // namespace cudaconv

@@ -235,6 +235,8 @@ TEST_CASE("specs and paths are echoed escaped, on one line", "[cli][limits]") {
         {cam, "-f", "@\x1b[31mk\n.txt", "-o", "o.png"},
         {cam, "-f", "gaussian:5:\xc2\x9b" "2J", "-o", "o.png"},
         {cam, "-f", "edge", "--border", "\x1b[5mblink", "-o", "o.png"},
+        // Not echoed by filters/: the log's own escaping.
+        {"missing\x1b[31m\r.png", "-f", "edge", "-o", "o.png"},
     };
     for (const auto& args : cases) {
         const auto r = run_cudaconv(args, dir.path());
@@ -255,6 +257,38 @@ TEST_CASE("a 300-character unknown spec is echoed shortened", "[cli][limits]") {
     CHECK(r.exit_code == 2);
     CHECK(r.err == "cudaconv: error: unknown filter \"" + std::string(80, 'q') +
                        "...\"; run 'cudaconv list filters'\n");
+}
+
+TEST_CASE("out of memory and filesystem failures are one line naming what failed",
+          "[cli][limits]") {
+    TempDir dir;
+    // A 10.8 GB image under a 4 GB address space: OpenCV's allocation
+    // fails, and the message says so without OpenCV's source file and line.
+    const auto r = run_program({"sh", "-c",
+                                "ulimit -v 4000000; exec \"$0\" bench --size 30000x30000 -k cpu "
+                                "--depth f32 -f edge -q",
+                                cudaconv_binary()},
+                               dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err ==
+          "cudaconv: error: out of memory while benchmarking (OpenCV: Failed to allocate "
+          "10800000000 bytes)\n");
+
+    // compare --diff where a folder cannot be made: the path and the
+    // problem, not "filesystem error: ...".
+    for (const char* side : {"a", "b"}) {
+        fs::create_directory(dir / side);
+        const int value = side[0] == 'a' ? 10 : 20;
+        const cv::Mat image(8, 8, CV_8UC1, cv::Scalar(value));
+        REQUIRE(cv::imwrite((dir / side / "x.png").string(), image));
+    }
+    write_file(dir / "file.txt", "not a folder");
+    const auto c = run_cudaconv({"compare", "a", "b", "--diff", "file.txt/heat"}, dir.path());
+    INFO(c.out);
+    CHECK(c.exit_code == 2);
+    CHECK_THAT(c.out, Catch::Contains("x.png: file.txt/heat: Not a directory\n") &&
+                          !Catch::Contains("filesystem error"));
 }
 
 }  // namespace cudaconv::test

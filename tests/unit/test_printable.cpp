@@ -155,4 +155,17 @@ TEST_CASE("the block check sees every byte once, at its offset", "[printable]") 
     CHECK(seen == text);
 }
 
+TEST_CASE("filesystem errors read PATH: problem", "[printable]") {
+    namespace fs = std::filesystem;
+    const auto not_a_directory = std::make_error_code(std::errc::not_a_directory);
+    const fs::filesystem_error mkdir("cannot create directories", "out\x1b/x", not_a_directory);
+    CHECK(describe(mkdir) == "out\\x1b/x: Not a directory");
+    CHECK(describe(fs::filesystem_error("cannot rename", "a", "b",
+                                        std::make_error_code(std::errc::file_exists))) ==
+          "a -> b: File exists");
+    CHECK(describe(fs::filesystem_error("cannot get current path",
+                                        std::make_error_code(std::errc::permission_denied))) ==
+          "Permission denied");
+}
+
 }  // namespace cudaconv
