@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -9,6 +10,8 @@
 #include <system_error>
 #include <vector>
 
+#include "core/line_reader.hpp"
+#include "core/printable.hpp"
 #include "filters/numbers.hpp"
 #include "filters/spec.hpp"
 
@@ -20,28 +23,9 @@ namespace {
 
 // One line of a filter file, its comment already removed.
 struct Line {
-    int number = 0;  // 1-based, as editors count
+    long long number = 0;  // 1-based, as editors count
     std::string_view text;
 };
-
-// Lines ending in \n, \r\n or a lone \r (old Mac and some spreadsheet
-// exports), with '#' comments cut off.
-std::vector<Line> split_lines(std::string_view text) {
-    std::vector<Line> lines;
-    int number = 1;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        std::size_t end = text.find_first_of("\r\n", start);
-        if (end == std::string_view::npos) end = text.size();
-        std::string_view line = text.substr(start, end - start);
-        line = line.substr(0, line.find('#'));
-        lines.push_back({number++, line});
-        if (end == text.size()) break;
-        start = end + (text[end] == '\r' && end + 1 < text.size() && text[end + 1] == '\n' ? 2 : 1);
-        if (start == text.size()) break;
-    }
-    return lines;
-}
 
 // Numbers are separated by any mix of spaces, tabs, commas and double
 // quotes: libvips's rule, which also reads spreadsheet CSV ("1","2").
@@ -86,76 +70,82 @@ std::string row_count_problem(std::size_t got, std::size_t expected) {
 }
 
 // Control bytes other than whitespace mean an image, an archive or an
-// executable was given where a filter file was meant.
-void reject_binary(std::string_view text, const std::string& name) {
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const auto byte = static_cast<unsigned char>(text[i]);
+// executable was given where a filter file was meant. Checked on each block
+// as it is read, before its lines are parsed, so an image is named as one
+// rather than as a row that is not a number.
+void reject_binary(std::string_view block, std::uint64_t offset, const std::string& name) {
+    for (std::size_t i = 0; i < block.size(); ++i) {
+        const auto byte = static_cast<unsigned char>(block[i]);
         const bool text_control =
             byte == '\t' || byte == '\n' || byte == '\v' || byte == '\f' || byte == '\r';
         if ((byte < 0x20 && !text_control) || byte == 0x7f) {
             char hex[8];
             std::snprintf(hex, sizeof hex, "0x%02x", byte);
             throw FilterError(name + ": a binary file, not a filter file (byte " + hex +
-                              " at offset " + std::to_string(i) + ")");
+                              " at offset " + std::to_string(offset + i) + ")");
         }
     }
 }
 
-std::string read_all(const std::string& path) {
-    std::error_code ec;
-    const fs::file_status status = fs::status(path, ec);
-    if (status.type() == fs::file_type::not_found)
-        throw FilterError(path + ": no such filter file");
-    if (ec) throw FilterError(path + ": cannot read: " + ec.message());
-    if (fs::is_directory(status)) throw FilterError(path + ": is a directory, not a filter file");
+// The lines of a filter file or text, one at a time, with '#' comments and
+// a leading UTF-8 byte order mark (Windows editors add one) cut off. Holds
+// one line and one block of the text, whatever its length.
+class FilterLines {
+public:
+    FilterLines(std::istream& in, const std::string& name)
+        : name_(name), reader_(in, kMaxFilterLineBytes, LineReader::Ends::any, check()) {}
+    FilterLines(std::string_view text, const std::string& name)
+        : name_(name), reader_(text, kMaxFilterLineBytes, LineReader::Ends::any, check()) {}
 
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw FilterError(path + ": cannot read: " + std::strerror(errno));
-    std::string text;
-    char buffer[1 << 16];
-    while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-        text.append(buffer, static_cast<std::size_t>(in.gcount()));
-        if (text.size() > kMaxFilterFileBytes) {
-            throw FilterError(path + ": too big for a filter file (more than " +
-                              std::to_string(kMaxFilterFileBytes >> 20) + " MiB)");
+    // False at the end of the text.
+    bool next(Line& line) {
+        switch (reader_.next()) {
+            case LineReader::Status::end:
+                if (reader_.number() == 0) {
+                    throw FilterError(name_ + ": file is empty (empty filter)");
+                }
+                return false;
+            case LineReader::Status::too_long:
+                throw FilterError(name_ + ":" + std::to_string(reader_.number()) +
+                                  ": line longer than " +
+                                  std::to_string(kMaxFilterLineBytes >> 10) +
+                                  " KiB (not a filter file?)");
+            case LineReader::Status::read_error:
+                throw FilterError(name_ + ": cannot read: " + std::strerror(errno));
+            case LineReader::Status::line:
+                break;
         }
+        constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+        std::string_view text = reader_.line();
+        if (reader_.number() == 1 && text.substr(0, kUtf8Bom.size()) == kUtf8Bom) {
+            text.remove_prefix(kUtf8Bom.size());
+        }
+        line = {reader_.number(), text.substr(0, text.find('#'))};
+        return true;
     }
-    if (in.bad()) throw FilterError(path + ": cannot read: " + std::strerror(errno));
-    return text;
-}
 
-}  // namespace
+private:
+    LineReader::BlockCheck check() const {
+        return [name = name_](std::string_view block, std::uint64_t offset) {
+            if (offset + block.size() > kMaxFilterFileBytes) {
+                throw FilterError(name + ": too big for a filter file (more than " +
+                                  std::to_string(kMaxFilterFileBytes >> 20) + " MiB)");
+            }
+            reject_binary(block, offset, name);
+        };
+    }
 
-bool is_libvips_matrix_name(const std::string& path) {
-    std::string ext = fs::path(path).extension().string();
-    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return ext == ".mat";
-}
+    std::string name_;
+    LineReader reader_;
+};
 
-Filter read_filter_file(const std::string& path) {
-    std::string_view text;
-    const std::string content = read_all(path);
-    text = content;
-    if (text.empty()) throw FilterError(path + ": file is empty (empty filter)");
-    constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";  // Windows editors add one
-    if (text.substr(0, kUtf8Bom.size()) == kUtf8Bom) text.remove_prefix(kUtf8Bom.size());
-    reject_binary(text, path);
-
-    Filter f = is_libvips_matrix_name(path) ? parse_libvips_matrix(text, path)
-                                            : parse_plain_matrix(text, path);
-    f.label = fs::path(path).stem().string();
-    return f;
-}
-
-Filter parse_libvips_matrix(std::string_view text, const std::string& name) {
+Filter parse_libvips_lines(FilterLines& lines, const std::string& name) {
     const std::string usage = "header must be \"W H [scale [offset]]\"";
-    const std::vector<Line> lines = split_lines(text);
-    std::size_t i = 0;
+    Line header_line;
     std::vector<std::string_view> header;
-    for (; i < lines.size() && header.empty(); ++i) header = split_tokens(lines[i].text);
+    while (header.empty() && lines.next(header_line)) header = split_tokens(header_line.text);
     if (header.empty())
         throw FilterError(name + ": no header line \"W H [scale [offset]]\" (empty filter)");
-    const Line& header_line = lines[i - 1];
     const std::string at = where(name, header_line);
     if (header.size() > 4) {
         throw FilterError(at + ": " + usage + ", got " + std::to_string(header.size()) + " fields");
@@ -192,16 +182,16 @@ Filter parse_libvips_matrix(std::string_view text, const std::string& name) {
     f.delta = header_numbers[1];
     f.taps.reserve(static_cast<std::size_t>(f.width) * f.height);
     int rows = 0;
-    for (; i < lines.size(); ++i) {
-        const std::vector<std::string_view> tokens = split_tokens(lines[i].text);
+    for (Line line; lines.next(line);) {
+        const std::vector<std::string_view> tokens = split_tokens(line.text);
         if (tokens.empty()) continue;
         if (rows == f.height) {
-            throw FilterError(where(name, lines[i]) + ": extra row: the header says " +
+            throw FilterError(where(name, line) + ": extra row: the header says " +
                               std::to_string(f.height) + " rows (too many rows)");
         }
-        const std::vector<double> row = parse_row(tokens, name, lines[i]);
+        const std::vector<double> row = parse_row(tokens, name, line);
         if (row.size() != static_cast<std::size_t>(f.width)) {
-            throw FilterError(where(name, lines[i]) + ": " +
+            throw FilterError(where(name, line) + ": " +
                               row_count_problem(row.size(), static_cast<std::size_t>(f.width)) +
                               " (the header says " + std::to_string(f.width) + " columns)");
         }
@@ -215,10 +205,10 @@ Filter parse_libvips_matrix(std::string_view text, const std::string& name) {
     return f;
 }
 
-Filter parse_plain_matrix(std::string_view text, const std::string& name) {
+Filter parse_plain_lines(FilterLines& lines, const std::string& name) {
     Filter f;
-    int first_row_line = 0;
-    for (const Line& line : split_lines(text)) {
+    long long first_row_line = 0;
+    for (Line line; lines.next(line);) {
         const std::vector<std::string_view> tokens = split_tokens(line.text);
         if (tokens.empty()) continue;
         const std::vector<double> row = parse_row(tokens, name, line);
@@ -240,6 +230,43 @@ Filter parse_plain_matrix(std::string_view text, const std::string& name) {
     }
     if (f.height == 0) throw FilterError(name + ": no numbers in the file (empty filter)");
     return f;
+}
+
+}  // namespace
+
+bool is_libvips_matrix_name(const std::string& path) {
+    std::string ext = fs::path(path).extension().string();
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return ext == ".mat";
+}
+
+Filter read_filter_file(const std::string& path) {
+    const std::string name = printable(path);
+    std::error_code ec;
+    const fs::file_status status = fs::status(path, ec);
+    if (status.type() == fs::file_type::not_found)
+        throw FilterError(name + ": no such filter file");
+    if (ec) throw FilterError(name + ": cannot read: " + ec.message());
+    if (fs::is_directory(status)) throw FilterError(name + ": is a directory, not a filter file");
+
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw FilterError(name + ": cannot read: " + std::strerror(errno));
+    FilterLines lines(in, name);
+    Filter f = is_libvips_matrix_name(path) ? parse_libvips_lines(lines, name)
+                                            : parse_plain_lines(lines, name);
+    f.label = fs::path(path).stem().string();
+    f.source = name;
+    return f;
+}
+
+Filter parse_libvips_matrix(std::string_view text, const std::string& name) {
+    FilterLines lines(text, name);
+    return parse_libvips_lines(lines, name);
+}
+
+Filter parse_plain_matrix(std::string_view text, const std::string& name) {
+    FilterLines lines(text, name);
+    return parse_plain_lines(lines, name);
 }
 
 }  // namespace cudaconv

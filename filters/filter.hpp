@@ -12,6 +12,9 @@ struct Filter {
     int height = 0;
     std::vector<double> taps;  // height rows of width taps
     std::string label;         // how the user named it, for logs and {filter}
+    // How messages name it, printable (core/printable.hpp): a file's path,
+    // or `filter "SPEC"`; empty for filters made in code.
+    std::string source;
     // Added to every output after the taps: a libvips .mat file's offset
     // (out = sum/scale + offset), which taps alone cannot express. The taps
     // are already divided by the file's scale. The CLI folds it into --delta.
@@ -24,5 +27,19 @@ struct Filter {
     // Taps divided by their sum; unchanged when the sum is 0.
     Filter normalized() const;
 };
+
+// The largest integer sample (u16): the bound on an input's magnitude in
+// the worst case of a filter's sum.
+constexpr double kLargestIntegerSample = 65535.0;
+
+// Throws FilterError unless the filter's sums stay within float32, in
+// which variants hold taps and sum: Σ|tap| × largest_sample (the sum before
+// the scale; samples up to kLargestIntegerSample, or a larger constant
+// border) and that × |scale| + |delta| (the output), taps, scale and delta
+// rounded to float32. `where` starts the message: `k.mat: the filter's
+// taps overflow float32 (worst-case sum 3.4e+40)`. Every tap and the delta
+// are then within float32 too.
+void check_float32_range(const Filter& f, double largest_sample, double scale, double delta,
+                         const std::string& where);
 
 }  // namespace cudaconv

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/printable.hpp"
 #include "filters/gaussian.hpp"
 #include "filters/numbers.hpp"
 #include "filters/spec.hpp"
@@ -29,7 +30,7 @@ public:
 
     std::size_t size() const { return args_.size(); }
     std::string_view operator[](std::size_t i) const { return args_[i]; }
-    std::string where() const { return "filter \"" + spec_ + "\""; }
+    std::string where() const { return filter_where(spec_); }
 
     [[noreturn]] void fail(const std::string& problem) const {
         throw FilterError(where() + ": " + problem);
@@ -75,7 +76,7 @@ public:
     double positive(std::string_view token, const std::string& what) const {
         if (token.empty()) fail(what + " is missing");
         const double value = number(token, what);
-        if (!(value > 0.0)) fail(what + " must be > 0, got " + std::string(token));
+        if (!(value > 0.0)) fail(what + " must be > 0, got " + printable_spec(token));
         return value;
     }
 
@@ -140,7 +141,7 @@ Filter build_gaussian(const SpecArgs& a) {
         const double sigma = a.positive(first, "sigma");
         const double n = gaussian_size_for_sigma(sigma);
         if (n > kMaxFilterSide) {
-            a.fail("sigma " + std::string(first) + " needs a filter wider than " +
+            a.fail("sigma " + printable_spec(first) + " needs a filter wider than " +
                    std::to_string(kMaxFilterSide) + " taps (the largest allowed)");
         }
         return gaussian_filter(static_cast<int>(n), sigma);
@@ -288,6 +289,7 @@ std::optional<Filter> make_named_filter(const std::string& spec) {
         f = make(entry->width, entry->height, entry->taps);
     }
     f.label = spec;
+    f.source = spec_args.where();
     return f;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <system_error>
 
+#include "core/printable.hpp"
 #include "filters/spec.hpp"
 
 namespace cudaconv {
@@ -25,8 +26,11 @@ std::string_view without_plus(std::string_view token) {
 }  // namespace
 
 std::string quoted(std::string_view token) {
-    if (token.size() <= kMaxQuotedChars) return "\"" + std::string(token) + "\"";
-    return "\"" + std::string(token.substr(0, kMaxQuotedChars)) + "...\"";
+    return "\"" + printable(token, kMaxQuotedChars) + "\"";
+}
+
+std::string filter_where(std::string_view spec) {
+    return "filter \"" + printable_spec(spec) + "\"";
 }
 
 bool parse_finite_number(std::string_view token, double& value, std::string& problem) {
@@ -73,11 +77,16 @@ void check_filter_size(long long width, long long height, const std::string& whe
         throw FilterError(where + ": a " + size +
                           " filter is empty (width and height must be at least 1)");
     }
-    // Both sides are bounded first, so the product below cannot overflow.
-    if (width > kMaxFilterSide || height > kMaxFilterSide || width * height > kMaxFilterTaps) {
+    if (width > kMaxFilterSide || height > kMaxFilterSide) {
         throw FilterError(where + ": a " + size + " filter is too large (at most " +
-                          std::to_string(kMaxFilterSide) + " per side and " +
-                          std::to_string(kMaxFilterTaps) + " taps)");
+                          std::to_string(kMaxFilterSide) + " taps per side)");
+    }
+    // Both sides are bounded, so the product cannot overflow. Sides up to
+    // kMaxFilterSide are allowed but not all at once (1025x1025).
+    if (width * height > kMaxFilterTaps) {
+        throw FilterError(where + ": a " + size + " filter is too large (" +
+                          std::to_string(width * height) + " taps; at most " +
+                          std::to_string(kMaxFilterTaps) + ")");
     }
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "core/printable.hpp"
 #include "filters/file_formats.hpp"
 #include "filters/named.hpp"
 #include "filters/numbers.hpp"
@@ -38,7 +39,7 @@ std::string trimmed(std::string_view text) {
 }
 
 Filter parse_inline_filter(const std::string& spec) {
-    const std::string where = "filter \"" + spec + "\"";
+    const std::string where = filter_where(spec);
     const std::size_t colon = spec.find(':');
     if (colon == std::string::npos) {
         throw FilterError(where +
@@ -53,7 +54,7 @@ Filter parse_inline_filter(const std::string& spec) {
     if (x == std::string::npos ||
         !parse_integer(std::string_view(size).substr(0, x), width, problem) ||
         !parse_integer(std::string_view(size).substr(x + 1), height, problem)) {
-        throw FilterError(where + ": size \"" + size + "\" must be WxH, e.g. 3x3");
+        throw FilterError(where + ": size \"" + printable_spec(size) + "\" must be WxH, e.g. 3x3");
     }
     check_filter_size(width, height, where);  // before a single tap is stored
 
@@ -94,17 +95,18 @@ Filter parse_inline_filter(const std::string& spec) {
                           std::to_string(f.taps.size()));
     }
     f.label = spec;
+    f.source = where;
     return f;
 }
 
 [[noreturn]] void throw_unknown(const std::string& spec) {
     if (looks_like_path(spec)) {
-        throw FilterError(spec +
+        throw FilterError(printable(spec) +
                           ": no such filter file (nor a filter name; run 'cudaconv list filters')");
     }
     const std::string name = spec.substr(0, spec.find(':'));
-    std::string message = "unknown filter \"" + name + "\"";
-    if (name != spec) message += " in \"" + spec + "\"";
+    std::string message = "unknown filter \"" + printable_spec(name) + "\"";
+    if (name != spec) message += " in \"" + printable_spec(spec) + "\"";
     message += "; run 'cudaconv list filters'";
     const std::string suggestion = closest_filter_name(name);
     if (!suggestion.empty()) message += " (did you mean \"" + suggestion + "\"?)";

@@ -15,6 +15,8 @@
 #include <spdlog/spdlog.h>
 
 #include "core/errors.hpp"
+#include "core/line_reader.hpp"
+#include "core/printable.hpp"
 #include "io/image_io.hpp"
 
 namespace cudaconv {
@@ -38,7 +40,10 @@ bool is_image_file(const fs::directory_entry& entry) {
 
 class Expander {
 public:
-    explicit Expander(bool recursive) : recursive_(recursive) {}
+    Expander(bool recursive, std::size_t max_files)
+        : recursive_(recursive), max_files_(max_files) {}
+
+    std::size_t max_files() const { return max_files_; }
 
     void add_argument(const std::string& arg) {
         std::error_code ec;
@@ -74,8 +79,12 @@ private:
         // Missing files have no canonical form; they are kept (and fail later).
         const fs::path key = path == kStdStream ? fs::path(path) : fs::weakly_canonical(path, ec);
         if (!seen_.insert(ec ? fs::path(path) : key).second) {
-            spdlog::debug("{}: named twice, read once", path);
+            spdlog::debug("{}: named twice, read once", printable(path));
             return;
+        }
+        if (files_.size() == max_files_) {
+            throw UsageError(
+                fmt::format("more than {} input images (the most one batch takes)", max_files_));
         }
         files_.push_back({path, dir});
     }
@@ -91,19 +100,20 @@ private:
                     if (it->is_directory(dir_ec)) it.disable_recursion_pending();
                     continue;
                 }
-                if (is_image_file(*it)) found.push_back(it->path());
+                if (is_image_file(*it)) keep(found, it->path(), shown);
             }
         } else {
             fs::directory_iterator it(root, ec);
             for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
-                if (is_image_file(*it)) found.push_back(it->path());
+                if (is_image_file(*it)) keep(found, it->path(), shown);
             }
         }
         if (ec) {
-            throw UsageError(fmt::format("{}: cannot read the folder: {}", shown, ec.message()));
+            throw UsageError(
+                fmt::format("{}: cannot read the folder: {}", printable(shown), ec.message()));
         }
         if (found.empty()) {
-            empty_.push_back(fmt::format("{}: no image files{}", shown,
+            empty_.push_back(fmt::format("{}: no image files{}", printable(shown),
                                          recursive_ ? "" : " (-r looks in subfolders too)"));
         }
         std::sort(found.begin(), found.end());
@@ -118,6 +128,15 @@ private:
         }
     }
 
+    // A folder's image file, within the batch's bound.
+    void keep(std::vector<fs::path>& found, const fs::path& p, const std::string& shown) const {
+        if (found.size() == max_files_) {
+            throw UsageError(fmt::format("{}: more than {} image files (the most one batch takes)",
+                                         printable(shown), max_files_));
+        }
+        found.push_back(p);
+    }
+
     // The root of a pattern, for {dir}, is its longest leading part without
     // glob characters: files matched by 'shots/*/raw/*.png' keep
     // "<day>/raw" as their {dir}.
@@ -129,7 +148,7 @@ private:
         globfree(&matches);
         if (status == GLOB_NOSPACE || status == GLOB_ABORTED) {
             throw UsageError(fmt::format("\"{}\": cannot match the pattern (a folder could not "
-                                         "be read, or out of memory)", pattern));
+                                         "be read, or out of memory)", printable(pattern)));
         }
         const fs::path root = pattern_root(pattern);
         std::size_t before = files_.size();
@@ -144,7 +163,8 @@ private:
             add_file(p, relative_dir(root, p));
         }
         if (files_.size() == before) {
-            throw UsageError(fmt::format("\"{}\": no image file matches the pattern", pattern));
+            throw UsageError(
+                fmt::format("\"{}\": no image file matches the pattern", printable(pattern)));
         }
     }
 
@@ -168,32 +188,56 @@ private:
     }
 
     bool recursive_;
+    std::size_t max_files_;
     std::set<fs::path> seen_;
     std::vector<InputFile> files_;
     std::vector<std::string> empty_;
 };
 
-std::vector<std::string> read_list(const std::string& from) {
-    std::vector<std::string> lines;
-    auto read = [&lines](std::istream& in) {
-        std::string line;
-        while (std::getline(in, line)) {
-            if (!line.empty() && line.back() == '\r') line.pop_back();
-            if (!line.empty()) lines.push_back(line);
-        }
-    };
-    if (from == kStdStream) {
-        read(std::cin);
-    } else {
-        std::ifstream in(from);
-        if (!in) {
+// A line of a list is a path: PATH_MAX (4096) counts the path's NUL, so a
+// longer line names no file, and a NUL byte cannot be part of one. Read a
+// line at a time, so `--from /dev/urandom` fails at its first line, not
+// when memory runs out.
+constexpr std::size_t kMaxListLineBytes = 4096;
+
+void read_list(const std::string& from, Expander& expander) {
+    const std::string name = "--from " + printable(from);
+    std::ifstream file;
+    if (from != kStdStream) {
+        file.open(from, std::ios::binary);
+        if (!file) {
             const int error = errno;  // what ifstream's open left, as std::strerror says it
             throw UsageError(
-                fmt::format("--from {}: cannot read the list: {}", from, std::strerror(error)));
+                fmt::format("{}: cannot read the list: {}", name, std::strerror(error)));
         }
-        read(in);
     }
-    return lines;
+    LineReader lines(from == kStdStream ? std::cin : file, kMaxListLineBytes,
+                     LineReader::Ends::newline);
+    std::size_t paths = 0;
+    for (;;) {
+        const LineReader::Status status = lines.next();
+        if (status == LineReader::Status::end) break;
+        if (status == LineReader::Status::read_error) {
+            throw UsageError(
+                fmt::format("{}: cannot read the list: {}", name, std::strerror(errno)));
+        }
+        const std::string at = fmt::format("{}:{}", name, lines.number());
+        if (status == LineReader::Status::too_long) {
+            throw UsageError(fmt::format("{}: not a list of paths (a line longer than {} bytes)",
+                                         at, kMaxListLineBytes));
+        }
+        const std::string_view path = lines.line();
+        if (path.empty()) continue;
+        if (path.find('\0') != std::string_view::npos) {
+            throw UsageError(fmt::format("{}: not a list of paths (a NUL byte)", at));
+        }
+        if (++paths > expander.max_files()) {
+            throw UsageError(fmt::format(
+                "{}: a list of more than {} paths (the most one batch takes)", at,
+                expander.max_files()));
+        }
+        expander.add_listed(std::string(path));
+    }
 }
 
 }  // namespace
@@ -207,11 +251,9 @@ std::vector<InputFile> expand_inputs(const InputRequest& request) {
         std::count(request.args.begin(), request.args.end(), kStdStream) > 0) {
         throw UsageError("--from - and the input - would both read stdin");
     }
-    Expander expander(request.recursive);
+    Expander expander(request.recursive, request.max_files);
     for (const std::string& arg : request.args) expander.add_argument(arg);
-    if (!request.from.empty()) {
-        for (const std::string& path : read_list(request.from)) expander.add_listed(path);
-    }
+    if (!request.from.empty()) read_list(request.from, expander);
     return expander.take();
 }
 

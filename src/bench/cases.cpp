@@ -8,6 +8,7 @@
 
 #include "bench/random_data.hpp"
 #include "core/errors.hpp"
+#include "core/printable.hpp"
 #include "core/registry.hpp"
 #include "filters/numbers.hpp"
 #include "filters/spec.hpp"
@@ -132,7 +133,8 @@ std::vector<std::string> split_filter_list(const std::string& list) {
             continue;
         }
         if (field.empty()) {
-            throw UsageError(fmt::format("-f \"{}\": an empty filter (a stray comma?)", list));
+            throw UsageError(
+                fmt::format("-f \"{}\": an empty filter (a stray comma?)", printable_spec(list)));
         }
         specs.push_back(field);
     }
@@ -141,9 +143,15 @@ std::vector<std::string> split_filter_list(const std::string& list) {
 
 Filter make_bench_filter(const std::string& spec) {
     constexpr std::string_view kRandom = "random:";
-    if (spec.compare(0, kRandom.size(), kRandom) != 0) return parse_filter_spec(spec);
+    if (spec.compare(0, kRandom.size(), kRandom) != 0) {
+        // As the filter command checks its final ConvParams: bench runs
+        // the taps with scale 1 and a .mat file's offset as the delta.
+        Filter f = parse_filter_spec(spec);
+        check_float32_range(f, kLargestIntegerSample, 1.0, f.delta, f.source);
+        return f;
+    }
 
-    const std::string where = fmt::format("filter \"{}\"", spec);
+    const std::string where = filter_where(spec);
     const std::vector<std::string_view> parts =
         split_x(std::string_view(spec).substr(kRandom.size()));
     std::int64_t width = 0, height = 0;

@@ -1,9 +1,12 @@
 #include "cli/app.hpp"
 
+#include <filesystem>
+#include <new>
 #include <string>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <opencv2/core.hpp>
 #include <opencv2/core/version.hpp>
 #include <spdlog/spdlog.h>
 
@@ -14,6 +17,8 @@
 #include "cli/list_command.hpp"
 #include "cli/logging.hpp"
 #include "core/errors.hpp"
+#include "core/printable.hpp"
+#include "io/codec_messages.hpp"
 #include "io/image_io.hpp"
 #include "kernels/device_info.hpp"
 
@@ -103,18 +108,41 @@ int run_filter(int argc, char** argv) {
 
 }  // namespace
 
+// The places that can fail name their file themselves; these catches are
+// the net under them: one line, never a bare std::bad_alloc, "filesystem
+// error: ..." or OpenCV's source file and line.
 int run_app(int argc, char** argv) {
     init_logging();
     configure_opencv_io();
     install_interrupt_handler();
+    const std::string command = argc > 1 ? argv[1] : "";
+    // What ran out of memory, when nothing closer to it could say.
+    const char* doing = command == "list"      ? "listing"
+                        : command == "compare" ? "comparing"
+                        : command == "bench"   ? "benchmarking"
+                                               : "filtering";
     try {
-        if (argc > 1 && std::string(argv[1]) == "list") return run_list(argc, argv);
-        if (argc > 1 && std::string(argv[1]) == "compare") return run_compare(argc, argv);
-        if (argc > 1 && std::string(argv[1]) == "bench") return run_bench(argc, argv);
+        if (command == "list") return run_list(argc, argv);
+        if (command == "compare") return run_compare(argc, argv);
+        if (command == "bench") return run_bench(argc, argv);
         return run_filter(argc, argv);
     } catch (const UsageError& e) {
         spdlog::error("{}", e.what());
         return kExitUsage;
+    } catch (const std::bad_alloc&) {
+        spdlog::error("out of memory while {}", doing);
+        return kExitWorkFailed;
+    } catch (const std::filesystem::filesystem_error& e) {
+        spdlog::error("{}", describe(e));
+        return kExitWorkFailed;
+    } catch (const cv::Exception& e) {
+        const std::string text = detail::one_line(e.err);
+        if (e.code == cv::Error::StsNoMem) {
+            spdlog::error("out of memory while {} (OpenCV: {})", doing, text);
+        } else {
+            spdlog::error("OpenCV: {}", text);
+        }
+        return kExitWorkFailed;
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());
         return kExitWorkFailed;

@@ -18,6 +18,7 @@
 #include "cli/output_path.hpp"
 #include "compare/folder_match.hpp"
 #include "core/errors.hpp"
+#include "core/printable.hpp"
 #include "io/image_io.hpp"
 
 namespace cudaconv {
@@ -154,6 +155,9 @@ FileResult compare_files(const std::string& a_path, const std::string& b_path, s
             write_heat_map(a, b, heat_map_path);
             r.heat_map = heat_map_path;
         }
+    } catch (const std::filesystem::filesystem_error& e) {
+        r.status = Status::error;
+        r.problem = describe(e);
     } catch (const std::exception& e) {
         r.status = Status::error;
         r.problem = e.what();
@@ -194,26 +198,29 @@ std::string shape(const ImageDiff& d) {
                        d.channels == 1 ? "" : "s", depth_name(d.depth));
 }
 
+// Paths escaped (core/printable.hpp): a file name in a folder must not
+// write terminal codes or lines of its own into the report.
 void print_text(const FileResult& r, bool folder_mode) {
     const char* word = status_word(r.status);
+    const std::string label = printable(r.label);
     if (r.status == Status::missing) {
-        fmt::print("{:<7} {} (only in the expected folder)\n", word, r.label);
+        fmt::print("{:<7} {} (only in the expected folder)\n", word, label);
         return;
     }
     if (r.status == Status::extra) {
-        fmt::print("{:<7} {} (only in the folder under test)\n", word, r.label);
+        fmt::print("{:<7} {} (only in the folder under test)\n", word, label);
         return;
     }
     if (r.status == Status::error) {
-        fmt::print("{:<7} {}: {}\n", word, r.label, r.problem);
+        fmt::print("{:<7} {}: {}\n", word, label, printable(r.problem));
         return;
     }
     const ImageDiff& d = *r.diff;
-    fmt::print("{:<7} {} ({}){}{}\n", word, r.label, shape(d),
+    fmt::print("{:<7} {} ({}){}{}\n", word, label, shape(d),
                r.violations.empty() ? "" : ": ", fmt::join(r.violations, "; "));
     // In a folder, details only where they help: for files outside limits.
     if (!folder_mode || r.status != Status::ok) print_details(d, "  ");
-    if (!r.heat_map.empty()) fmt::print("  diff       {}\n", r.heat_map);
+    if (!r.heat_map.empty()) fmt::print("  diff       {}\n", printable(r.heat_map));
 }
 
 nlohmann::json to_json(const FileResult& r) {
@@ -392,13 +399,14 @@ int run_compare_command(const CompareOptions& o) {
     const bool b_dir = fs::is_directory(o.b, ec);
     if (a_dir != b_dir) {
         throw UsageError(fmt::format("{} is a folder and {} is not: compare two images or two folders",
-                                     a_dir ? o.a : o.b, a_dir ? o.b : o.a));
+                                     printable(a_dir ? o.a : o.b), printable(a_dir ? o.b : o.a)));
     }
     if (!o.diff_path.empty()) {
         const fs::path diff = fs::weakly_canonical(o.diff_path, ec);
         for (const std::string& input : {o.a, o.b}) {
             if (!ec && diff == fs::weakly_canonical(input, ec)) {
-                throw UsageError(fmt::format("--diff {}: would overwrite an input", o.diff_path));
+                throw UsageError(
+                    fmt::format("--diff {}: would overwrite an input", printable(o.diff_path)));
             }
         }
     }

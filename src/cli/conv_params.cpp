@@ -1,5 +1,6 @@
 #include "cli/conv_params.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -7,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/errors.hpp"
+#include "core/printable.hpp"
 
 namespace cudaconv {
 namespace {
@@ -29,10 +31,12 @@ void parse_anchor(const std::string& text, const Filter& f, int* ax, int* ay) {
         *ax = std::stoi(text.substr(0, comma), &used_x);
         *ay = std::stoi(text.substr(comma + 1), &used_y);
     } catch (const std::exception&) {
-        throw UsageError(fmt::format("--anchor \"{}\": expected X,Y, e.g. --anchor 1,1", text));
+        throw UsageError(
+            fmt::format("--anchor \"{}\": expected X,Y, e.g. --anchor 1,1", printable_spec(text)));
     }
     if (used_x != comma || used_y != text.size() - comma - 1) {
-        throw UsageError(fmt::format("--anchor \"{}\": expected X,Y, e.g. --anchor 1,1", text));
+        throw UsageError(
+            fmt::format("--anchor \"{}\": expected X,Y, e.g. --anchor 1,1", printable_spec(text)));
     }
     if (*ax < 0 || *ax >= f.width || *ay < 0 || *ay >= f.height) {
         throw UsageError(fmt::format("--anchor {},{} is outside the {}x{} filter (0..{}, 0..{})",
@@ -50,7 +54,7 @@ ConvParams build_conv_params(const FilterOptions& o, Filter filter) {
         throw UsageError(fmt::format(
             "--border \"{}\": unknown border (choose reflect101, reflect, replicate, constant, "
             "wrap or valid)",
-            o.border));
+            printable_spec(o.border)));
     }
     p.border = *border;
     if (o.border_value) {
@@ -73,6 +77,13 @@ ConvParams build_conv_params(const FilterOptions& o, Filter filter) {
     p.alpha = o.alpha == "filter" ? AlphaMode::filter : AlphaMode::keep;
 
     if (o.normalize) filter = filter.normalized();
+    // The final taps, scale and delta, whatever made them (a file's scale
+    // and offset, --normalize, --scale, --delta), on the largest sample an
+    // image or the constant border can hold.
+    const double border_sample = p.border == BorderMode::constant ? std::abs(p.border_value) : 0.0;
+    const double largest_sample = std::max(kLargestIntegerSample, border_sample);
+    check_float32_range(filter, largest_sample, p.scale, p.delta,
+                        filter.source.empty() ? "-f" : filter.source);
     int ax = 0, ay = 0;
     parse_anchor(o.anchor, filter, &ax, &ay);
     if (o.flip) {

@@ -1,13 +1,40 @@
 #include "cli/logging.hpp"
 
+#include <memory>
+#include <string>
+
+#include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "core/printable.hpp"
+
 namespace cudaconv {
+namespace {
+
+// The message (%v) with its control characters and stray bytes escaped
+// (core/printable.hpp): whatever user text a message carries, it cannot
+// hold a terminal code or a newline. The escaping where specs and paths
+// are echoed makes their text exact; this is the net under the rest.
+class PrintableMessage : public spdlog::custom_flag_formatter {
+public:
+    void format(const spdlog::details::log_msg& msg, const std::tm&,
+                spdlog::memory_buf_t& dest) override {
+        const std::string text = printable({msg.payload.data(), msg.payload.size()});
+        dest.append(text.data(), text.data() + text.size());
+    }
+    std::unique_ptr<custom_flag_formatter> clone() const override {
+        return std::make_unique<PrintableMessage>();
+    }
+};
+
+}  // namespace
 
 void init_logging() {
     auto logger = spdlog::stderr_color_mt("cudaconv");
-    logger->set_pattern("%n: %^%l%$: %v");
+    auto formatter = std::make_unique<spdlog::pattern_formatter>();
+    formatter->add_flag<PrintableMessage>('*').set_pattern("%n: %^%l%$: %*");
+    logger->set_formatter(std::move(formatter));
     logger->set_level(spdlog::level::info);
     spdlog::set_default_logger(logger);
 }

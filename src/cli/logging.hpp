@@ -1,5 +1,7 @@
 #pragma once
-// Logs go to stderr as "cudaconv: LEVEL: message", one line each.
+// Logs go to stderr as "cudaconv: LEVEL: message", one line each: the
+// message's control characters are escaped (core/printable.hpp), so none
+// can end the line or reach the terminal.
 #include <string>
 
 #include <CLI/CLI.hpp>

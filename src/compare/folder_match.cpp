@@ -6,7 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "batch/inputs.hpp"
 #include "core/errors.hpp"
+#include "core/printable.hpp"
 #include "io/image_io.hpp"
 
 namespace cudaconv {
@@ -22,9 +24,16 @@ std::vector<std::string> image_files_under(const fs::path& root) {
         if (!entry.is_regular_file(type_ec)) continue;
         const std::string name = entry.path().filename().string();
         if (!is_image_extension(extension_of(name))) continue;
+        if (files.size() == kMaxInputFiles) {
+            throw UsageError(fmt::format("{}: more than {} image files (the most compare takes)",
+                                         printable(root.native()), kMaxInputFiles));
+        }
         files.push_back(entry.path().lexically_relative(root).generic_string());
     }
-    if (ec) throw WorkError(fmt::format("{}: cannot read the folder: {}", root.string(), ec.message()));
+    if (ec) {
+        throw WorkError(
+            fmt::format("{}: cannot read the folder: {}", printable(root.native()), ec.message()));
+    }
     std::sort(files.begin(), files.end());
     return files;
 }

@@ -1,6 +1,7 @@
 #include "support/run_command.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -67,9 +68,11 @@ CommandResult run_program(const std::vector<std::string>& command, const fs::pat
         _exit(127);
     }
     int status = 0;
-    waitpid(pid, &status, 0);
+    rusage usage{};
+    wait4(pid, &status, 0, &usage);
     CommandResult result;
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    result.peak_rss_kb = usage.ru_maxrss;
     result.out = slurp(out_path);
     result.err = slurp(err_path);
     return result;

@@ -11,6 +11,7 @@ struct CommandResult {
     int exit_code = -1;  // 128 + signal number when killed by a signal
     std::string out;
     std::string err;
+    long peak_rss_kb = 0;  // the command's peak resident memory (with any children it waited for)
 };
 
 // Runs `cudaconv args...` in `cwd`, feeding `stdin_data` to its stdin.

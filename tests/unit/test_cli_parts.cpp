@@ -2,9 +2,16 @@
 // and -o to output paths.
 #include <catch2/catch.hpp>
 
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+
 #include "cli/conv_params.hpp"
 #include "cli/output_path.hpp"
 #include "core/errors.hpp"
+#include "filters/spec.hpp"
 
 namespace cudaconv {
 namespace {
@@ -16,6 +23,33 @@ Filter three_by_two() {
     f.taps = {1, 2, 3, 4, 5, 6};
     f.label = "3x2";
     return f;
+}
+
+// Exactly, for a spec: %.17g gives back the same double.
+std::string exact(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", value);
+    return text;
+}
+
+// The largest float32 tap whose worst-case sum on u16 samples,
+// tap x 65535, stays within float32.
+float largest_safe_tap() {
+    float tap = FLT_MAX / 65535.0f;
+    while (static_cast<double>(tap) * 65535.0 > FLT_MAX) tap = std::nextafterf(tap, 0.0f);
+    while (static_cast<double>(std::nextafterf(tap, FLT_MAX)) * 65535.0 <= FLT_MAX) {
+        tap = std::nextafterf(tap, FLT_MAX);
+    }
+    return tap;
+}
+
+std::string range_error(const FilterOptions& o, const std::string& spec) {
+    try {
+        build_conv_params(o, parse_filter_spec(spec));
+    } catch (const UsageError& e) {
+        return e.what();
+    }
+    return "accepted";
 }
 
 }  // namespace
@@ -88,6 +122,65 @@ TEST_CASE("a filter's own offset joins --delta after --scale", "[cli]") {
     const ConvParams p = build_conv_params(o, f);
     CHECK(p.scale == 2.0);
     CHECK(p.delta == 21.0);
+}
+
+TEST_CASE("taps, scale and delta whose worst-case sum overflows float32 are refused", "[cli]") {
+    const FilterOptions defaults;
+    CHECK(range_error(defaults, "1x1:1e308") ==
+          "filter \"1x1:1e308\": the filter's taps overflow float32 (worst-case sum inf)");
+    CHECK(range_error(defaults, "2x1:1e308,-1e308") ==
+          "filter \"2x1:1e308,-1e308\": the filter's taps overflow float32 (worst-case sum inf)");
+    CHECK(range_error(defaults, "1x1:1e35") ==
+          "filter \"1x1:1e35\": the filter's taps overflow float32 (worst-case sum 6.6e+39)");
+    CHECK(range_error(defaults, "unsharp:3:1e300") != "accepted");
+
+    // The edges: the largest float32 tap (and pair) that is safe on a
+    // 65535 sample is accepted, the next float32 up refused.
+    const float tap = largest_safe_tap();
+    const float over = std::nextafterf(tap, FLT_MAX);
+    CHECK(range_error(defaults, "1x1:" + exact(tap)) == "accepted");
+    CHECK_THAT(range_error(defaults, "1x1:" + exact(over)),
+               Catch::Contains("the filter's taps overflow float32 (worst-case sum 3.4e+38)"));
+    CHECK(range_error(defaults, "2x1:" + exact(tap / 2) + ",-" + exact(tap / 2)) == "accepted");
+    CHECK(range_error(defaults, "2x1:" + exact(over / 2) + ",-" + exact(over / 2)) != "accepted");
+
+    // --scale multiplies the sum; a small one does not rescue taps that
+    // float32 cannot hold (the variants sum before they scale).
+    FilterOptions o;
+    o.scale = tap;
+    CHECK(range_error(o, "identity") == "accepted");
+    o.scale = over;
+    CHECK_THAT(range_error(o, "identity"),
+               Catch::StartsWith("filter \"identity\": the output overflows float32"));
+    o.scale = 1e-30;
+    CHECK_THAT(range_error(o, "1x1:1e39"), Catch::Contains("the filter's taps overflow float32"));
+
+    // --delta up to FLT_MAX; one double more is out of float32.
+    o = defaults;
+    o.delta = FLT_MAX;
+    CHECK(range_error(o, "identity") == "accepted");
+    o.delta = -std::nextafter(static_cast<double>(FLT_MAX), HUGE_VAL);
+    CHECK_THAT(range_error(o, "identity"), Catch::Contains("the output overflows float32"));
+
+    // A constant border's value is a sample too.
+    o = defaults;
+    o.border = "constant";
+    o.border_value = 1e38;
+    CHECK_THAT(range_error(o, "1x1:10"), Catch::Contains("the filter's taps overflow float32"));
+    o.border = "reflect";  // the value is ignored then
+    CHECK(range_error(o, "1x1:10") == "accepted");
+}
+
+TEST_CASE("normalize works on taps whose sum overflows a double", "[cli]") {
+    FilterOptions o;
+    o.normalize = true;
+    CHECK(build_conv_params(o, parse_filter_spec("2x1:1e308,1e308")).filter.taps ==
+          std::vector<double>{0.5, 0.5});
+    CHECK(build_conv_params(o, parse_filter_spec("3x1:1e308,1e308,-1e308")).filter.taps ==
+          std::vector<double>{1, 1, -1});
+    // Taps that cancel exactly keep their values, and are refused as they are.
+    CHECK_THAT(range_error(o, "4x1:1e308,1e308,-1e308,-1e308"),
+               Catch::Contains("the filter's taps overflow float32"));
 }
 
 TEST_CASE("output paths: file, folder, template, stdout", "[cli]") {

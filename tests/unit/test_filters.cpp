@@ -424,7 +424,9 @@ TEST_CASE("bad specs name the spec and the problem", "[filters]") {
         {"box:3x3x3", {"height \"3x3\" is not an integer"}},
         {"box:3:3", {"box needs a size"}},
         {"box:5000", {"size 5000 is too large (at most 1025)"}},
-        {"box:1025", {"filter \"box:1025\": a 1025x1025 filter is too large", "1048576 taps"}},
+        {"box:1025",
+         {"filter \"box:1025\": a 1025x1025 filter is too large",
+          "(1050625 taps; at most 1048576)"}},
         {"box:99999999999999999999", {"\"99999999999999999999\" is out of range"}},
         {"motion:0", {"filter \"motion:0\": length must be at least 1, got 0"}},
         {"gaussian",
@@ -470,9 +472,9 @@ TEST_CASE("bad specs name the spec and the problem", "[filters]") {
         {"0x3:1", {"filter \"0x3:1\": a 0x3 filter is empty"}},
         {"-3x3:1", {"a -3x3 filter is empty"}},
         {"99999x99999:1",
-         {"filter \"99999x99999:1\": a 99999x99999 filter is too large (at most 1025 per side and "
-          "1048576 taps)"}},
-        {"1025x1025:1", {"a 1025x1025 filter is too large"}},
+         {"filter \"99999x99999:1\": a 99999x99999 filter is too large (at most 1025 taps per "
+          "side)"}},
+        {"1025x1025:1", {"a 1025x1025 filter is too large (1050625 taps; at most 1048576)"}},
         {"99999999999x1:1", {"a 99999999999x1 filter is too large"}},
     };
     for (const Case& c : cases) {
@@ -590,4 +592,118 @@ TEST_CASE("absurd sizes are refused before anything is allocated", "[filters]") 
     const Filter f = parse_filter_spec("box:1024");
     CHECK(f.taps.size() == 1024u * 1024u);
     CHECK(static_cast<long>(f.taps.size()) <= cudaconv::kMaxFilterTaps);
+}
+
+TEST_CASE("1025 taps a side are allowed; 1025x1025 is refused for its tap count", "[filters]") {
+    // Sides up to 1025 pass; the message for 1025x1025 names the limit it breaks.
+    std::string row = "1025x1:1";
+    for (int i = 1; i < 1025; ++i) row += ",1";
+    CHECK(parse_filter_spec(row).taps.size() == 1025u);
+    CHECK(parse_filter_spec("box:1025x1").width == 1025);
+    for (const std::string spec : {"1025x1025:1", "box:1025", "gaussian:1025"}) {
+        INFO("spec: " << spec);
+        const std::string message = error_of(spec);
+        CHECK_THAT(message, Catch::Contains("a 1025x1025 filter is too large (1050625 taps; at "
+                                            "most 1048576)"));
+        CHECK_THAT(message, !Catch::Contains("per side"));
+    }
+    CHECK_THAT(error_of("1026x1:1"),
+               Catch::Contains("a 1026x1 filter is too large (at most 1025 taps per side)"));
+}
+
+namespace {
+
+// True when `text` holds a byte a terminal obeys: C0 controls (a newline
+// too), DEL, or the start of a C1 control in UTF-8.
+bool has_control_bytes(const std::string& text) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto b = static_cast<unsigned char>(text[i]);
+        if (b < 0x20 || b == 0x7f) return true;
+        if (b == 0xc2 && i + 1 < text.size()) {
+            const auto next = static_cast<unsigned char>(text[i + 1]);
+            if (next >= 0x80 && next < 0xa0) return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("specs, tokens and paths are echoed with their control bytes escaped", "[filters]") {
+    const ScratchDir dir;
+    const CurrentDir here(dir.root());
+    dir.write("bad.txt", "1 \xff\xfe" "2\n");
+    struct Case {
+        std::string spec;
+        std::string expected;
+    };
+    const std::vector<Case> cases = {
+        {"edgy\x1b[31m\r\ncudaconv: info: done",
+         "unknown filter \"edgy\\x1b[31m\\x0d\\x0acudaconv\" in \"edgy\\x1b[31m\\x0d\\x0acudaconv: "
+         "info: done\""},
+        {"3x3:1,\x1b]0;title\x07", "value 2 \"\\x1b]0;title\\x07\" is not a number"},
+        {"gaussian:5:\x9b" "1", "filter \"gaussian:5:\\x9b1\": sigma \"\\x9b1\" is not a number"},
+        {"gaussian:5:\xc2\x9b" "1", "sigma \"\\xc2\\x9b1\" is not a number"},
+        {"box:\x01\x02\x7f", "filter \"box:\\x01\\x02\\x7f\": size \"\\x01\\x02\\x7f\""},
+        {"@no\nsuch\x1b.txt", "no\\x0asuch\\x1b.txt: no such filter file"},
+        {"bad.txt", "bad.txt:1: \"\\xff\\xfe2\" is not a number"},
+    };
+    for (const Case& c : cases) {
+        INFO("spec: " << c.spec);
+        const std::string message = error_of(c.spec);
+        CHECK_THAT(message, Catch::Contains(c.expected));
+        CHECK_FALSE(has_control_bytes(message));
+    }
+    // Valid UTF-8 is kept as it is.
+    CHECK_THAT(error_of("größe\xe2\x86\x92"), Catch::Contains("unknown filter \"größe→\""));
+}
+
+TEST_CASE("long specs are echoed shortened, file names whole", "[filters]") {
+    const std::string long_name(300, 'a');
+    const std::string message = error_of(long_name);
+    CHECK_THAT(message, Catch::Contains("unknown filter \"" + std::string(80, 'a') + "...\""));
+    CHECK(message.size() < 200);
+
+    const std::string long_inline = "3x3:1,2,3,4,5,6,7,8,9" + std::string(300, '0') + ",x";
+    const std::string inline_message = error_of(long_inline);
+    CHECK_THAT(inline_message,
+               Catch::StartsWith("filter \"" + long_inline.substr(0, 80) + "...\""));
+    CHECK(inline_message.size() < 250);
+
+    // An escape is never cut in half: the cut comes before it.
+    const std::string escapes = std::string(78, 'b') + "\x1b" + std::string(10, 'b');
+    CHECK_THAT(error_of(escapes), Catch::Contains("\"" + std::string(78, 'b') + "...\""));
+
+    const std::string long_path = std::string(200, 'd') + "/k.txt";
+    CHECK_THAT(error_of("@" + long_path), Catch::StartsWith(long_path + ": no such filter file"));
+}
+
+TEST_CASE("filter files are read a line at a time: line ends across blocks, line limit",
+          "[filters]") {
+    const ScratchDir dir;
+    // \r\n split across the reader's 64 KiB blocks (the \r last in the
+    // first), and long comment lines.
+    const std::string text = "# " + std::string(65533, 'c') + "\r\n1 2\r\n3 4\r\n";
+    CHECK(parse_filter_spec(dir.write("k.txt", text)).taps == std::vector<double>{1, 2, 3, 4});
+    for (std::size_t pad = 65520; pad < 65530; ++pad) {
+        const std::string mixed = "1 2\r\n# " + std::string(pad, 'c') + "\r\n3 4\r5 6\n";
+        INFO("pad " << pad);
+        CHECK(parse_filter_spec(dir.write("m.txt", mixed)).taps ==
+              std::vector<double>{1, 2, 3, 4, 5, 6});
+        CHECK(cudaconv::parse_plain_matrix(mixed, "m").taps ==
+              std::vector<double>{1, 2, 3, 4, 5, 6});
+    }
+
+    // A line of 64 KiB is a line; one byte more is not a filter file's.
+    const std::string longest = "1 # " + std::string(cudaconv::kMaxFilterLineBytes - 4, 'c');
+    CHECK(parse_filter_spec(dir.write("longest.txt", "2\n" + longest + "\n")).taps ==
+          std::vector<double>{2, 1});
+    const std::string too_long = dir.write("long.txt", "2\n\n" + longest + "c\n3\n");
+    CHECK_THAT(error_of(too_long),
+               Catch::Equals(too_long + ":3: line longer than 64 KiB (not a filter file?)"));
+    CHECK_THAT(error_of(dir.write("long.mat", "1 1\n" + std::string(100000, '1'))),
+               Catch::Contains("long.mat:2: line longer than 64 KiB"));
+    CHECK_THROWS_WITH(
+        cudaconv::parse_libvips_matrix("1 1\n" + std::string(70000, ' ') + "1\n", "in.mat"),
+        "in.mat:2: line longer than 64 KiB (not a filter file?)");
 }
