@@ -46,6 +46,9 @@ struct ReadOptions {
     // allocates the image: where the caller may start making its own
     // buffers for it. Not called when the header does not tell the size.
     std::function<void(const ImageShape&)> accepted;
+    // Polled while decoding where the decoder can stop between pieces (PNG):
+    // true abandons the decode with Cancelled.
+    std::function<bool()> cancelled;
 };
 
 // Throws WorkError "NAME: problem" when an image of this shape may not be

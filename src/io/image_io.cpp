@@ -1,7 +1,8 @@
 // Reading images: the bytes first (so every failure has a plain cause),
 // then a look at their structure and the size they claim, which the
-// options' checks weigh, then OpenCV's decoder with its chatter on stderr
-// kept for the error message; plus the small cv::Mat adapters.
+// options' checks weigh, then the decoder (PNG's own, else OpenCV's with
+// its chatter on stderr kept for the error message); plus the small cv::Mat
+// adapters.
 #include "io/image_io.hpp"
 
 #include <fcntl.h>
@@ -23,6 +24,7 @@
 #include "core/errors.hpp"
 #include "io/codec_messages.hpp"
 #include "io/format_probe.hpp"
+#include "io/png_reader.hpp"
 
 namespace cudaconv {
 namespace {
@@ -103,12 +105,8 @@ std::string size_text(const detail::FormatProbe& probe) {
 // OpenCV refuses images beyond CV_IO_MAX_IMAGE_PIXELS (2^30 unless the
 // environment says otherwise) and 2^20 per side, whatever --max-pixels
 // allows: it reads the variables when its library loads, so they can only
-// be set before cudaconv starts. libpng refuses beyond 10^6 per side.
-std::string too_large(const detail::FormatProbe& probe, bool libpng_limit) {
-    if (libpng_limit) {
-        return "image too large" + size_text(probe) +
-               ": libpng reads at most 1000000 pixels per side";
-    }
+// be set before cudaconv starts.
+std::string too_large(const detail::FormatProbe& probe) {
     return "image too large" + size_text(probe) +
            ": OpenCV decodes at most 2^30 pixels and 2^20 per side"
            " (OPENCV_IO_MAX_IMAGE_PIXELS, _WIDTH and _HEIGHT raise the limits)";
@@ -163,6 +161,9 @@ cv::Mat decode(const std::vector<std::uint8_t>& bytes, const std::string& path,
                const std::string& name, const ReadOptions& options) {
     const detail::FormatProbe probe = detail::probe_image(bytes.data(), bytes.size());
     if (!probe.problem.empty()) throw WorkError(name + ": " + probe.problem);
+    if (probe.format == detail::ImageFormat::png) {
+        return decode_png(bytes.data(), bytes.size(), name, options);
+    }
     const std::string format = detail::format_name(probe.format);
     const bool size_told = probe.width > 0 && probe.height > 0;
     if (size_told) {
@@ -190,7 +191,7 @@ cv::Mat decode(const std::vector<std::uint8_t>& bytes, const std::string& path,
     } catch (const cv::Exception& e) {
         if (is_out_of_memory(e)) throw out_of_memory_decoding();
         if (contains(e.err, "CV_IO_MAX_IMAGE")) {
-            throw WorkError(name + ": " + too_large(probe, false));
+            throw WorkError(name + ": " + too_large(probe));
         }
         throw WorkError(name + ": cannot decode " + format + " data: " + detail::one_line(e.err));
     } catch (const std::bad_alloc&) {
@@ -203,9 +204,6 @@ cv::Mat decode(const std::vector<std::uint8_t>& bytes, const std::string& path,
         if (probe.format == detail::ImageFormat::unknown) {
             throw WorkError(name + ": not an image (unknown format; cudaconv reads " +
                             detail::kReadableFormats + ")");
-        }
-        if (contains(messages.text(), "exceeds user limit")) {
-            throw WorkError(name + ": " + too_large(probe, true));
         }
         throw WorkError(name + ": truncated or corrupt " + format + " data" + because);
     }

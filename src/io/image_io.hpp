@@ -1,6 +1,7 @@
 #pragma once
-// Reading, encoding and atomically writing images through OpenCV.
-// Every failure is an exception whose message starts with the file name.
+// Reading, encoding and atomically writing images: PNG read by cudaconv's
+// own reader (png_reader.hpp), the other formats through OpenCV. Every
+// failure is an exception whose message starts with the file name.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -31,7 +32,8 @@ void configure_opencv_io();
 // reads stdin. Throws WorkError "PATH: problem" for missing, unreadable,
 // empty, truncated, corrupt, non-image or unsupported inputs, and for those
 // the options' checks refuse (decode_limits.hpp): before decoding where the
-// header tells the size, else once decoded.
+// header tells the size, else once decoded. Throws Cancelled when
+// options.cancelled says so during a PNG's decode.
 cv::Mat read_image(const std::string& path, const ReadOptions& options = {});
 
 Depth depth_of(const cv::Mat& m);  // the Mat must hold u8, u16 or f32 samples
