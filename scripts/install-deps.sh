@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config libopencv-dev libcli11-dev libspdlog-dev libfmt-dev
-          nlohmann-json3-dev catch2 libdeflate-dev libtbb-dev)
+          nlohmann-json3-dev catch2 libdeflate-dev libtbb-dev libpng-dev)
 
 missing=()
 for p in "${packages[@]}"; do

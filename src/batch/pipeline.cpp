@@ -216,6 +216,8 @@ private:
             stages_.dropped(index);
         } catch (const SkipImage& e) {
             stages_.skipped(index, e.what());
+        } catch (const Cancelled&) {
+            stages_.dropped(index);  // stopped on request: not done, not failed
         } catch (const std::exception& e) {
             stages_.failed(index, e.what());
         }

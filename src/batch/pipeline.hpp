@@ -11,7 +11,8 @@
 // decode and written, so memory stays bounded however long the batch.
 //
 // Stops early when `stop` says so (Ctrl-C): no new image is decoded, an
-// image not yet encoding is dropped, encodes under way finish.
+// image not yet encoding is dropped, encodes under way finish. A stage that
+// throws Cancelled (a decode abandoned on that request) drops its image.
 #include <cstddef>
 #include <functional>
 #include <stdexcept>

@@ -15,6 +15,7 @@
 #include <opencv2/core.hpp>
 #include <spdlog/spdlog.h>
 
+#include "cli/filter_options.hpp"
 #include "cli/output_path.hpp"
 #include "compare/folder_match.hpp"
 #include "core/errors.hpp"
@@ -131,6 +132,15 @@ void check_heat_maps(const std::vector<std::string>& heat_maps,
                                  existing.front(), one ? "" : ", ...", one ? "it" : "them"));
 }
 
+// --max-pixels, and the memory check with room for a converted copy of
+// each image (--depth, --ignore-alpha).
+ReadOptions read_options(const CompareOptions& o) {
+    ReadOptions options;
+    options.max_pixels = o.max_pixels;
+    options.bytes_beside = [](const ImageShape& shape) { return shape.bytes(); };
+    return options;
+}
+
 // One pair of files. A file that cannot be read or compared is an error
 // result, not an exception, so a folder comparison goes on.
 FileResult compare_files(const std::string& a_path, const std::string& b_path, std::string label,
@@ -139,8 +149,8 @@ FileResult compare_files(const std::string& a_path, const std::string& b_path, s
     FileResult r;
     r.label = std::move(label);
     try {
-        const cv::Mat a = prepared(read_image(a_path), o, plan);
-        const cv::Mat b = prepared(read_image(b_path), o, plan);
+        const cv::Mat a = prepared(read_image(a_path, read_options(o)), o, plan);
+        const cv::Mat b = prepared(read_image(b_path, read_options(o)), o, plan);
         if (const std::string problem = comparability_problem(a, b); !problem.empty()) {
             r.status = Status::error;
             r.problem = fmt::format("{} vs {}: {}", a_path, b_path, problem);
@@ -390,6 +400,7 @@ void add_compare_options(CLI::App& app, CompareOptions& o) {
     app.add_flag("--json", o.json, "print JSON on stdout instead of text");
     app.add_flag("--overwrite", o.overwrite,
                  "let --diff replace heat maps that exist (default: refuse before comparing)");
+    add_max_pixels_option(app, o.max_pixels);
 }
 
 int run_compare_command(const CompareOptions& o) {

@@ -3,12 +3,14 @@
 // the expected one, and whether that is within the user's limits.
 // Exit 0 within the limits, 1 outside them (or a file missing), 2 when
 // something cannot be compared at all.
+#include <cstdint>
 #include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "compare/image_diff.hpp"
+#include "io/decode_limits.hpp"
 
 namespace cudaconv {
 
@@ -26,6 +28,7 @@ struct CompareOptions {
     bool ignore_extra = false;
     bool json = false;
     bool overwrite = false;  // heat maps may replace existing files
+    std::uint64_t max_pixels = kDefaultMaxPixels;  // --max-pixels; 0: no limit
 };
 
 void add_compare_options(CLI::App& app, CompareOptions& options);

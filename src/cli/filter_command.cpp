@@ -172,6 +172,11 @@ public:
             throw UsageError("no input: name files, folders or patterns, or --from FILE|-");
         }
         existing_ = existing_outputs_policy(o.skip_existing, o.overwrite);
+        read_options_.max_pixels = o.max_pixels;
+        read_options_.bytes_beside = [this](const ImageShape& in) { return bytes_beside(in); };
+        read_options_.accepted = [this](const ImageShape& header) {
+            if (prefault_) prefault_output(header);
+        };
         const std::vector<InputFile> inputs = expand_inputs({o.inputs, o.recursive, o.from});
         PlanRequest plan{output_request(inputs.size() > 1, o.kernel), existing_, out_depth_,
                          o.json_path, {}, {}};
@@ -201,8 +206,9 @@ public:
         // decoding, the header's size tells; the channels are taken as 3.
         // Once the warm-up has started, CUDA is paid for: the rule then stays
         // out, whatever the decoded image turns out to be.
-        // A CPU variant's output is made while the image decodes. The header
-        // is read only where it serves one of the two.
+        // A CPU variant's output is made while the image decodes, once
+        // read_image's checks have passed its header (read_options_.accepted).
+        // The header is read here only where it serves one of the two.
         const bool cpu_requested = requested_ && !requested_->uses_cuda();
         if (params_ && work.size() == 1 && (!requested_ || cpu_requested)) {
             const detail::FormatProbe header = claimed_header(plan_[work.front()].source.path);
@@ -211,7 +217,7 @@ public:
                 !requested_ && pixels > 0 &&
                 cpu_ms_before_cuda_starts(pixels * 3, params_->filter.taps.size(),
                                           cpu_threads(), filter_runs());
-            if (one_image_cpu_ || cpu_requested) prefault_output(header);
+            prefault_ = one_image_cpu_ || cpu_requested;
         }
         if (may_use_cuda() && !work.empty() && !one_image_cpu_) warmup_.start();
         // One image: its PNG is compressed on every core, which are idle
@@ -229,6 +235,7 @@ public:
         }
 
         const GracefulStop stop;
+        read_options_.cancelled = [&stop] { return stop.requested(); };
         PipelineStages stages;
         if (const int slots = pinned_slot_count(work.size()); slots > 0) {
             pinned_.emplace(slots);
@@ -281,9 +288,32 @@ private:
         return input == kStdStream ? "<stdin>" : input;
     }
 
+    // What the memory check weighs beside a decoded image (read_image's
+    // options): the output, and the encoder's two copies of it at most (a
+    // PNG's filtered rows and its compressed stream). With -f none the
+    // decoded image is the output.
+    std::uint64_t bytes_beside(const ImageShape& in) const {
+        constexpr int kEncoderCopies = 2;
+        ImageShape out = in;
+        if (!params_) {
+            out.pixel_bytes *= kEncoderCopies;
+            return out.bytes();
+        }
+        const Size2D size = output_size(in.width, in.height, *params_);
+        out.width = size.width;
+        out.height = size.height;
+        if (out_depth_) {  // the channels (4 at most where not told) at that depth
+            out.pixel_bytes = (in.channels > 0 ? in.channels : 4) *
+                              static_cast<int>(depth_bytes(*out_depth_));
+        }
+        out.pixel_bytes *= 1 + kEncoderCopies;
+        return out.bytes();
+    }
+
     // A single image on a CPU variant: its output's pages taken while it
-    // decodes (batch/prefaulted_output.hpp), where the header tells the type.
-    void prefault_output(const detail::FormatProbe& header) {
+    // decodes (batch/prefaulted_output.hpp), where the header tells the
+    // type; called once the header's size passed read_image's checks.
+    void prefault_output(const ImageShape& header) {
         if (header.width <= 0 || header.channels == 0) return;
         const Size2D size = output_size(header.width, header.height, *params_);
         if (size.width <= 0 || size.height <= 0) return;
@@ -352,7 +382,7 @@ private:
         report.input = display(image.source.path);
         report.output = image.target.path == kStdStream ? "<stdout>" : image.target.path;
 
-        work->src = read_image(image.source.path);
+        work->src = read_image(image.source.path, read_options_);
         report.decode_ms = ms_since(report.started);
         const Depth in_depth = depth_of(work->src);
         const Depth out_depth = out_depth_.value_or(in_depth);
@@ -385,8 +415,12 @@ private:
         work->dst = prefaulted_.take(static_cast<int>(size.height), static_cast<int>(size.width),
                                      dst_type);
         if (work->dst.empty()) {
-            work->dst = cv::Mat(static_cast<int>(size.height), static_cast<int>(size.width),
-                                dst_type);
+            const auto make_output = [&] {
+                return cv::Mat(static_cast<int>(size.height), static_cast<int>(size.width),
+                               dst_type);
+            };
+            work->dst = reporting_out_of_memory(report.input, shape_of(work->src), read_options_,
+                                                make_output);
         }
         const Job job{view_of(std::as_const(work->src)), view_of(work->dst), *params_};
         if (choose_later()) {
@@ -506,7 +540,9 @@ private:
             const auto start = Clock::now();
             RunOptions run_options{options_.warmup, options_.repeat, 0};
             if (work.png_rows) run_options.png_rows = &*work.png_rows;
-            work.report.run = work.backend->run(job, run_options);
+            work.report.run =
+                reporting_out_of_memory(work.report.input, shape_of(work.src), read_options_,
+                                        [&] { return work.backend->run(job, run_options); });
             work.report.run_ms = ms_since(start);
         } catch (const UsageError&) {
             throw;
@@ -563,6 +599,8 @@ private:
     BatchProgress* progress_ = nullptr;
     CudaWarmup warmup_;
     PrefaultedOutput prefaulted_;  // a single image's output, for a CPU variant
+    bool prefault_ = false;        // made once the image's header passed the checks
+    ReadOptions read_options_;     // --max-pixels, the memory check, the stop request
 };
 
 }  // namespace

@@ -98,6 +98,15 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
     app.add_option("--png-level", o.encode.png_level, "PNG compression level (1 is fast)")
         ->check(CLI::Range(0, 9))
         ->capture_default_str();
+    add_max_pixels_option(app, o.max_pixels);
+}
+
+void add_max_pixels_option(CLI::App& app, std::uint64_t& max_pixels) {
+    app.add_option("--max-pixels", max_pixels,
+                   "Refuse an input of more pixels than this (0: no limit), told from its header "
+                   "before decoding where the header says")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
 }
 
 }  // namespace cudaconv

@@ -1,6 +1,7 @@
 #pragma once
 // The main job's options (`cudaconv INPUT... -f FILTER -o OUTPUT`), parsed
 // by CLI11 into one plain struct.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@ struct FilterOptions {
     int warmup = 0;
     std::string json_path;
     EncodeOptions encode;
+    std::uint64_t max_pixels = kDefaultMaxPixels;  // --max-pixels; 0: no limit
 };
 
 void add_filter_options(CLI::App& app, FilterOptions& options);
@@ -49,6 +51,10 @@ void add_filter_options(CLI::App& app, FilterOptions& options);
 // among them, is reasonable: they come back as a warning, "" when none was
 // given. Options are known given by differing from their defaults.
 std::string check_options_without_filter(const FilterOptions& options);
+
+// --max-pixels N (the filter command's and compare's): default
+// kDefaultMaxPixels, 16384x16384.
+void add_max_pixels_option(CLI::App& app, std::uint64_t& max_pixels);
 
 // Runs the main job; returns the exit code (0, or 1 if an input failed).
 int run_filter_command(const FilterOptions& options);

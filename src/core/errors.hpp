@@ -1,6 +1,7 @@
 #pragma once
-// The three kinds of failure and their exit codes (SPEC.md). Library code
-// throws; only main() catches, logs one line and returns the code.
+// The three kinds of failure and their exit codes (SPEC.md), and work given
+// up at the user's request. Library code throws; only main() catches, logs
+// one line and returns the code.
 #include <stdexcept>
 #include <string>
 
@@ -18,6 +19,13 @@ public:
 
 // A problem with one piece of work (an input or an output): exit 1.
 class WorkError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Work abandoned because the user asked to stop (Ctrl-C, SIGTERM) while it
+// was under way: neither done nor failed, and nothing of it was written.
+class Cancelled : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };

@@ -1,10 +1,16 @@
 // Signatures as OpenCV's decoders check them (modules/imgcodecs/src/grfmt_*),
 // plus a walk over the structure of the two formats whose truncation OpenCV
-// does not report reliably, and a read of a TIFF's first directory.
+// does not report reliably, and a read of a TIFF's first directory; the
+// other formats' sizes in probe_sizes.cpp.
 #include "io/format_probe.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
+#include <vector>
+
+#include "io/plausibility.hpp"
+#include "io/probe_sizes.hpp"
 
 namespace cudaconv::detail {
 namespace {
@@ -56,6 +62,37 @@ bool is_standalone_marker(std::uint8_t marker) {
     return marker == 0x01 || marker == 0xD8 || (marker >= 0xD0 && marker <= 0xD7);
 }
 
+JpegCoding jpeg_coding(std::uint8_t start_of_frame) {
+    if (start_of_frame == 0xC0 || start_of_frame == 0xC1) return JpegCoding::sequential_huffman;
+    if (start_of_frame == 0xC2) return JpegCoding::progressive_huffman;
+    return JpegCoding::other;
+}
+
+std::string size_text(const FormatProbe& probe) {
+    return std::to_string(probe.width) + "x" + std::to_string(probe.height);
+}
+
+// The first frame header's coding and sampling, and where the frame's data
+// starts: what the scans must at least take.
+struct JpegFrame {
+    JpegCoding coding = JpegCoding::other;
+    std::vector<JpegSampling> components;
+    std::size_t data_start = 0;
+};
+
+// Scans far too short for the frame's size: the file lost most of its data
+// (or its header lies), whatever its end marker says.
+void check_jpeg_scans(const JpegFrame& frame, std::size_t scan_bytes, FormatProbe& probe) {
+    if (probe.width <= 0 || probe.height <= 0) return;
+    const std::uint64_t least = least_jpeg_scan_bytes(static_cast<std::uint64_t>(probe.width),
+                                                      static_cast<std::uint64_t>(probe.height),
+                                                      frame.components, frame.coding);
+    if (scan_bytes >= least) return;
+    probe.problem = "truncated JPEG: its " + std::to_string(scan_bytes) +
+                    " bytes of scan data cannot hold " + size_text(probe) + " pixels (at least " +
+                    std::to_string(least) + " bytes)";
+}
+
 // Follows the segments from SOI to EOI, skipping each by its length and each
 // scan's entropy-coded data up to the next real marker. A file that ends
 // first is truncated, whatever its last bytes are (an EXIF thumbnail carries
@@ -64,6 +101,7 @@ void walk_jpeg(const Bytes& b, FormatProbe& probe) {
     const auto truncated = [&probe] {
         probe.problem = "truncated JPEG: the data stops before the end-of-image marker";
     };
+    JpegFrame frame;
     std::size_t pos = 2;
     for (;;) {
         // Stray bytes between segments are skipped, as libjpeg does.
@@ -73,7 +111,10 @@ void walk_jpeg(const Bytes& b, FormatProbe& probe) {
             ++pos;  // fill bytes
         if (pos >= b.size) return truncated();
         const std::uint8_t marker = b.data[pos++];
-        if (marker == 0xD9) return;  // EOI: complete
+        if (marker == 0xD9) {  // EOI: complete
+            if (frame.data_start != 0) check_jpeg_scans(frame, pos - 2 - frame.data_start, probe);
+            return;
+        }
         if (marker == 0x00 || is_standalone_marker(marker)) continue;
         if (pos + 2 > b.size) return truncated();
         const std::size_t length = b.be16(pos);
@@ -82,7 +123,7 @@ void walk_jpeg(const Bytes& b, FormatProbe& probe) {
             return;
         }
         if (pos + length > b.size) return truncated();
-        if (is_start_of_frame(marker) && length >= 8) {
+        if (is_start_of_frame(marker) && length >= 8 && frame.data_start == 0) {
             probe.height = b.be16(pos + 3);
             probe.width = b.be16(pos + 5);
             // libjpeg gives 8-bit samples; OpenCV turns CMYK into BGR.
@@ -92,6 +133,13 @@ void walk_jpeg(const Bytes& b, FormatProbe& probe) {
                                                   components == 4);
             probe.channels = known ? (components == 1 ? 1 : 3) : 0;
             probe.sample_bytes = known ? 1 : 0;
+            probe.pixel_bytes = known ? probe.channels : 3;
+            frame.coding = jpeg_coding(marker);
+            for (std::size_t i = 0; i < std::size_t(components) && 9 + 3 * i < length; ++i) {
+                const std::uint8_t factors = b.data[pos + 9 + 3 * i];
+                frame.components.push_back({factors >> 4, factors & 0x0F});
+            }
+            frame.data_start = pos + length;
         }
         pos += length;
         if (marker != 0xDA) continue;
@@ -127,14 +175,31 @@ void png_decoded_type(int bit_depth, int colour_type, FormatProbe& probe) {
         case 4: case 6: channels = 4; break;  // gray + alpha, RGBA
         default: break;
     }
+    // Unknown: the most, 16-bit BGRA.
+    probe.pixel_bytes = 8;
     if (!known_depth || channels == 0) return;
     probe.channels = channels;
     probe.sample_bytes = bit_depth == 16 ? 2 : 1;
+    probe.pixel_bytes = channels * probe.sample_bytes;
 }
 
-// Chunk by chunk to IEND; libpng checks the CRCs itself.
+// The bits of a pixel as stored in the file's rows, by colour type.
+int png_stored_bits(int bit_depth, int colour_type) {
+    switch (colour_type) {
+        case 2: return 3 * bit_depth;  // RGB
+        case 4: return 2 * bit_depth;  // gray + alpha
+        case 6: return 4 * bit_depth;  // RGBA
+        default: return bit_depth;     // gray, palette
+    }
+}
+
+// Chunk by chunk to IEND; libpng checks the CRCs itself. The IDAT chunks'
+// bytes against the least the image's rows compress into.
 void walk_png(const Bytes& b, FormatProbe& probe) {
     constexpr std::uint32_t kMaxChunkLength = 0x7FFFFFFF;  // the PNG spec's limit
+    std::uint64_t image_data_bytes = 0;
+    int stored_bits = 0;
+    bool interlaced = false;
     std::size_t pos = 8;
     for (;;) {
         if (pos + 8 > b.size) break;
@@ -149,10 +214,26 @@ void walk_png(const Bytes& b, FormatProbe& probe) {
             probe.width = b.be32(pos + 8);
             probe.height = b.be32(pos + 12);
             png_decoded_type(b.data[pos + 16], b.data[pos + 17], probe);
+            stored_bits = png_stored_bits(b.data[pos + 16], b.data[pos + 17]);
+            interlaced = b.data[pos + 20] != 0;
         }
         // Transparency for a colour or palette image: OpenCV adds alpha.
-        if (std::memcmp(type, "tRNS", 4) == 0 && probe.channels == 3) probe.channels = 4;
-        if (std::memcmp(type, "IEND", 4) == 0) return;
+        if (std::memcmp(type, "tRNS", 4) == 0 && probe.channels == 3) {
+            probe.channels = 4;
+            probe.pixel_bytes = 4 * probe.sample_bytes;
+        }
+        if (std::memcmp(type, "IDAT", 4) == 0) image_data_bytes += length;
+        if (std::memcmp(type, "IEND", 4) == 0) {
+            const std::uint64_t least = least_png_idat_bytes(
+                static_cast<std::uint64_t>(probe.width), static_cast<std::uint64_t>(probe.height),
+                stored_bits, interlaced);
+            if (image_data_bytes < least) {
+                probe.problem = "truncated PNG: its " + std::to_string(image_data_bytes) +
+                                " bytes of image data cannot hold " + size_text(probe) +
+                                " pixels (at least " + std::to_string(least) + " bytes)";
+            }
+            return;
+        }
         pos += std::size_t{length} + 12;
     }
     probe.problem = "truncated PNG: the data stops before the IEND chunk";
@@ -170,6 +251,7 @@ public:
         if (ifd + 2 > b_.size) return;
         const std::size_t entries = u16(ifd);
         std::uint32_t channels = 1, bits = 1, sample_format = 1;  // the TIFF defaults
+        std::uint32_t photometric = 0;
         for (std::size_t i = 0; i < entries; ++i) {
             const std::size_t entry = ifd + 2 + 12 * i;
             if (entry + 12 > b_.size) return;
@@ -177,10 +259,16 @@ public:
             if (tag == 256) probe.width = first_value(entry);
             if (tag == 257) probe.height = first_value(entry);
             if (tag == 258) bits = first_value(entry);
+            if (tag == 262) photometric = first_value(entry);
             if (tag == 277) channels = first_value(entry);
             if (tag == 339) sample_format = first_value(entry);
         }
         probe.problem = tiff_problem(channels, bits, sample_format);
+        // Up to 4 channels (OpenCV reads some layouts through libtiff's RGBA
+        // interface) of the samples' size; LogLuv's become float.
+        const bool log_luv = photometric == 32844 || photometric == 32845;
+        probe.pixel_bytes =
+            4 * (log_luv ? 4 : static_cast<int>(std::max<std::uint32_t>(1, (bits + 7) / 8)));
     }
 
 private:
@@ -234,7 +322,7 @@ FormatProbe probe_image(const std::uint8_t* data, std::size_t size) {
         case ImageFormat::jpeg: walk_jpeg(bytes, probe); break;
         case ImageFormat::png: walk_png(bytes, probe); break;
         case ImageFormat::tiff: TiffReader(bytes).read(probe); break;
-        default: break;
+        default: read_header_size(data, size, probe); break;
     }
     return probe;
 }

@@ -1,10 +1,12 @@
 #pragma once
-// A look at an encoded image before OpenCV decodes it, for what OpenCV does
+// A look at an encoded image before it is decoded, for what the decoders do
 // not tell: which format it is (so a failure can say "not an image" or
 // "corrupt PNG"), whether a JPEG or PNG stops before its end marker (libjpeg
-// decodes a truncated JPEG from memory without a word), the size it claims,
-// and a TIFF's sample type and channel count, which OpenCV either refuses
-// with a bare assertion or decodes into a type cudaconv cannot filter.
+// decodes a truncated JPEG from memory without a word) or is far too small
+// for the size it claims, that size itself in every format (so that
+// --max-pixels and the memory check come before any buffer is made), and a
+// TIFF's sample type and channel count, which OpenCV either refuses with a
+// bare assertion or decodes into a type cudaconv cannot filter.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -28,13 +30,17 @@ enum class ImageFormat : std::uint8_t {
 
 struct FormatProbe {
     ImageFormat format = ImageFormat::unknown;
-    std::int64_t width = 0;  // 0 when this format's header is not read
+    std::int64_t width = 0;  // 0 when the header cannot be read
     std::int64_t height = 0;
     // What OpenCV decodes a JPEG or PNG into (cv::IMREAD_UNCHANGED), told
     // from the header: a prediction, for buffers made before the decode
     // (the decoded image itself is what counts); 0 when not told.
     int channels = 0;
     int sample_bytes = 0;
+    // The bytes a decoded pixel takes: channels * sample_bytes where those
+    // are told, else the most this format's decoder gives a pixel; 0 when
+    // the size is not told.
+    int pixel_bytes = 0;
     std::string problem;  // non-empty: why decoding must not be tried
 };
 

@@ -1,6 +1,8 @@
 // Reading images: the bytes first (so every failure has a plain cause),
-// then a look at their structure, then OpenCV's decoder with its chatter on
-// stderr kept for the error message; plus the small cv::Mat adapters.
+// then a look at their structure and the size they claim, which the
+// options' checks weigh, then the decoder (PNG's own, else OpenCV's with
+// its chatter on stderr kept for the error message); plus the small cv::Mat
+// adapters.
 #include "io/image_io.hpp"
 
 #include <fcntl.h>
@@ -22,6 +24,7 @@
 #include "core/errors.hpp"
 #include "io/codec_messages.hpp"
 #include "io/format_probe.hpp"
+#include "io/png_reader.hpp"
 
 namespace cudaconv {
 namespace {
@@ -100,12 +103,10 @@ std::string size_text(const detail::FormatProbe& probe) {
 }
 
 // OpenCV refuses images beyond CV_IO_MAX_IMAGE_PIXELS (2^30 unless the
-// environment says otherwise) and 2^20 per side; libpng beyond 10^6 per side.
-std::string too_large(const detail::FormatProbe& probe, bool libpng_limit) {
-    if (libpng_limit) {
-        return "image too large" + size_text(probe) +
-               ": libpng reads at most 1000000 pixels per side";
-    }
+// environment says otherwise) and 2^20 per side, whatever --max-pixels
+// allows: it reads the variables when its library loads, so they can only
+// be set before cudaconv starts.
+std::string too_large(const detail::FormatProbe& probe) {
     return "image too large" + size_text(probe) +
            ": OpenCV decodes at most 2^30 pixels and 2^20 per side"
            " (OPENCV_IO_MAX_IMAGE_PIXELS, _WIDTH and _HEIGHT raise the limits)";
@@ -151,15 +152,31 @@ void check_decoded(const cv::Mat& image, const std::string& name) {
     }
 }
 
+ImageShape claimed_shape(const detail::FormatProbe& probe) {
+    return {probe.width, probe.height, probe.channels, probe.sample_bytes, probe.pixel_bytes};
+}
+
 // `path` is empty for stdin: the bytes are all there is.
 cv::Mat decode(const std::vector<std::uint8_t>& bytes, const std::string& path,
-               const std::string& name) {
+               const std::string& name, const ReadOptions& options) {
     const detail::FormatProbe probe = detail::probe_image(bytes.data(), bytes.size());
     if (!probe.problem.empty()) throw WorkError(name + ": " + probe.problem);
+    if (probe.format == detail::ImageFormat::png) {
+        return decode_png(bytes.data(), bytes.size(), name, options);
+    }
     const std::string format = detail::format_name(probe.format);
+    const bool size_told = probe.width > 0 && probe.height > 0;
+    if (size_told) {
+        check_shape(claimed_shape(probe), name, options);
+        if (options.accepted) options.accepted(claimed_shape(probe));
+    }
 
     detail::CodecMessages messages;
     cv::Mat image;
+    const auto out_of_memory_decoding = [&] {
+        if (size_told) return out_of_memory(name, claimed_shape(probe), options);
+        return WorkError(name + ": out of memory decoding " + format + " data");
+    };
     try {
         if (!path.empty() && detail::decodes_from_file_only(probe.format)) {
             // Spares OpenCV copying the whole file into a temporary one.
@@ -172,12 +189,13 @@ cv::Mat decode(const std::vector<std::uint8_t>& bytes, const std::string& path,
             image = cv::imdecode(bytes, cv::IMREAD_UNCHANGED);
         }
     } catch (const cv::Exception& e) {
+        if (is_out_of_memory(e)) throw out_of_memory_decoding();
         if (contains(e.err, "CV_IO_MAX_IMAGE")) {
-            throw WorkError(name + ": " + too_large(probe, false));
+            throw WorkError(name + ": " + too_large(probe));
         }
         throw WorkError(name + ": cannot decode " + format + " data: " + detail::one_line(e.err));
     } catch (const std::bad_alloc&) {
-        throw WorkError(name + ": out of memory decoding " + format + size_text(probe));
+        throw out_of_memory_decoding();
     }
 
     const std::string said = messages.summary();
@@ -187,15 +205,13 @@ cv::Mat decode(const std::vector<std::uint8_t>& bytes, const std::string& path,
             throw WorkError(name + ": not an image (unknown format; cudaconv reads " +
                             detail::kReadableFormats + ")");
         }
-        if (contains(messages.text(), "exceeds user limit")) {
-            throw WorkError(name + ": " + too_large(probe, true));
-        }
         throw WorkError(name + ": truncated or corrupt " + format + " data" + because);
     }
     if (probe.format == detail::ImageFormat::jpeg && jpeg_lost_data(messages.text())) {
         throw WorkError(name + ": truncated or corrupt JPEG data" + because);
     }
     check_decoded(image, name);
+    if (!size_told) check_shape(shape_of(image), name, options, true);
     return image;
 }
 
@@ -211,15 +227,15 @@ void configure_opencv_io() {
     });
 }
 
-cv::Mat read_image(const std::string& path) {
+cv::Mat read_image(const std::string& path, const ReadOptions& options) {
     if (path == kStdStream) {
         std::vector<std::uint8_t> bytes = read_all(STDIN_FILENO, kStdinName, 0);
         if (bytes.empty()) throw WorkError(std::string(kStdinName) + ": empty input");
-        return decode(bytes, "", kStdinName);
+        return decode(bytes, "", kStdinName, options);
     }
     const std::vector<std::uint8_t> bytes = read_file(path);
     if (bytes.empty()) throw WorkError(path + ": empty file");
-    return decode(bytes, path, path);
+    return decode(bytes, path, path, options);
 }
 
 Depth depth_of(const cv::Mat& m) {

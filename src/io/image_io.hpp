@@ -1,6 +1,7 @@
 #pragma once
-// Reading, encoding and atomically writing images through OpenCV.
-// Every failure is an exception whose message starts with the file name.
+// Reading, encoding and atomically writing images: PNG read by cudaconv's
+// own reader (png_reader.hpp), the other formats through OpenCV. Every
+// failure is an exception whose message starts with the file name.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -9,6 +10,7 @@
 #include <opencv2/core.hpp>
 
 #include "core/types.hpp"
+#include "io/decode_limits.hpp"
 
 namespace cudaconv {
 
@@ -25,11 +27,14 @@ constexpr const char* kStdStream = "-";  // stdin as input, stdout as output
 // before calling it. Safe to call more than once.
 void configure_opencv_io();
 
-// Decodes with IMREAD_UNCHANGED: 8/16-bit unsigned or 32-bit float samples,
-// 1, 3 or 4 interleaved channels (BGR order). `-` reads stdin. Throws
-// WorkError "PATH: problem" for missing, unreadable, empty, truncated,
-// corrupt, non-image, oversized or unsupported inputs.
-cv::Mat read_image(const std::string& path);
+// Decodes as cv::imdecode with IMREAD_UNCHANGED does: 8/16-bit unsigned or
+// 32-bit float samples, 1, 3 or 4 interleaved channels (BGR order). `-`
+// reads stdin. Throws WorkError "PATH: problem" for missing, unreadable,
+// empty, truncated, corrupt, non-image or unsupported inputs, and for those
+// the options' checks refuse (decode_limits.hpp): before decoding where the
+// header tells the size, else once decoded. Throws Cancelled when
+// options.cancelled says so during a PNG's decode.
+cv::Mat read_image(const std::string& path, const ReadOptions& options = {});
 
 Depth depth_of(const cv::Mat& m);  // the Mat must hold u8, u16 or f32 samples
 int cv_type_of(Depth depth, int channels);

@@ -170,11 +170,12 @@ private:
 };
 
 // The message read_image fails with; checks that nothing else was printed.
-std::string read_failure(const TempFolder& dir, const std::string& path) {
+std::string read_failure_with(const TempFolder& dir, const std::string& path,
+                              const ReadOptions& options) {
     StderrLeak leak(dir / "stderr.txt");
     std::string message = "(no exception)";
     try {
-        read_image(path);
+        read_image(path, options);
     } catch (const WorkError& e) {
         message = e.what();
     }
@@ -182,6 +183,10 @@ std::string read_failure(const TempFolder& dir, const std::string& path) {
     INFO("reading " << path << " printed: " << printed);
     CHECK(printed.empty());
     return message;
+}
+
+std::string read_failure(const TempFolder& dir, const std::string& path) {
+    return read_failure_with(dir, path, {});
 }
 
 std::string read_failure(const TempFolder& dir, const std::string& name, const Bytes& bytes) {
@@ -604,14 +609,30 @@ TEST_CASE("read_image names the file and the problem, and prints nothing else", 
                        StartsWith(dir / name + ": truncated or corrupt " + names[i] + " data"));
         }
     }
-    SECTION("beyond OpenCV's and libpng's size limits") {
+    SECTION("more pixels than --max-pixels, OpenCV or the data allow") {
         CHECK_THAT(read_failure(dir, "huge.png", png_claiming(png, 100000, 100000)),
-                   StartsWith(dir / "huge.png" +
-                              ": image too large (100000x100000 pixels): OpenCV decodes at most"));
-        CHECK(read_failure(dir, "wide.png", png_claiming(png, 2000000, 2)) ==
-              dir / "wide.png" +
-                  ": image too large (2000000x2 pixels): libpng reads at most 1000000 pixels per "
-                  "side");
+                   StartsWith(dir / "huge.png" + ": truncated PNG: its ") &&
+                       Contains(" bytes of image data cannot hold 100000x100000 pixels (at "
+                                "least 29069863 bytes)"));
+        // A BMP's header, from which the size is told before decoding.
+        Bytes bmp = opencv_encoded(photo, ".bmp");
+        const auto claim = [&bmp](std::uint32_t width, std::uint32_t height) {
+            for (int i = 0; i < 4; ++i) {
+                bmp[18 + i] = static_cast<std::uint8_t>(width >> 8 * i);
+                bmp[22 + i] = static_cast<std::uint8_t>(height >> 8 * i);
+            }
+            return bmp;
+        };
+        CHECK(read_failure(dir, "big.bmp", claim(20000, 20000)) ==
+              dir / "big.bmp" +
+                  ": 20000x20000 pixels is more than --max-pixels 268435456 (raise it, or 0 for "
+                  "no limit)");
+        ReadOptions no_limit;
+        no_limit.max_pixels = 0;
+        write_bytes(dir / "wide.bmp", claim(1100000, 1));
+        CHECK_THAT(read_failure_with(dir, dir / "wide.bmp", no_limit),
+                   StartsWith(dir / "wide.bmp" +
+                              ": image too large (1100000x1 pixels): OpenCV decodes at most"));
     }
     SECTION("sample types cudaconv cannot filter, written by OpenCV") {
         if (skip_without_codec(".tif") || skip_without_codec(".exr") || skip_without_codec(".webp")) return;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "batch/pipeline.hpp"
+#include "core/errors.hpp"
 
 namespace cudaconv {
 namespace {
@@ -186,6 +187,23 @@ TEST_CASE("prepare_for_gpu runs on each GPU image before its filter", "[batch]")
         if (k != 6) expected.push_back(k);
     }
     CHECK(sorted == expected);
+}
+
+// A decode abandoned on the user's request (Cancelled, read_image's answer
+// to Ctrl-C in the middle of a PNG) is that image dropped, not failed; the
+// others go on as the stop predicate says.
+TEST_CASE("a stage that throws Cancelled drops its image", "[batch]") {
+    Recorder r;
+    PipelineStages s = stages_for(r);
+    const auto decode = s.decode;
+    s.decode = [&decode](std::size_t index) {
+        if (index == 3) throw Cancelled("3.png: decoding stopped on request");
+        return decode(index);
+    };
+    run_pipeline(s, {10, 2, 4});
+    CHECK(r.dropped == 1);
+    CHECK(r.failed == 0);
+    CHECK(r.done == 9);
 }
 
 }  // namespace cudaconv

@@ -1,0 +1,304 @@
+// Hostile images cannot exhaust time or memory (issue 32, items 5 and 6):
+// a PNG whose image data inflates far past its size, small files whose
+// headers claim huge images, --max-pixels, a memory limit, and SIGTERM in
+// the middle of a long decode. Each runs the binary in a child process and
+// measures it (wait4's CPU time and peak resident memory), files made here.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <opencv2/imgcodecs.hpp>
+
+#include "support/black_png.hpp"
+#include "support/files.hpp"
+#include "support/run_command.hpp"
+
+namespace cudaconv::test {
+namespace {
+
+namespace fs = std::filesystem;
+using Catch::Matchers::Contains;
+using Clock = std::chrono::steady_clock;
+
+// What the child did and what it took.
+struct Measured {
+    int exit_code = -1;  // 128 + signal number when a signal ended it
+    std::string err;
+    double cpu_s = 0;        // user + system
+    long peak_rss_kb = 0;    // ru_maxrss
+    double signal_to_exit_s = 0;
+};
+
+// cudaconv with `args` in `dir`, stdout to /dev/null, stderr kept; under
+// an address-space limit where one is given; signalled with SIGTERM once
+// `signal_when` says so (polled every 10 ms with the child's pid).
+class Child {
+public:
+    Child(const std::vector<std::string>& args, const fs::path& dir, rlim_t address_space = 0)
+        : err_path_(dir / "stderr.txt") {
+        std::vector<std::string> argv_storage{cudaconv_binary()};
+        argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+        std::vector<char*> argv;
+        for (std::string& a : argv_storage) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        pid_ = fork();
+        REQUIRE(pid_ >= 0);
+        if (pid_ == 0) {  // only async-signal-safe calls until exec
+            const int err = open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            const int null = open("/dev/null", O_WRONLY);
+            if (chdir(dir.c_str()) != 0 || err < 0 || null < 0 || dup2(err, 2) < 0 ||
+                dup2(null, 1) < 0) {
+                _exit(127);
+            }
+            if (address_space != 0) {
+                const rlimit limit{address_space, address_space};
+                if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(127);
+            }
+            execv(argv[0], argv.data());
+            _exit(127);
+        }
+    }
+    Child(const Child&) = delete;
+    Child& operator=(const Child&) = delete;
+    ~Child() {
+        if (pid_ > 0 && !reaped_) {
+            kill(pid_, SIGKILL);
+            waitpid(pid_, nullptr, 0);
+        }
+    }
+
+    pid_t pid() const { return pid_; }
+    bool running() const {
+        siginfo_t info{};
+        return waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+               info.si_pid == 0;
+    }
+
+    // Waits (2 minutes at most) for the child to end.
+    Measured wait(Clock::time_point signalled = {}) {
+        const auto deadline = Clock::now() + std::chrono::minutes(2);
+        int status = 0;
+        rusage usage{};
+        while (wait4(pid_, &status, WNOHANG, &usage) == 0) {
+            REQUIRE(Clock::now() < deadline);
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        reaped_ = true;
+        Measured m;
+        if (signalled != Clock::time_point{}) {
+            m.signal_to_exit_s = std::chrono::duration<double>(Clock::now() - signalled).count();
+        }
+        m.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        m.err = read_bytes(err_path_);
+        m.cpu_s = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                  static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+        m.peak_rss_kb = usage.ru_maxrss;
+        return m;
+    }
+
+private:
+    fs::path err_path_;
+    pid_t pid_ = -1;
+    bool reaped_ = false;
+};
+
+Measured run_measured(const std::vector<std::string>& args, const fs::path& dir,
+                      rlim_t address_space = 0) {
+    Child child(args, dir, address_space);
+    return child.wait();
+}
+
+// cudaconv's own resident memory at start is about 70 MB (its libraries);
+// these inputs must be refused before anything image-sized is made.
+constexpr long kLowPeakKb = 200 * 1024;
+// Start-up alone takes 0.2-0.3 s of CPU here; a refusal adds next to none.
+constexpr double kQuickCpuS = 1.0;
+
+// A real JPEG whose frame header claims another size.
+std::string jpeg_claiming(std::uint16_t width, std::uint16_t height) {
+    std::vector<std::uint8_t> bytes;
+    REQUIRE(cv::imencode(".jpg", cv::Mat(64, 64, CV_8UC3, cv::Scalar(10, 20, 30)), bytes));
+    for (std::size_t i = 0; i + 8 < bytes.size(); ++i) {
+        if (bytes[i] == 0xFF && bytes[i + 1] == 0xC0) {  // SOF0: length, precision, height, width
+            bytes[i + 5] = static_cast<std::uint8_t>(height >> 8);
+            bytes[i + 6] = static_cast<std::uint8_t>(height);
+            bytes[i + 7] = static_cast<std::uint8_t>(width >> 8);
+            bytes[i + 8] = static_cast<std::uint8_t>(width);
+            return std::string(bytes.begin(), bytes.end());
+        }
+    }
+    FAIL("no SOF0 in OpenCV's JPEG");
+    return {};
+}
+
+void check_quick_and_small(const Measured& m) {
+    CHECK(m.cpu_s < kQuickCpuS);
+    CHECK(m.peak_rss_kb < kLowPeakKb);
+}
+
+// One line naming the input, never an allocator's words.
+void check_one_clean_line(const Measured& m) {
+    CHECK(std::count(m.err.begin(), m.err.end(), '\n') == 1);
+    CHECK_THAT(m.err, !Contains("bad_alloc") && !Contains("alloc.cpp") && !Contains("OpenCV("));
+}
+
+}  // namespace
+
+TEST_CASE("hostile: a PNG whose data inflates far past its size fails at once",
+          "[cli][hostile]") {
+    TempDir dir;
+    // 100x100 pixels and 2 GB of zeros after them, in a 2 MB file: OpenCV's
+    // reader inflated them all (4 s) and kept the image.
+    write_file(dir / "bomb.png", black_png(100, 100, 0, 8, std::uint64_t{2} << 30, 65536));
+    const Measured m = run_measured({"bomb.png", "-f", "edge", "-o", "out.png"}, dir.path());
+    INFO(m.err);
+    CHECK(m.exit_code == 1);
+    CHECK_THAT(m.err, Contains("bomb.png: truncated or corrupt PNG data (more image data than its "
+                               "100x100 pixels)"));
+    check_quick_and_small(m);
+    CHECK_FALSE(fs::exists(dir / "out.png"));
+}
+
+TEST_CASE("hostile: files claiming huge images are refused before any allocation",
+          "[cli][hostile]") {
+    TempDir dir;
+    // A PNG of a few dozen bytes claiming 46340x46340 gray, a 1 KB JPEG
+    // claiming 32768x32767: too little data for the size, found before
+    // decoding (and before the CPU variant's output, made from the header,
+    // took 2 and 3 GB).
+    const std::string tiny_png = black_png(46340, 46340, 0);
+    write_file(dir / "tiny.png", tiny_png.substr(0, 33) + png_chunk("IDAT", zeros_zlib(64)) +
+                                     png_chunk("IEND", ""));
+    write_file(dir / "tiny.jpg", jpeg_claiming(32768, 32767));
+    // An 8.3 MB PNG of 32768x32767 16-bit RGBA whose data holds its rows:
+    // plausible, but past --max-pixels.
+    write_file(dir / "big.png", black_png(32768, 32767, 6, 16));
+    // A 64-byte RLE BMP claiming 30000x30000: RLE may end a bitmap at once,
+    // so only --max-pixels stands in its way.
+    std::string bmp = "BM";
+    const auto le32 = [&bmp](std::uint32_t v) {
+        for (int shift = 0; shift < 32; shift += 8) bmp += static_cast<char>(v >> shift);
+    };
+    for (const std::uint32_t v : {0u, 0u, 62u, 40u, 30000u, static_cast<std::uint32_t>(-30000)}) {
+        le32(v);  // file size, reserved, pixels' offset, header size, width, height (top-down)
+    }
+    for (const std::uint32_t v : {0x00080001u, 1u, 0u, 0u, 0u, 2u, 0u, 0u, 0u}) {
+        le32(v);  // 1 plane of 8 bits, BI_RLE8, ..., 2 colours; the palette (black, black)
+    }
+    bmp += {0, 1};  // end of bitmap
+    write_file(dir / "tiny.bmp", bmp);
+
+    const std::vector<std::pair<std::string, std::string>> refusals = {
+        {"tiny.png", "tiny.png: truncated PNG: its 12 bytes of image data cannot hold 46340x46340 "
+                     "pixels (at least 2080853 bytes)"},
+        {"tiny.jpg", "tiny.jpg: truncated JPEG: its "},
+        {"big.png", "big.png: 32768x32767 pixels is more than --max-pixels 268435456 (raise it, "
+                    "or 0 for no limit)"},
+        {"tiny.bmp", "tiny.bmp: 30000x30000 pixels is more than --max-pixels 268435456"},
+    };
+    for (const auto& [input, message] : refusals) {
+        for (const char* kernel : {"cpu", "auto"}) {
+            const Measured m =
+                run_measured({input, "-f", "edge", "-k", kernel, "-o", "out.png"}, dir.path());
+            INFO(input << " -k " << kernel << ": " << m.err);
+            CHECK(m.exit_code == 1);
+            CHECK_THAT(m.err, Contains(message));
+            check_quick_and_small(m);
+            check_one_clean_line(m);
+        }
+    }
+    CHECK_FALSE(fs::exists(dir / "out.png"));
+}
+
+TEST_CASE("hostile: --max-pixels refuses larger inputs, and the batch goes on",
+          "[cli][hostile]") {
+    TempDir dir;
+    fs::copy_file(sample("camera.png"), dir / "camera.png");    // 512x512
+    fs::copy_file(sample("chelsea.png"), dir / "chelsea.png");  // 451x300
+    CommandResult r = run_cudaconv({"camera.png", "chelsea.png", "-f", "edge", "-o", "out/",
+                                    "--max-pixels", "200000"},
+                                   dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Contains("camera.png: 512x512 pixels is more than --max-pixels 200000 "
+                               "(raise it, or 0 for no limit)"));
+    CHECK_THAT(r.err, Contains("done 1, skipped 0, failed 1 of 2 images"));
+    CHECK(fs::exists(dir / "out" / "chelsea.png"));
+    CHECK_FALSE(fs::exists(dir / "out" / "camera.png"));
+
+    // 0: no limit.
+    r = run_cudaconv({"camera.png", "-f", "edge", "-o", "zero.png", "--max-pixels", "0"},
+                     dir.path());
+    CHECK(r.exit_code == 0);
+    CHECK(fs::exists(dir / "zero.png"));
+    r = run_cudaconv({"camera.png", "-f", "edge", "-o", "x.png", "--max-pixels", "-5"},
+                     dir.path());
+    CHECK(r.exit_code == 2);
+
+    // compare decodes too, under the same option.
+    r = run_cudaconv({"compare", "camera.png", "camera.png", "--max-pixels", "1000"}, dir.path());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.out + r.err, Contains("camera.png: 512x512 pixels is more than --max-pixels 1000"));
+    r = run_cudaconv({"compare", "camera.png", "camera.png", "--max-pixels", "262144"},
+                     dir.path());
+    CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("hostile: under a memory limit a large image is refused with the memory it needs",
+          "[cli][hostile]") {
+    TempDir dir;
+    // 16000x16000 RGB, 768 MB decoded, in a 750 KB file: the decoded image,
+    // the output and the encoder's copies need 3.1 GB; the process may have
+    // 2 GB of address space, part of it taken by its libraries and threads.
+    write_file(dir / "big.png", black_png(16000, 16000, 2));
+    const Measured m = run_measured({"big.png", "-f", "edge", "-k", "cpu", "-j", "1", "-o",
+                                     "out.png"},
+                                    dir.path(), rlim_t{2} << 30);
+    INFO(m.err);
+    CHECK(m.exit_code == 1);
+    CHECK_THAT(m.err, Contains("big.png: 16000x16000 RGB needs about 3.1 GB, ") &&
+                          Contains(" available"));
+    check_quick_and_small(m);
+    check_one_clean_line(m);
+    CHECK_FALSE(fs::exists(dir / "out.png"));
+}
+
+TEST_CASE("hostile: SIGTERM ends a long PNG decode within a second, writing nothing",
+          "[cli][hostile][signal]") {
+    TempDir dir;
+    // One column of 100 million rows: a 200 KB file that takes seconds to
+    // decode (libpng's work is by the row), 100 MB when decoded.
+    write_file(dir / "tall.png", black_png(1, 100'000'000, 0));
+    Child child({"tall.png", "-f", "none", "-o", "out.png"}, dir.path());
+    // Under way once the decoded rows take memory: past 40 MB more than the
+    // 70 MB of libraries.
+    const auto deadline = Clock::now() + std::chrono::seconds(30);
+    long rss_kb = 0;
+    while (child.running() && rss_kb < 110 * 1024 && Clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        const std::string statm = read_bytes("/proc/" + std::to_string(child.pid()) + "/statm");
+        const std::size_t space = statm.find(' ');
+        if (space != std::string::npos) rss_kb = std::stol(statm.substr(space + 1)) * 4;
+    }
+    REQUIRE(child.running());
+    const auto signalled = Clock::now();
+    REQUIRE(kill(child.pid(), SIGTERM) == 0);
+    const Measured m = child.wait(signalled);
+    INFO(m.err);
+    CHECK(m.exit_code == 143);
+    CHECK(m.signal_to_exit_s < 1.0);
+    CHECK_THAT(m.err, Contains("not done 1"));
+    CHECK(dir.entries() == std::vector<std::string>{"stderr.txt", "tall.png"});
+}
+
+}  // namespace cudaconv::test
