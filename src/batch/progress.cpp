@@ -12,6 +12,7 @@
 
 #include "batch/interrupt.hpp"
 #include "core/errors.hpp"
+#include "core/json_text.hpp"
 #include "io/image_io.hpp"
 
 namespace cudaconv {
@@ -167,7 +168,7 @@ BatchSummary BatchProgress::finish(int signal_number) {
 void BatchProgress::emit_json(const nlohmann::json& line) {
     if (options_.json == nullptr || json_failed_) return;
     try {
-        options_.json->write_line(line.dump());
+        options_.json->write_line(json_text(line));
     } catch (const WorkError& e) {
         json_failed_ = true;
         clear_bar();

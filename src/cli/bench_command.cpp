@@ -10,6 +10,7 @@
 #include "bench/report.hpp"
 #include "bench/runner.hpp"
 #include "core/errors.hpp"
+#include "core/json_text.hpp"
 #include "io/image_io.hpp"
 
 namespace cudaconv {
@@ -127,7 +128,7 @@ int run_bench_command(const BenchOptions& o) {
     print_bench_tables(report_on_stdout ? stderr : stdout, report);
     std::fflush(report_on_stdout ? stderr : stdout);
     if (!o.csv_path.empty()) write_text(o.csv_path, bench_csv(report));
-    if (!o.json_path.empty()) write_text(o.json_path, bench_json(report).dump(2) + "\n");
+    if (!o.json_path.empty()) write_text(o.json_path, json_text(bench_json(report), 2) + "\n");
     return report.any_failure() ? kExitWorkFailed : kExitOk;
 }
 

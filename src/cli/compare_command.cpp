@@ -19,6 +19,7 @@
 #include "cli/output_path.hpp"
 #include "compare/folder_match.hpp"
 #include "core/errors.hpp"
+#include "core/json_text.hpp"
 #include "core/printable.hpp"
 #include "io/image_io.hpp"
 
@@ -293,7 +294,7 @@ int compare_single(const CompareOptions& o, const Plan& plan) {
     if (r.status == Status::error) {
         // The one-line error on stderr, as for every other command.
         spdlog::error("{}", r.problem);
-        if (o.json) fmt::print("{}\n", to_json(r).dump());
+        if (o.json) fmt::print("{}\n", json_text(to_json(r)));
         return kExitUsage;
     }
     if (o.json) {
@@ -301,7 +302,7 @@ int compare_single(const CompareOptions& o, const Plan& plan) {
         j["a"] = o.a;
         j["b"] = o.b;
         j.erase("path");
-        fmt::print("{}\n", j.dump());
+        fmt::print("{}\n", json_text(j));
     } else {
         print_text(r, false);
     }
@@ -358,12 +359,11 @@ int compare_folders(const CompareOptions& o, const Plan& plan) {
                                {"missing", counts[2]},
                                {"extra", counts[3]},
                                {"error", counts[4]}};
-        fmt::print("{}\n", nlohmann::json{{"a", o.a},
-                                          {"b", o.b},
-                                          {"files", files},
-                                          {"summary", summary},
-                                          {"ok", code == kExitOk}}
-                               .dump());
+        fmt::print("{}\n", json_text({{"a", o.a},
+                                        {"b", o.b},
+                                        {"files", files},
+                                        {"summary", summary},
+                                        {"ok", code == kExitOk}}));
     } else {
         fmt::print("{}: {} compared, {} ok, {} outside limits, {} missing, {} extra{}, {} errors\n",
                    code == kExitOk ? "ok" : "FAIL", match.both.size(), counts[0], counts[1],

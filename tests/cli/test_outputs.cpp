@@ -298,6 +298,27 @@ TEST_CASE("json: a line that cannot be written is one error and exit 1; the imag
     }
 }
 
+TEST_CASE("json: a path that is not UTF-8 is written as U+FFFD, never a crash", "[cli][outputs]") {
+    TempDir dir;
+    const std::string name = "bad\xff" "name.png";  // a byte no UTF-8 text holds
+    copy_sample("camera.png", dir / name);
+    const std::string replacement = "\xef\xbf\xbd";  // U+FFFD in UTF-8
+
+    const auto batch = run_cudaconv({name, "-f", "edge", "-o", "out/", "--json", "-"}, dir.path());
+    INFO(batch.err);
+    CHECK(batch.exit_code == 0);
+    const std::vector<std::string> lines = lines_of(batch.out);
+    REQUIRE(lines.size() == 2);  // the image's line and the summary
+    const auto line = nlohmann::json::parse(lines.front());
+    CHECK(line.at("input").get<std::string>() == "bad" + replacement + "name.png");
+
+    const auto compare =
+        run_cudaconv({"compare", name, sample("camera.png"), "--json"}, dir.path());
+    INFO(compare.err);
+    CHECK(compare.exit_code == 0);
+    CHECK_NOTHROW(nlohmann::json::parse(lines_of(compare.out).front()));
+}
+
 TEST_CASE("templates: an empty {dir} is the output root, never /", "[cli][outputs]") {
     TempDir dir;
     // Names of this test's own, so that a cudaconv that wrongly writes to /
