@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "core/printable.hpp"
+
 namespace cudaconv {
 
 FilterStats filter_stats(const ImageReport& r) {
@@ -35,9 +37,10 @@ void print_timings(std::FILE* stream, const ImageReport& r) {
         if (applies) fmt::print(stream, "  {:<9}{:>10.3f} ms\n", name, ms);
         else fmt::print(stream, "  {:<9}{:>10} \n", name, "-");
     };
-    fmt::print(stream, "{} -> {}: {}x{} {}ch {} -> {}, {} {}x{}, {}\n", r.input, r.output,
-               r.width, r.height, r.channels, depth_name(r.in_depth), depth_name(r.out_depth),
-               r.filter, r.filter_width, r.filter_height, r.variant);
+    fmt::print(stream, "{} -> {}: {}x{} {}ch {} -> {}, {} {}x{}, {}\n", printable(r.input),
+               printable(r.output), r.width, r.height, r.channels, depth_name(r.in_depth),
+               depth_name(r.out_depth), printable_spec(r.filter), r.filter_width,
+               r.filter_height, r.variant);
     stage("decode", r.decode_ms, true);
     stage("upload", r.run.upload_ms, on_gpu);
     fmt::print(stream, "  {:<9}{:>10.3f} ms", "filter", s.median_ms);

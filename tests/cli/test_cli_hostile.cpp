@@ -250,6 +250,17 @@ TEST_CASE("specs and paths are echoed escaped, on one line", "[cli][limits]") {
     }
 }
 
+TEST_CASE("timings: paths are printed escaped on stdout too", "[cli][limits]") {
+    TempDir dir;
+    const std::string name = "in\x1b[2J\r.png";
+    fs::copy_file(sample("camera.png"), dir / name);
+    const auto r = run_cudaconv({name, "-f", "edge", "-o", "o.png", "--timings"}, dir.path());
+    INFO(r.out);
+    CHECK(r.exit_code == 0);
+    CHECK_FALSE(has_terminal_codes(r.out));
+    CHECK_THAT(r.out, Catch::StartsWith("in\\x1b[2J\\x0d.png -> o.png: 512x512"));
+}
+
 TEST_CASE("a 300-character unknown spec is echoed shortened", "[cli][limits]") {
     TempDir dir;
     const std::string spec(300, 'q');
