@@ -41,33 +41,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | tee -a "
 "$cudaconv" --version 2>&1 | tee -a "$log"
 
 # 1. Inputs, and the 31x31 filter.
-python3 - "$work" "$images" "$pool" .carry/rocket-4000x3000.jpg <<'PY'
-import os, sys
-from multiprocessing import Pool
-import cv2, numpy as np
-work, count, pool, source = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-os.makedirs(f"{work}/in", exist_ok=True)
-base = cv2.imread(source, cv2.IMREAD_COLOR)
-assert base is not None and base.shape[:2] == (3000, 4000), base.shape
-def make(i):
-    img = np.roll(base, (i * 7) % 3000, axis=0)            # shift
-    img = np.roll(img, (i * 13) % 4000, axis=1)
-    img = cv2.convertScaleAbs(img, alpha=1.0, beta=(i % 21) - 10)  # brightness
-    k = i % 5                                               # crop a margin, scale back
-    if k:
-        img = cv2.resize(img[k * 8:3000 - k * 8, k * 10:4000 - k * 10], (4000, 3000),
-                         interpolation=cv2.INTER_LINEAR)
-    cv2.imwrite(f"{work}/in/img{i:03d}.jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])
-with Pool(pool) as p:
-    p.map(make, range(count))
-rng = np.random.default_rng(31)
-taps = rng.random((31, 31))
-taps /= taps.sum()
-with open(f"{work}/dense31.txt", "w") as f:
-    f.write("# 31x31 dense, seeded, positive, sum 1 (batch-bench.sh)\n")
-    for row in taps:
-        f.write(" ".join(f"{v:.9g}" for v in row) + "\n")
-PY
+python3 scripts/gpu/make-batch-inputs.py "$work" "$images" "$pool" .carry/rocket-4000x3000.jpg
 say "inputs: $(ls "$work/in" | wc -l) JPEGs of 4000x3000, $(du -sh "$work/in" | cut -f1)"
 
 # Runs a command, timing it and its peak RSS; appends "name wall_s rss_mb".
