@@ -1,24 +1,34 @@
-set(CUDACONV_KERNEL_SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/device_info.cu
-  ${CMAKE_CURRENT_LIST_DIR}/cuda_backend.cu
-  ${CMAKE_CURRENT_LIST_DIR}/copy_bandwidth.cu
-  ${CMAKE_CURRENT_LIST_DIR}/stream_hold.cu
-  ${CMAKE_CURRENT_LIST_DIR}/png_deflate.cu
-  ${CMAKE_CURRENT_LIST_DIR}/naive.cu
-  ${CMAKE_CURRENT_LIST_DIR}/cmem.cu
-  ${CMAKE_CURRENT_LIST_DIR}/smem.cu
-  ${CMAKE_CURRENT_LIST_DIR}/smem_cached.cu
-  ${CMAKE_CURRENT_LIST_DIR}/unrolled.cu
-  ${CMAKE_CURRENT_LIST_DIR}/separable.cu
-  ${CMAKE_CURRENT_LIST_DIR}/fft_sizes.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/fft.cu
-  ${CMAKE_CURRENT_LIST_DIR}/cudnn_loader.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/cudnn.cu
-  ${CMAKE_CURRENT_LIST_DIR}/fast.cu
-  ${CMAKE_CURRENT_LIST_DIR}/fast_strips.cu
-  ${CMAKE_CURRENT_LIST_DIR}/fast_registers.cu
-  ${CMAKE_CURRENT_LIST_DIR}/fast_registers_u8.cu
-  ${CMAKE_CURRENT_LIST_DIR}/dense_mma.cu
-  ${CMAKE_CURRENT_LIST_DIR}/fast_separable.cu
-  ${CMAKE_CURRENT_LIST_DIR}/separable_mma.cu
-)
+if(CUDACONV_WITH_CUDA)
+  set(CUDACONV_KERNEL_SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/cuda_host.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/device_info.cu
+    ${CMAKE_CURRENT_LIST_DIR}/cuda_backend.cu
+    ${CMAKE_CURRENT_LIST_DIR}/copy_bandwidth.cu
+    ${CMAKE_CURRENT_LIST_DIR}/stream_hold.cu
+    ${CMAKE_CURRENT_LIST_DIR}/png_deflate.cu
+    ${CMAKE_CURRENT_LIST_DIR}/naive.cu
+    ${CMAKE_CURRENT_LIST_DIR}/cmem.cu
+    ${CMAKE_CURRENT_LIST_DIR}/smem.cu
+    ${CMAKE_CURRENT_LIST_DIR}/smem_cached.cu
+    ${CMAKE_CURRENT_LIST_DIR}/unrolled.cu
+    ${CMAKE_CURRENT_LIST_DIR}/separable.cu
+    ${CMAKE_CURRENT_LIST_DIR}/fft_sizes.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/fft.cu
+    ${CMAKE_CURRENT_LIST_DIR}/cudnn_loader.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/cudnn.cu
+    ${CMAKE_CURRENT_LIST_DIR}/fast.cu
+    ${CMAKE_CURRENT_LIST_DIR}/fast_strips.cu
+    ${CMAKE_CURRENT_LIST_DIR}/fast_registers.cu
+    ${CMAKE_CURRENT_LIST_DIR}/fast_registers_u8.cu
+    ${CMAKE_CURRENT_LIST_DIR}/dense_mma.cu
+    ${CMAKE_CURRENT_LIST_DIR}/fast_separable.cu
+    ${CMAKE_CURRENT_LIST_DIR}/separable_mma.cu
+  )
+else()
+  # Without the toolkit: the fft variant's host arithmetic (bench's
+  # tolerances use it), and one stand-in for everything else src/ calls here.
+  set(CUDACONV_KERNEL_SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/fft_sizes.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/no_cuda.cpp
+  )
+endif()

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds the release binary and filters a sample
-# image with -k auto (the CPU for this small image, which it finishes before
-# CUDA could start; larger jobs go to a CUDA variant when there is a GPU).
+# Installs what is missing, builds the release binary (with the CUDA
+# variants where the CUDA toolkit is installed, else the CPU ones only) and
+# filters a sample image with -k auto (the CPU for this small image, which it
+# finishes before CUDA could start; larger jobs go to a CUDA variant when
+# there is a GPU).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh

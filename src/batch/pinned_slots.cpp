@@ -1,9 +1,9 @@
 #include "batch/pinned_slots.hpp"
 
-#include <cuda_runtime.h>
-
 #include <chrono>
 #include <utility>
+
+#include "kernels/cuda_host.hpp"
 
 namespace cudaconv {
 
@@ -11,7 +11,7 @@ PinnedSlots::PinnedSlots(int count) : slots_(static_cast<std::size_t>(count > 0 
 
 PinnedSlots::~PinnedSlots() {
     for (Slot& s : slots_) {
-        if (s.data != nullptr) cudaFreeHost(s.data);
+        free_pinned(s.data);
     }
 }
 
@@ -58,12 +58,10 @@ PinnedSlots::Lease PinnedSlots::acquire(std::size_t bytes, const std::function<b
     // takes about 30 ms for 36 MB).
     Slot& s = slots_[static_cast<std::size_t>(slot)];
     if (s.bytes < bytes) {
-        if (s.data != nullptr) cudaFreeHost(s.data);
-        s.data = nullptr;
+        free_pinned(s.data);
         s.bytes = 0;
-        if (cudaHostAlloc(&s.data, bytes, cudaHostAllocPortable) != cudaSuccess) {
-            cudaGetLastError();  // not sticky: the image stays in ordinary memory
-            s.data = nullptr;
+        s.data = alloc_pinned(bytes);
+        if (s.data == nullptr) {  // the image stays in ordinary memory
             give_back(slot);
             return {};
         }

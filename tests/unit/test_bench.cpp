@@ -1,5 +1,5 @@
 // `cudaconv bench`'s parts without the binary: option lists, random
-// filters, verification, tolerances, rotation, and run_bench itself with
+// filters, verification, tolerances, and run_bench itself with
 // cpu-ref and deliberately broken variants. No GPU needed.
 #include <catch2/catch.hpp>
 
@@ -25,7 +25,6 @@
 #include "filters/spec.hpp"
 #include "io/image_io.hpp"
 #include "kernels/copy_bandwidth.hpp"
-#include "kernels/cuda_backend.hpp"
 #include "kernels/device_info.hpp"
 #include "kernels/fft_sizes.hpp"
 
@@ -265,18 +264,6 @@ TEST_CASE("the oracle is the reference while it takes seconds", "[bench]") {
     } else {
         CHECK(large.backend->name() == kOracleName);
     }
-}
-
-TEST_CASE("rotation copies span the bytes asked for, within the caps", "[bench]") {
-    CHECK(rotation_copies(0, 1000, 1 << 30) == 1);  // off: the old behaviour
-    CHECK(rotation_copies(100, 1000, 1 << 30) == 1);
-    CHECK(rotation_copies(1000, 1000, 1 << 30) == 1);
-    CHECK(rotation_copies(1001, 1000, 1 << 30) == 2);
-    CHECK(rotation_copies(100'000'000, 72'000'000, 1 << 30) == 2);  // 4000x3000 RGB u8, H100
-    CHECK(rotation_copies(std::size_t{1} << 40, 1000, std::size_t{1} << 40) ==
-          kMaxRotationCopies);
-    CHECK(rotation_copies(10'000, 1000, 3500) == 4);  // 3 extra copies fit
-    CHECK(rotation_copies(10'000, 1000, 0) == 1);
 }
 
 TEST_CASE("run_bench times, verifies and refuses, row by row", "[bench]") {

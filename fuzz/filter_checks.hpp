@@ -1,0 +1,29 @@
+#pragma once
+// What the filter targets (filter_spec, filter_plain, filter_mat) hold an
+// accepted filter to.
+#include <cmath>
+#include <cstddef>
+
+#include "checks.hpp"
+#include "filters/filter.hpp"
+#include "filters/spec.hpp"
+
+namespace cudaconv::fuzz {
+
+// A parsed filter is one the variants can take: a size within the limits
+// (SPEC.md, "absurd sizes"), one tap per cell, every number finite ("NaN/Inf"
+// are errors, so none may come out of arithmetic on accepted numbers either).
+inline void check_filter(const Filter& f) {
+    FUZZ_CHECK(f.width >= 1 && f.height >= 1, "%dx%d", f.width, f.height);
+    FUZZ_CHECK(f.width <= kMaxFilterSide && f.height <= kMaxFilterSide, "%dx%d", f.width,
+               f.height);
+    FUZZ_CHECK(static_cast<long>(f.width) * f.height <= kMaxFilterTaps, "%dx%d", f.width, f.height);
+    FUZZ_CHECK(f.taps.size() == static_cast<std::size_t>(f.width) * f.height, "%zu taps for %dx%d",
+               f.taps.size(), f.width, f.height);
+    for (std::size_t i = 0; i < f.taps.size(); ++i) {
+        FUZZ_CHECK(std::isfinite(f.taps[i]), "tap %zu is %g", i, f.taps[i]);
+    }
+    FUZZ_CHECK(std::isfinite(f.delta), "delta %g", f.delta);
+}
+
+}  // namespace cudaconv::fuzz

@@ -1,0 +1,21 @@
+#pragma once
+// The CUDA runtime calls made outside the variants: page-locked host memory
+// for a batch's uploads (src/batch/pinned_slots.cpp) and the device's
+// context made ahead of the first run (src/batch/cuda_warmup.cpp). Here, so
+// that src/ reaches CUDA only through kernels/, which a build without the
+// CUDA toolkit replaces with kernels/no_cuda.cpp.
+#include <cstddef>
+
+namespace cudaconv {
+
+// `bytes` of page-locked host memory usable from every context, or nullptr
+// where CUDA cannot lock it (the caller then keeps ordinary memory).
+void* alloc_pinned(std::size_t bytes);
+void free_pinned(void* data);
+
+// Makes the device's primary context, with threads that wait for it
+// sleeping rather than spinning. Best effort: a failure is cleared, and the
+// variant's own run reports it.
+void make_device_context(int device);
+
+}  // namespace cudaconv
