@@ -251,7 +251,9 @@ TEST_CASE("a stop signal during a write lets it finish and leaves no temporary f
 }
 
 // The others end at once: the temporary file removed, then the signal's
-// own action (the faults' too, sent here as kill sends them).
+// own action (the faults' too, sent here as kill sends them). The writing
+// thread may win the race against the handler after SIGCONT and finish its
+// rename first; then the finished image is there, whole.
 TEST_CASE("a signal that ends the process during a write leaves no temporary file",
           "[cli][signal]") {
     const int number = GENERATE(SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
@@ -263,7 +265,9 @@ TEST_CASE("a signal that ends the process during a write leaves no temporary fil
     INFO(run.err);
     REQUIRE(WIFSIGNALED(run.status));
     CHECK(WTERMSIG(run.status) == number);
-    CHECK(entries(run.out).empty());
+    const std::vector<std::string> left = entries(run.out);
+    CHECK((left.empty() || left == std::vector<std::string>{"big.ppm"}));
+    if (!left.empty()) CHECK(decodes(run.out / "big.ppm"));
 }
 
 // nohup: a signal ignored when cudaconv starts stays ignored.
