@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -195,7 +196,14 @@ Filter parse_libvips_lines(FilterLines& lines, const std::string& name) {
                               row_count_problem(row.size(), static_cast<std::size_t>(f.width)) +
                               " (the header says " + std::to_string(f.width) + " columns)");
         }
-        for (double v : row) f.taps.push_back(v / scale);
+        for (std::size_t x = 0; x < row.size(); ++x) {
+            const double tap = row[x] / scale;  // a tiny scale can overflow a finite number
+            if (!std::isfinite(tap)) {
+                throw FilterError(where(name, line) + ": tap " + std::to_string(x + 1) +
+                                  " divided by the scale is not a finite number");
+            }
+            f.taps.push_back(tap);
+        }
         ++rows;
     }
     if (rows < f.height) {

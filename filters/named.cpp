@@ -144,6 +144,7 @@ Filter build_gaussian(const SpecArgs& a) {
             a.fail("sigma " + printable_spec(first) + " needs a filter wider than " +
                    std::to_string(kMaxFilterSide) + " taps (the largest allowed)");
         }
+        check_filter_size(static_cast<long long>(n), static_cast<long long>(n), a.where());
         return gaussian_filter(static_cast<int>(n), sigma);
     }
     const int n = a.odd_side(first);

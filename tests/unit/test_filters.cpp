@@ -532,6 +532,9 @@ TEST_CASE("bad filter files name the file, the line and the problem", "[filters]
         {"float.mat", "3.0 3\n", {":1: header must be", "width \"3.0\" is not an integer"}},
         {"zero.mat", "0 3\n", {":1: header must be", "width must be at least 1, got 0"}},
         {"scale0.mat", "1 1 0\n5\n", {":1: scale must not be 0"}},
+        {"tinyscale.mat",
+         "2 2 1e-300\n1 1\n1e10 1\n",
+         {":3: tap 1 divided by the scale is not a finite number"}},
         {"scale.mat", "1 1 abc\n5\n", {":1: header must be", "scale \"abc\" is not a number"}},
         {"offset.mat",
          "1 1 1 nan\n5\n",
@@ -600,7 +603,8 @@ TEST_CASE("1025 taps a side are allowed; 1025x1025 is refused for its tap count"
     for (int i = 1; i < 1025; ++i) row += ",1";
     CHECK(parse_filter_spec(row).taps.size() == 1025u);
     CHECK(parse_filter_spec("box:1025x1").width == 1025);
-    for (const std::string spec : {"1025x1025:1", "box:1025", "gaussian:1025"}) {
+    for (const std::string spec :
+         {"1025x1025:1", "box:1025", "gaussian:1025", "gaussian:sigma=170.5"}) {
         INFO("spec: " << spec);
         const std::string message = error_of(spec);
         CHECK_THAT(message, Catch::Contains("a 1025x1025 filter is too large (1050625 taps; at "
