@@ -1,6 +1,7 @@
 // Fuzz target: detail::probe_image (src/io/format_probe.hpp), the look at
-// an image's first bytes before OpenCV decodes it: the JPEG segment walk,
-// the PNG chunk walk and the TIFF directory read, on any bytes. It reads
+// an image's first bytes before it is decoded: the JPEG segment walk, the
+// PNG chunk walk, the TIFF directory read and every other format's header
+// size, on any bytes. It reads
 // nothing outside the buffer (AddressSanitizer sees to that: libFuzzer's
 // buffer is exactly the input's size) and tells only what it can hold.
 #include <cstddef>
@@ -19,13 +20,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                "%d channels", probe.channels);
     FUZZ_CHECK(probe.sample_bytes >= 0 && probe.sample_bytes <= 2, "%d bytes a sample",
                probe.sample_bytes);
-    // The header it told is what a walk found, so only a walked format has one.
-    const bool walked = probe.format == ImageFormat::jpeg || probe.format == ImageFormat::png ||
-                        probe.format == ImageFormat::tiff;
-    FUZZ_CHECK(walked || (probe.width == 0 && probe.height == 0 && probe.problem.empty()),
-               "%s told %lldx%lld, problem \"%s\"", cudaconv::detail::format_name(probe.format),
-               static_cast<long long>(probe.width), static_cast<long long>(probe.height),
-               probe.problem.c_str());
+    // At most 4 channels of 64-bit samples.
+    FUZZ_CHECK(probe.pixel_bytes >= 0 && probe.pixel_bytes <= 32, "%d bytes a pixel",
+               probe.pixel_bytes);
+    // A size is told with what its pixels take, and only for a format known.
+    if (probe.width > 0 && probe.height > 0) {
+        FUZZ_CHECK(probe.format != ImageFormat::unknown, "an unknown format told %lldx%lld",
+                   static_cast<long long>(probe.width), static_cast<long long>(probe.height));
+        FUZZ_CHECK(probe.pixel_bytes > 0, "%s told %lldx%lld without its pixel size",
+                   cudaconv::detail::format_name(probe.format),
+                   static_cast<long long>(probe.width), static_cast<long long>(probe.height));
+    }
+    if (probe.format == ImageFormat::unknown) {
+        FUZZ_CHECK(probe.problem.empty(), "an unknown format with a problem: %s",
+                   probe.problem.c_str());
+    }
     if (!probe.problem.empty()) cudaconv::fuzz::check_message(probe.problem);
     return 0;
 }

@@ -252,9 +252,13 @@ public:
         const std::size_t entries = u16(ifd);
         std::uint32_t channels = 1, bits = 1, sample_format = 1;  // the TIFF defaults
         std::uint32_t photometric = 0;
+        bool whole = true;  // false: the directory ends past the file's end
         for (std::size_t i = 0; i < entries; ++i) {
             const std::size_t entry = ifd + 2 + 12 * i;
-            if (entry + 12 > b_.size) return;
+            if (entry + 12 > b_.size) {
+                whole = false;
+                break;
+            }
             const std::uint32_t tag = u16(entry);
             if (tag == 256) probe.width = first_value(entry);
             if (tag == 257) probe.height = first_value(entry);
@@ -263,12 +267,13 @@ public:
             if (tag == 277) channels = first_value(entry);
             if (tag == 339) sample_format = first_value(entry);
         }
-        probe.problem = tiff_problem(channels, bits, sample_format);
+        if (whole) probe.problem = tiff_problem(channels, bits, sample_format);
         // Up to 4 channels (OpenCV reads some layouts through libtiff's RGBA
-        // interface) of the samples' size; LogLuv's become float.
+        // interface) of the samples' size; LogLuv's become float. No decoder
+        // makes samples wider than 64 bits, whatever a forged header says.
         const bool log_luv = photometric == 32844 || photometric == 32845;
-        probe.pixel_bytes =
-            4 * (log_luv ? 4 : static_cast<int>(std::max<std::uint32_t>(1, (bits + 7) / 8)));
+        const std::uint32_t sample_bits = std::clamp<std::uint32_t>(bits, 1, 64);
+        probe.pixel_bytes = 4 * (log_luv ? 4 : static_cast<int>((sample_bits + 7) / 8));
     }
 
 private:

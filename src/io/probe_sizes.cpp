@@ -22,6 +22,7 @@ public:
     bool has(std::size_t at, std::size_t bytes) const { return at <= size_ && bytes <= size_ - at; }
     std::uint8_t byte(std::size_t at) const { return data_[at]; }
     std::uint32_t le16(std::size_t at) const { return data_[at] | std::uint32_t{data_[at + 1]} << 8; }
+    std::uint32_t le24(std::size_t at) const { return le16(at) | std::uint32_t{data_[at + 2]} << 16; }
     std::uint32_t le32(std::size_t at) const { return le16(at) | le16(at + 2) << 16; }
     std::uint32_t be32(std::size_t at) const {
         return std::uint32_t{data_[at]} << 24 | std::uint32_t{data_[at + 1]} << 16 |
@@ -152,7 +153,7 @@ void webp_size(const Reader& r, FormatProbe& probe) {
         const std::uint32_t bits = r.le32(21);
         set_size(probe, (bits & 0x3FFF) + 1, (bits >> 14 & 0x3FFF) + 1, 4);
     } else if (chunk == "VP8X") {
-        set_size(probe, (r.le32(24) & 0xFFFFFF) + 1, (r.le32(27) & 0xFFFFFF) + 1, 4);
+        set_size(probe, r.le24(24) + 1, r.le24(27) + 1, 4);  // bytes 24 to 29
     }
 }
 
