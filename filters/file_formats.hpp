@@ -1,5 +1,5 @@
 #pragma once
-// Filter files (SPEC.md, "Filter specs"): the libvips matrix format for
+// Filter files (docs/SPEC.md, "Filter specs"): the libvips matrix format for
 // *.mat, the plain text format for anything else. Messages name the file as
 // the user typed it, the line, and the problem: `k.txt:2: "abc" is not a
 // number`.

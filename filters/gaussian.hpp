@@ -13,7 +13,7 @@ namespace cudaconv {
 // 0.3((n-1)/2 - 1) + 0.8.
 double gaussian_sigma_for_size(int n);
 
-// OpenCV's (GaussianBlur on 8-bit images) size for a sigma, as SPEC.md
+// OpenCV's (GaussianBlur on 8-bit images) size for a sigma, as docs/SPEC.md
 // fixes it: round(6 sigma + 1) | 1, rounding half to even like cvRound.
 // Returns a double so a huge sigma can be range-checked before any cast.
 double gaussian_size_for_sigma(double sigma);

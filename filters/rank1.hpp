@@ -17,7 +17,7 @@ struct Rank1Filter {
 
 // Taps further than this share of the largest |tap| from column[j]*row[i]
 // make a filter "not rank 1". Far below what float accumulation or the
-// tolerance of SPEC.md can see, far above the rounding of a double outer
+// tolerance of docs/SPEC.md can see, far above the rounding of a double outer
 // product (gaussian, a normalised box).
 constexpr double kRank1RelativeTolerance = 1e-9;
 

@@ -121,7 +121,7 @@ Filter parse_filter_spec(const std::string& spec) {
         if (spec.size() == 1) throw FilterError("filter \"@\": a file name must follow '@'");
         return read_filter_file(spec.substr(1));
     }
-    // SPEC.md: "-f path when the path exists". A regular file wins over a
+    // docs/SPEC.md: "-f path when the path exists". A regular file wins over a
     // name; anything else that exists (a directory, a pipe such as
     // `-f <(gen_taps)`) is tried only when the spec is not a filter, so a
     // folder called `edge` cannot shadow the `edge` filter.

@@ -1,7 +1,7 @@
 #pragma once
 // Turns the -f spec into taps: a named filter (`edge`, `gaussian:5`, ...),
 // an inline matrix (`3x3:1,2,1,2,4,2,1,2,1`), or a filter file (`-f path`
-// when the path exists, or `-f @path`). See SPEC.md, "Filter specs".
+// when the path exists, or `-f @path`). See docs/SPEC.md, "Filter specs".
 #include <string>
 #include <vector>
 

@@ -11,8 +11,9 @@
 namespace cudaconv::fuzz {
 
 // A parsed filter is one the variants can take: a size within the limits
-// (SPEC.md, "absurd sizes"), one tap per cell, every number finite ("NaN/Inf"
-// are errors, so none may come out of arithmetic on accepted numbers either).
+// (docs/SPEC.md, "Arithmetic and rounding": 1025 a side, 2^20 in all), one
+// tap per cell, every number finite ("NaN/Inf" are errors, so none may come
+// out of arithmetic on accepted numbers either).
 inline void check_filter(const Filter& f) {
     FUZZ_CHECK(f.width >= 1 && f.height >= 1, "%dx%d", f.width, f.height);
     FUZZ_CHECK(f.width <= kMaxFilterSide && f.height <= kMaxFilterSide, "%dx%d", f.width,

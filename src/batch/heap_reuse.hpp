@@ -9,7 +9,7 @@
 // 12-megapixel JPEGs to PNG, two runs each): -f none 51-60 -> 69-75
 // images/s, -f edge 40-45 -> 49-55, a 31x31 filter 32-39 -> 42-46; the
 // process keeps its peak until it ends (3.1 GB for the edge batch, against
-// 2.3). docs/PERFORMANCE.md, 2026-11-23 (late).
+// 2.3). docs/PERFORMANCE.md, "Why the pipeline is built so".
 namespace cudaconv {
 
 // Call before any other thread starts. Returns whether the C library took

@@ -1,15 +1,15 @@
 #pragma once
 // Page-locked host buffers for decoded images on their way to the GPU. The
 // GPU thread bounds a GPU batch (about 10 ms an image, 200 12-megapixel
-// JPEGs to PNG, docs/PERFORMANCE.md 2026-11-25), and most of that is the
+// JPEGs to PNG, docs/PERFORMANCE.md "Batches"), and most of that is the
 // upload from ordinary memory, which the driver stages through buffers of
 // its own: 5.6-6.5 ms for 36 MB, against about 1.5 ms from page-locked
 // memory. So a thread of the pipeline copies each image bound for the GPU
 // into one of a few such slots before the GPU thread takes it.
 //
 // Few slots, made once and reused: locking 36 MB takes about 30 ms and holds
-// up every other CUDA call meanwhile (a pool of one buffer an image in flight
-// gained nothing on 2026-11-23 for that reason). A slot is leased from the
+// up every other CUDA call meanwhile, so a pool of one buffer an image in
+// flight gains nothing. A slot is leased from the
 // copy until the image's run on the GPU has ended.
 #include <condition_variable>
 #include <cstddef>

@@ -1,6 +1,6 @@
 #pragma once
 // How far a variant's output may be from the reference's and still be
-// right: SPEC.md "Arithmetic", as the GPU tests apply it
+// right: docs/SPEC.md "Tolerances", as the GPU tests apply it
 // (tests/support/variant_tolerance.cpp), product-side for `bench`.
 #include <string_view>
 
@@ -9,7 +9,7 @@
 namespace cudaconv {
 
 struct Tolerance {
-    double integer_levels = 1.0;   // SPEC.md: integer outputs within 1 level
+    double integer_levels = 1.0;   // docs/SPEC.md: integer outputs within 1 level
     double float_relative = 1e-5;  // of the largest |reference| sample
     double float_absolute = 0.0;   // allowed on top: the variant's own float32 bound
 };
@@ -17,7 +17,7 @@ struct Tolerance {
 // The variant's bound against the exact result. `fft`: the bound it
 // documents (kernels/fft_sizes.hpp fft_error_bound). Every other variant:
 // 1 level, or 1e-5 relative plus the float32 summation bound
-// n * 2^-24 * sum|taps| * max|input| * |scale| (n taps), since SPEC.md
+// n * 2^-24 * sum|taps| * max|input| * |scale| (n taps), since docs/SPEC.md
 // allows float32 accumulation and a sum that cancels (a filter summing
 // near 0 over a flat area) can keep less than 1e-5 of its result.
 Tolerance variant_tolerance(std::string_view variant, const Job& job);

@@ -30,7 +30,7 @@ struct ImageDiff {
     double psnr = 0.0;
     double peak = 0.0;
     // max_abs relative to the largest finite |B| (+inf when B is all zero
-    // and A is not): SPEC.md's tolerance for float outputs.
+    // and A is not): docs/SPEC.md's tolerance for float outputs.
     double max_rel = 0.0;
 
     // Pixels with a sample that differs by more than the pixel threshold.

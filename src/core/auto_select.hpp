@@ -13,10 +13,10 @@
 
 namespace cudaconv {
 
-// Fastest first, as measured on an H100 (docs/PERFORMANCE.md, 2026-11-23,
-// 4000x3000 images): fast for every filter up to 33x33 (ahead of fft there
-// since its tensor-core path, 2026-11-25 06:30: 31x31 gray f32 402 against
-// 560 us, RGB u8 932 against 1316), the
+// Fastest first, as measured on an H100 (docs/PERFORMANCE.md, "auto's
+// crossovers", 4000x3000 images): fast for every filter up to 33x33 (ahead
+// of fft there with its tensor-core path: 31x31 gray f32 402 against 560 us,
+// RGB u8 932 against 1316), the
 // rank-1 variants next, then the tutorial ladder in its measured order
 // (smem ahead of smem-cached: 961 against 7190 us on 15x15 f32). A CUDA
 // variant is considered only when a device is present; cpu-ref, the
@@ -29,12 +29,11 @@ constexpr std::array<std::string_view, 12> kAutoPreference{
 // kAutoPreference, reordered where the measurements say so for this job:
 //  - a rank-1 filter on a gray f32 image: fast-separable first from 9x9
 //    (Gaussians of 3, 7, 9 and 15: fast 47.3, 63.1, 108.3 and 210.7 us,
-//    fast-separable 67.5, 72.6, 75.8 and 83.4; H100, 2026-11-24 20:47 UTC).
-//    fast's strip path (3x3 to 7x7) moved the crossover from 7;
+//    fast-separable 67.5, 72.6, 75.8 and 83.4; H100);
 //  - a rank-1 filter on a u8 image of any channel count, whose constant
 //    border (if any) is a whole u8: fast-separable, on its tensor-core path,
-//    first from 7x7, and on RGB from 5x5 (4000x3000 Gaussians, H100,
-//    2026-11-25 12:30 UTC: fast at 5 and 7 took RGB 87.9 and 148.2 us, gray
+//    first from 7x7, and on RGB from 5x5 (4000x3000 Gaussians, H100: fast
+//    at 5 and 7 took RGB 87.9 and 148.2 us, gray
 //    41.1 and 68.1, RGBA 149.1 and 241.4; fast-separable RGB 75.3 and 75.5,
 //    gray 40.2 and 40.3, RGBA 157.6 and 157.6). A fractional constant border
 //    sends the job to fast-separable's CUDA-core path (RGB 9x9: 540 us), so
@@ -70,8 +69,8 @@ AutoChoice choose_variant(const Job& job, const std::vector<Backend*>& candidate
 // A run of one image pays CUDA's start-up alone: on the H100 machine about
 // 290 ms from the process's start to a usable context, which decoding a
 // 12-megapixel JPEG (about 90 ms) hides only in part, and about 110 ms
-// more to tear the context down at exit (docs/PERFORMANCE.md, issue 6's
-// single image). A job the `cpu` variant finishes in less than that runs
+// more to tear the context down at exit (docs/PERFORMANCE.md, "One
+// image"). A job the `cpu` variant finishes in less than that runs
 // there instead, and CUDA is never started. The CPU's time is estimated
 // from the job's multiply-adds (plus kCpuSampleOverhead a sample for the
 // conversions) at kCpuTapsPerSecondPerCore on every core: measured 2.2e9

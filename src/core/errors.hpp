@@ -1,5 +1,5 @@
 #pragma once
-// The three kinds of failure and their exit codes (SPEC.md), and work given
+// The three kinds of failure and their exit codes (docs/SPEC.md), and work given
 // up at the user's request. Library code throws; only main() catches, logs
 // one line and returns the code.
 #include <stdexcept>

@@ -23,7 +23,7 @@ std::optional<Depth> parse_depth(std::string_view name);
 enum class BorderMode : std::uint8_t { reflect101, reflect, replicate, constant, wrap, valid };
 
 std::string_view border_name(BorderMode b);
-// Accepts the canonical names and the aliases of SPEC.md. `zero` maps to
+// Accepts the canonical names and the aliases of docs/SPEC.md. `zero` maps to
 // constant and sets *forces_zero when given.
 std::optional<BorderMode> parse_border(std::string_view name, bool* forces_zero = nullptr);
 const std::vector<BorderMode>& all_border_modes();

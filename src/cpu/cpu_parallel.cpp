@@ -4,7 +4,7 @@
 // converted to float and padded by the border policy, so that each tap
 // becomes one contiguous multiply-add over the whole row, channels still
 // interleaved: a loop without branches that the compiler vectorises.
-// Accumulates in float32, as SPEC.md allows; finishes each row as
+// Accumulates in float32, as docs/SPEC.md allows; finishes each row as
 // finish_value / saturate_to do for every other variant (finish_row: the
 // same results, without a branch a sample).
 #include <algorithm>

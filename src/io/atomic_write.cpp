@@ -3,7 +3,7 @@
 // complete. A process-wide table of the temporary files being written lets
 // a signal handler remove them.
 //
-// No fsync: the promise (SPEC.md) is about failures and interrupts of
+// No fsync: the promise (docs/SPEC.md) is about failures and interrupts of
 // cudaconv, which rename() covers on its own; only a power cut or kernel
 // crash right after the rename could expose an empty file, and an fsync per
 // output would cost milliseconds each in a batch of thousands.

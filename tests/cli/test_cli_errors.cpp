@@ -1,5 +1,5 @@
 // Bad input, as a user meets it: one clear line on stderr naming the file
-// and the problem, SPEC.md's exit code, and no output file left behind.
+// and the problem, docs/SPEC.md's exit code, and no output file left behind.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

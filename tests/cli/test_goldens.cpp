@@ -76,7 +76,7 @@ std::string option_value(const Golden& g, const std::string& option) {
 }
 
 // The fft variant's float32 transforms meet its own documented bound, not
-// SPEC.md's 1e-5 (kernels/fft.cu, tests/support/variant_tolerance).
+// docs/SPEC.md's 1e-5 (kernels/fft.cu, tests/support/variant_tolerance).
 std::vector<std::string> tolerance_for(const std::string& variant, const Golden& g) {
     if (variant != "fft") return g.tolerance;
     return g.float_output() ? std::vector<std::string>{"--max-rel", "1e-4"}
@@ -96,7 +96,7 @@ void check_golden(const Golden& g, const std::string& variant) {
     INFO(variant << " on " << g.name << ": " << r.err);
     if (r.exit_code == 2 && r.err.find("cannot run this job") != std::string::npos) {
         std::cout << variant << " on " << g.name << ": not supported: " << r.err;
-        return;  // a refusal with a reason is allowed (SPEC.md, Variants)
+        return;  // a refusal with a reason is allowed (docs/SPEC.md, Variants)
     }
     REQUIRE(r.exit_code == 0);
     std::vector<std::string> compare{"compare", out, g.golden_path().string()};

@@ -1,5 +1,5 @@
 #pragma once
-// Compares a variant's output with an expected image under SPEC.md's
+// Compares a variant's output with an expected image under docs/SPEC.md's
 // tolerance, and names the worst sample so a failing test says where it
 // failed. Knows nothing of any variant: cpu-ref is checked against OpenCV
 // with it, and every other variant against cpu-ref.
@@ -13,7 +13,7 @@
 
 namespace cudaconv::test {
 
-// SPEC.md "Arithmetic" (integer outputs within 1 level, float outputs
+// docs/SPEC.md "Tolerances" (integer outputs within 1 level, float outputs
 // within 1e-5 relative to the largest magnitude of the exact result, NaN
 // never), and each variant's own float32 or fft bound: the product's
 // definition (bench/tolerance.hpp, variant_tolerance), which bench applies too.

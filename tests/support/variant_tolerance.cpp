@@ -25,7 +25,7 @@ double max_abs_input(const Job& job, const cv::Mat& src) {
 }  // namespace
 
 Tolerance tolerance_for(const Backend& variant, const Job& job, const cv::Mat& src) {
-    Tolerance t;  // SPEC.md: integer outputs within 1 level, f32 within 1e-5 relative
+    Tolerance t;  // docs/SPEC.md: integer outputs within 1 level, f32 within 1e-5 relative
     if (variant.name() == "fft") {
         // fft's float32 transforms: the absolute bound kernels/fft.cu derives.
         const double bound = fft_error_bound(job);
@@ -33,7 +33,7 @@ Tolerance tolerance_for(const Backend& variant, const Job& job, const cv::Mat& s
         t.float_absolute = bound;
         return t;
     }
-    // SPEC.md allows float32 accumulation. When the sum cancels (a 1x1
+    // docs/SPEC.md allows float32 accumulation. When the sum cancels (a 1x1
     // image, or a flat area, under a filter summing near 0) 1e-5 of the
     // result is less than float32 can promise, so the textbook bound of
     // recursive summation, gamma_n * sum|f_i x_i| with gamma_n ~ n * 2^-24,

@@ -1,5 +1,5 @@
 #pragma once
-// The per-variant tolerance table of the GPU tests: SPEC.md's bound for
+// The per-variant tolerance table of the GPU tests: docs/SPEC.md's bound for
 // every variant but fft, whose float32 transforms get the bound the fft
 // variant documents. bench/tolerance.cpp is the product's copy of the same
 // rule, which counts the border value only for the constant border; this

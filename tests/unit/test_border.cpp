@@ -1,5 +1,5 @@
 // The border policies of core/border.hpp against OpenCV's borderInterpolate,
-// which SPEC.md names as the definition, including coordinates several
+// which docs/SPEC.md names as the definition, including coordinates several
 // image lengths away (filters larger than the image). Also checks that
 // copyMakeBorder, on which the OpenCV reference of the cpu-ref tests rests,
 // agrees with borderInterpolate for pads wider than the image.

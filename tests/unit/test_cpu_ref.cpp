@@ -455,7 +455,7 @@ TEST_CASE("normalized taps keep a flat image flat", "[cpu-ref]") {
 TEST_CASE("the output conversion equals cv::saturate_cast", "[cpu-ref][convert]") {
     // Ties, both edges of both ranges, and values far outside them. Beyond
     // 2^31 OpenCV's own saturate_cast<uchar>(double) wraps through cvRound's
-    // int to 0, an artefact SPEC.md's "saturation" does not ask for, so the
+    // int to 0, an artefact docs/SPEC.md's "saturation" does not ask for, so the
     // comparison stays within int range and the far values are checked
     // against plain saturation.
     std::vector<double> values{-1e9,  -65536.5, -256.0, -1.5,    -1.0,    -0.5,    -0.49,

@@ -1,5 +1,5 @@
 // The `cpu` variant (src/cpu/cpu_parallel.cpp) against the oracle cpu-ref,
-// over the product of cases of STYLE.md point 10: border x image size x
+// over the product of cases of docs/SPEC.md, "Tolerances": border x image size x
 // filter size x channels, every depth pair in turn, random asymmetric filters
 // (some with zero taps, which `cpu` skips), random anchors, scale/delta/abs,
 // alpha kept or filtered, and source and destination as ROIs of larger
@@ -167,7 +167,7 @@ void report(const char* what, const Tally& t) {
               << " failed, " << t.empty << " with no output (valid)\n";
 }
 
-// Sizes of STYLE.md point 10: 1x1, 1xN, Nx1, primes, 255/256/257 (around
+// Sizes of docs/SPEC.md, "Tolerances": 1x1, 1xN, Nx1, primes, 255/256/257 (around
 // the variant's 128-float chunks too), kept short in one direction where the
 // other is long so cpu-ref stays quick; 67x61 spans several bands.
 const std::vector<std::pair<int, int>> kImageSizes{

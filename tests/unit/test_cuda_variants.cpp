@@ -1,5 +1,5 @@
 // Every CUDA variant against cpu-ref, over the product of cases of
-// STYLE.md point 10. Without a device these tests print
+// docs/SPEC.md, "Tolerances". Without a device these tests print
 // "SKIPPED: no CUDA device" and CTest reports them as skipped.
 #include <catch2/catch.hpp>
 
@@ -161,7 +161,7 @@ void report(const std::map<std::string, VariantTally>& tally) {
     }
 }
 
-// Sizes of STYLE.md point 10: 1x1, 1xN, Nx1, primes, 255/256/257; kept
+// Sizes of docs/SPEC.md, "Tolerances": 1x1, 1xN, Nx1, primes, 255/256/257; kept
 // short in one direction where the other is long so cpu-ref stays quick.
 const std::vector<std::pair<int, int>> kImageSizes{
     {1, 1}, {1, 37}, {41, 1}, {13, 7}, {31, 17}, {255, 3}, {256, 5}, {257, 9}, {67, 61}};

@@ -107,8 +107,8 @@ TEST_CASE("fast's integer path: CUDACONV_FAST_STRIPS_DP4A=0 turns it off", "[str
 // u8 under 5x5 and 7x7).
 TEST_CASE("fast's strip path: band heights as measured", "[strips]") {
     const ScopedEnv unset("CUDACONV_STRIPS_ROWS", nullptr);
-    CHECK(strips_band_rows(34, 3000, 3, true) == 6);    // gray f32 3x3 (4 before 10:00 2026-11-25)
-    CHECK(strips_band_rows(34, 3000, 5, true) == 12);   // gray f32 5x5 (8 before)
+    CHECK(strips_band_rows(34, 3000, 3, true) == 6);    // gray f32 3x3
+    CHECK(strips_band_rows(34, 3000, 5, true) == 12);   // gray f32 5x5
     CHECK(strips_band_rows(34, 3000, 7, true) == 16);   // gray f32 7x7
     CHECK(strips_band_rows(100, 3000, 3, true) == 16);  // RGB f32 3x3
     CHECK(strips_band_rows(25, 3000, 3, false) == 8);   // RGB u8 3x3

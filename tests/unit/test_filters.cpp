@@ -1,5 +1,5 @@
-// filters/: every way of writing -f (SPEC.md, "Filter specs"), checked
-// against the taps SPEC.md and OpenCV fix, and every way of getting it wrong
+// filters/: every way of writing -f (docs/SPEC.md, "Filter specs"), checked
+// against the taps docs/SPEC.md and OpenCV fix, and every way of getting it wrong
 // checked for an error that names the spec or file, the line and the problem.
 #include <unistd.h>
 
@@ -126,7 +126,7 @@ constexpr double kGaussianRelTolerance = 1e-13;
 
 }  // namespace
 
-TEST_CASE("named filters have the taps SPEC.md gives", "[filters]") {
+TEST_CASE("named filters have the taps docs/SPEC.md gives", "[filters]") {
     struct Case {
         const char* spec;
         int width;
@@ -215,7 +215,7 @@ TEST_CASE("named filters ignore case, and the label keeps the user's spelling", 
     CHECK(parse_filter_spec("BOX:3X2").width == 3);
 }
 
-TEST_CASE("every listed named filter parses, and SPEC.md's names are all listed", "[filters]") {
+TEST_CASE("every listed named filter parses, and docs/SPEC.md's names are all listed", "[filters]") {
     const auto& all = cudaconv::named_filters();
     std::vector<std::string> syntaxes;
     for (const auto& info : all) {
@@ -246,7 +246,7 @@ TEST_CASE("gaussian:N equals cv::getGaussianKernel(N, 0) as an outer product", "
     } else {
         CHECK(worst_relative_error(f.taps, opencv_gaussian(n, 0.0)) <= kGaussianRelTolerance);
     }
-    // The sigma OpenCV picks for the size is the one SPEC.md gives.
+    // The sigma OpenCV picks for the size is the one docs/SPEC.md gives.
     const double spec_sigma = 0.3 * ((n - 1) / 2.0 - 1) + 0.8;
     CHECK(cudaconv::gaussian_sigma_for_size(n) == Approx(spec_sigma).epsilon(1e-15));
 }

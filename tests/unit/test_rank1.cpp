@@ -1,7 +1,7 @@
 // filters/rank1: which filters are an outer product of a column and a row,
 // and factors that rebuild them. Random outer products (with zeros in
 // either factor) must come back within the tolerance, random dense filters
-// must not, and the named filters SPEC.md calls separable must be.
+// must not, and the named filters docs/SPEC.md calls separable must be.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
