@@ -1,5 +1,6 @@
 #include "batch/opencv_pool.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
@@ -23,6 +24,10 @@ constexpr auto kArrivalWait = std::chrono::milliseconds(50);
 // Ranges a thread of the pool may take in the loop that waits for them all:
 // more than one each, however the pool splits the loop.
 constexpr int kRangesPerThread = 4;
+// The threads a batch cannot run without (its GPU thread, the thread that
+// prepares images for the GPU, one worker): where the system gives fewer
+// threads than the pool wants, these are left to the batch first.
+constexpr int kBatchThreads = 3;
 
 // How many of `wanted` threads the system gives at once (each waits until
 // all have been counted); `failure` says why it gave no more.
@@ -80,7 +85,12 @@ void start_opencv_pool() {
     const int wanted = cv::getNumThreads();  // the calling thread's place included
     if (wanted <= 1) return;
     std::error_code failure;
-    const int extra = threads_available(wanted - 1, failure);
+    const int available = threads_available(wanted - 1 + kBatchThreads, failure);
+    // Short of threads: the batch's own first, then half of the rest for the
+    // pool and half for the batch's other workers.
+    const int extra = available < wanted - 1 + kBatchThreads
+                          ? std::max(0, available - kBatchThreads) / 2
+                          : wanted - 1;
     if (extra < wanted - 1) shrink_pool(extra + 1, wanted, failure.message());
     if (extra == 0) return;
     try {

@@ -11,10 +11,12 @@
 namespace cudaconv {
 
 // Has the pool make its threads now, before the batch's own threads start:
-// as many plain threads as the pool would make are started first, to see
-// whether the system gives them (and ended again); where it gives fewer,
-// the pool is made that small (down to 1: parallel loops run on the
-// calling thread), with a warning. Call before any other thread starts.
+// as many plain threads as the pool would make, and the few a batch cannot
+// run without, are started first, to see whether the system gives them
+// (and ended again); where it gives fewer, the pool takes half of what is
+// left once the batch's few are set aside (down to 1: parallel loops run
+// on the calling thread), with a warning. Call before any other thread
+// starts.
 void start_opencv_pool();
 
 }  // namespace cudaconv
