@@ -34,7 +34,7 @@
 //    against 14.8, 3000x2000 20.4 against 26.1.
 //  - Rows loaded into registers rather than copied by cp.async: RGB
 //    4000x3000 32.9 us against 34.6, 8000x6000 104.6 against 116.6. The
-//    memory pattern alone (scripts/gpu/walk_probe.cu) takes 28.9 us
+//    memory pattern alone (a probe in git history) takes 28.9 us
 //    through registers, 31.2 through cp.async, and a copy 28.6. Rows by
 //    the tensor memory accelerator are no faster at 4000x3000 and 9%
 //    slower at 780x585.
@@ -56,7 +56,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -320,7 +319,7 @@ __device__ __forceinline__ void read_window(const unsigned char (*ring)[kRingRow
 // load a row) and stored into ring slots 0 ... Blocks R + 1 before any sum,
 // so that those registers are free again by then. Loads into registers
 // rather than cp.async: the walk's memory pattern alone takes 28.9 us
-// against 31.2 (scripts/gpu/walk_probe.cu).
+// against 31.2 (docs/PERFORMANCE.md).
 template <int R, int Blocks>
 __device__ __forceinline__ void load_full_band(const DeviceJob& job, unsigned char (*ring)[kRingRowBytes],
                                                int lane, int k, int row_bytes, std::int64_t y0) {
@@ -354,27 +353,6 @@ __device__ __forceinline__ void load_full_band(const DeviceJob& job, unsigned ch
     }
 }
 
-// A trace of one launch, for finding where the walk's time goes: each
-// warp's start, the end of its first block's stores and its end
-// (globaltimer, ns) and its SM, written by the host to the file that
-// CUDACONV_WALK_TRACE names (the job's 5th launch: after the bench's
-// warm-ups) and read by scripts/gpu/walk_trace.py. Only in a build with
-// -DCUDACONV_WALK_TRACE=1 (scripts/gpu/sweep-fast.sh, docs/GPU-TESTING.md);
-// the shipped kernels have none of it.
-#ifndef CUDACONV_WALK_TRACE
-#define CUDACONV_WALK_TRACE 0
-#endif
-#if CUDACONV_WALK_TRACE
-constexpr int kTraceBands = 1 << 16;
-__device__ unsigned long long g_walk_trace[kTraceBands][4];  // start, first block, end, SM
-
-__device__ __forceinline__ unsigned long long globaltimer_ns() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-#endif
-
 // Blocks an SM at least (which caps registers at 102): 5 is faster than 4
 // (111 registers) and 6 (80) on 4000x3000 RGB u8 edge and 780x585 on an
 // H100. A build macro, for scripts/gpu/sweep-fast.sh.
@@ -403,9 +381,6 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
     const int warp = static_cast<int>(threadIdx.x) / 32;
     const int band = static_cast<int>(blockIdx.x) * kWalkWarps + warp;
     if (band >= across * down) return;  // whole warps: __syncwarp below sees all 32 lanes
-#if CUDACONV_WALK_TRACE
-    const unsigned long long traced_start = globaltimer_ns();
-#endif
     // The side columns first: their warps patch their rows (patch_ring_rows).
     const int2 at = sides_first_at(band, across, down);
     const int row_bytes = static_cast<int>(job.src_width) * C;  // < 2^30 (registers_take)
@@ -504,9 +479,6 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
         if (C == 4) to = job.dst + (y0 + s * R) * job.dst_pitch + k;
         store_u8_rows<R>(out, to, job.dst_pitch, row_bytes - k, out_rows - s * R);
         to += R * job.dst_pitch;
-#if CUDACONV_WALK_TRACE
-        if (!Tail && s == 0 && lane == 0 && band < kTraceBands) g_walk_trace[band][1] = globaltimer_ns();
-#endif
     }
 #if __CUDA_ARCH__ >= 900
     // The tail walk ends after the walk it follows, so that the work after
@@ -514,39 +486,8 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
     // still runs, and needs none of its rows.
     if constexpr (Tail) asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
-#if CUDACONV_WALK_TRACE
-    if (!Tail && lane == 0 && band < kTraceBands) {
-        unsigned int sm;
-        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-        g_walk_trace[band][0] = traced_start;
-        g_walk_trace[band][2] = globaltimer_ns();
-        g_walk_trace[band][3] = sm;
-    }
-#endif
 }
 
-#if CUDACONV_WALK_TRACE
-// The trace of the 5th launch into the file CUDACONV_WALK_TRACE names: a
-// line "# across A down D" (the side columns' bands are the first 2 D),
-// then "band sm start first end" a band, times in ns.
-void write_walk_trace(std::int64_t across, std::int64_t down, cudaStream_t stream) {
-    const char* path = std::getenv("CUDACONV_WALK_TRACE");
-    static int launches = 0;
-    if (path == nullptr || ++launches != 5) return;
-    const std::int64_t bands = std::min<std::int64_t>(across * down, kTraceBands);
-    std::vector<unsigned long long> trace(static_cast<std::size_t>(bands) * 4);
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    CUDA_CHECK(cudaMemcpyFromSymbol(trace.data(), g_walk_trace, trace.size() * sizeof(trace[0])));
-    std::FILE* file = std::fopen(path, "w");
-    if (file == nullptr) throw CudaError(std::string("fast: cannot write the walk's trace to ") + path);
-    std::fprintf(file, "# across %lld down %lld\n", static_cast<long long>(across), static_cast<long long>(down));
-    for (std::int64_t b = 0; b < bands; ++b) {
-        const unsigned long long* t = &trace[static_cast<std::size_t>(b) * 4];
-        std::fprintf(file, "%lld %llu %llu %llu %llu\n", static_cast<long long>(b), t[3], t[0], t[1], t[2]);
-    }
-    std::fclose(file);
-}
-#endif
 
 }  // namespace
 
@@ -612,9 +553,6 @@ void launch_walks(const DeviceJob& job, std::int64_t across, int band_rows, cuda
         const std::int64_t down = (head_rows + band_rows - 1) / band_rows;
         head_kernel<<<blocks_for(down), kThreads, 0, stream>>>(job, static_cast<int>(across),
                                                                 static_cast<int>(down), band_rows, 0);
-#if CUDACONV_WALK_TRACE
-        write_walk_trace(across, down, stream);
-#endif
     }
     if (tail_rows > 0) {
         const std::int64_t down = (tail_rows + kRows - 1) / kRows;

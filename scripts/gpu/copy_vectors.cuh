@@ -1,7 +1,7 @@
 #pragma once
 // The plain copy that issue 5's targets are set against, for the
-// standalone programs built on the GPU machine (copy_reference.cu,
-// walk_probe.cu): 16-byte loads and stores, a grid-stride loop.
+// standalone programs built on the GPU machine (copy_reference.cu):
+// 16-byte loads and stores, a grid-stride loop.
 #include <cuda_runtime.h>
 
 #include <cstddef>

@@ -1,7 +1,7 @@
 #pragma once
 // Timing launches as `cudaconv bench --timing device` times them, for the
-// standalone programs built on the GPU machine (copy_reference.cu,
-// walk_probe.cu): each launch queued behind a held stream
+// standalone programs built on the GPU machine (copy_reference.cu):
+// each launch queued behind a held stream
 // (kernels/stream_hold.hpp) with events around it, after a warm-up, each
 // on the next of `buffers` sources so that they rotate past the L2.
 #include <cuda_runtime.h>

@@ -1,7 +1,7 @@
 #pragma once
 // kernels/cuda_check.hpp's throw_cuda_error for the standalone programs
-// built on the GPU machine (npp_held.cu; copy_reference.cu and
-// walk_probe.cu through held_timing.hpp), without the library (and fmt)
+// built on the GPU machine (npp_held.cu; copy_reference.cu through
+// held_timing.hpp), without the library (and fmt)
 // behind it: prints the error and exits. Include it from one source file
 // of a program: it defines the function.
 #include <cuda_runtime.h>
