@@ -29,7 +29,9 @@ namespace cudaconv {
 namespace {
 
 constexpr int kPoolThreads = 16;
-constexpr rlim_t kRoomBytes = rlim_t{40} << 20;  // the stacks of about 4 more threads
+// The stacks of about 8 more threads: 3 are left to the batch, and the pool
+// takes half of the rest.
+constexpr rlim_t kRoomBytes = rlim_t{80} << 20;
 
 rlim_t address_space_in_use() {
     std::ifstream status("/proc/self/status");
