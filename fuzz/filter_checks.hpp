@@ -3,6 +3,9 @@
 // accepted filter to.
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "checks.hpp"
 #include "filters/filter.hpp"
@@ -25,6 +28,22 @@ inline void check_filter(const Filter& f) {
         FUZZ_CHECK(std::isfinite(f.taps[i]), "tap %zu is %g", i, f.taps[i]);
     }
     FUZZ_CHECK(std::isfinite(f.delta), "delta %g", f.delta);
+}
+
+// A filter file's parser, `parse(text, name)`, on any bytes as read from a
+// file named `name`: a filter check_filter accepts, or a FilterError of one
+// line that starts with the file's name.
+template <typename Parse>
+void check_file_parser(Parse parse, const std::string& name, const std::uint8_t* data,
+                       std::size_t size) {
+    try {
+        check_filter(parse(std::string_view(reinterpret_cast<const char*>(data), size), name));
+    } catch (const FilterError& e) {
+        const std::string message = e.what();
+        check_message(message);
+        FUZZ_CHECK(message.rfind(name, 0) == 0, "the message does not name the file: %s",
+                   message.c_str());
+    }
 }
 
 }  // namespace cudaconv::fuzz

@@ -14,6 +14,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "support/control_bytes.hpp"
 #include "support/files.hpp"
 #include "support/run_command.hpp"
 #include "support/sanitizers.hpp"
@@ -37,19 +38,6 @@ long start_peak_kb(const fs::path& dir) {
 
 int lines_in(const std::string& text) {
     return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
-}
-
-// C0 controls other than the line's end, DEL, and a C1 control in UTF-8.
-bool has_terminal_codes(const std::string& text) {
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const auto b = static_cast<unsigned char>(text[i]);
-        if ((b < 0x20 && b != '\n') || b == 0x7f) return true;
-        if (b == 0xc2 && i + 1 < text.size()) {
-            const auto next = static_cast<unsigned char>(text[i + 1]);
-            if (next >= 0x80 && next < 0xa0) return true;
-        }
-    }
-    return false;
 }
 
 std::string exact(double value) {
@@ -254,7 +242,7 @@ TEST_CASE("specs and paths are echoed escaped, on one line", "[cli][limits]") {
         CHECK(r.exit_code != 0);
         CHECK(lines_in(r.err) == 1);
         CHECK_THAT(r.err, Catch::StartsWith("cudaconv: error: "));
-        CHECK_FALSE(has_terminal_codes(r.err));
+        CHECK_FALSE(has_control_bytes(r.err, LineEnds::allowed));
         CHECK_THAT(r.err, Catch::Contains("\\x1b") || Catch::Contains("\\xc2\\x9b"));
         CHECK(dir.entries().empty());
     }
@@ -267,7 +255,7 @@ TEST_CASE("timings: paths are printed escaped on stdout too", "[cli][limits]") {
     const auto r = run_cudaconv({name, "-f", "edge", "-o", "o.png", "--timings"}, dir.path());
     INFO(r.out);
     CHECK(r.exit_code == 0);
-    CHECK_FALSE(has_terminal_codes(r.out));
+    CHECK_FALSE(has_control_bytes(r.out, LineEnds::allowed));
     CHECK_THAT(r.out, Catch::StartsWith("in\\x1b[2J\\x0d.png -> o.png: 512x512"));
 }
 

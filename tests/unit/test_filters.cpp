@@ -19,6 +19,7 @@
 #include "filters/file_formats.hpp"
 #include "filters/gaussian.hpp"
 #include "filters/spec.hpp"
+#include "support/control_bytes.hpp"
 
 namespace {
 
@@ -26,6 +27,7 @@ namespace fs = std::filesystem;
 using cudaconv::Filter;
 using cudaconv::FilterError;
 using cudaconv::parse_filter_spec;
+using cudaconv::test::has_control_bytes;
 
 // A fresh folder for filter files, removed at the end of the test.
 // (tests/support/run_command.hpp has one, but only the CLI tests link it.)
@@ -614,24 +616,6 @@ TEST_CASE("1025 taps a side are allowed; 1025x1025 is refused for its tap count"
     CHECK_THAT(error_of("1026x1:1"),
                Catch::Contains("a 1026x1 filter is too large (at most 1025 taps per side)"));
 }
-
-namespace {
-
-// True when `text` holds a byte a terminal obeys: C0 controls (a newline
-// too), DEL, or the start of a C1 control in UTF-8.
-bool has_control_bytes(const std::string& text) {
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const auto b = static_cast<unsigned char>(text[i]);
-        if (b < 0x20 || b == 0x7f) return true;
-        if (b == 0xc2 && i + 1 < text.size()) {
-            const auto next = static_cast<unsigned char>(text[i + 1]);
-            if (next >= 0x80 && next < 0xa0) return true;
-        }
-    }
-    return false;
-}
-
-}  // namespace
 
 TEST_CASE("specs, tokens and paths are echoed with their control bytes escaped", "[filters]") {
     const ScratchDir dir;

@@ -9,24 +9,13 @@
 
 #include "core/line_reader.hpp"
 #include "core/printable.hpp"
+#include "support/control_bytes.hpp"
 
 namespace cudaconv {
 namespace {
 
 using namespace std::string_literals;
-
-// C0 controls, DEL, or a C1 control in UTF-8 (0xC2 0x80..0x9F).
-bool has_control_bytes(const std::string& text) {
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const auto b = static_cast<unsigned char>(text[i]);
-        if (b < 0x20 || b == 0x7f) return true;
-        if (b == 0xc2 && i + 1 < text.size()) {
-            const auto next = static_cast<unsigned char>(text[i + 1]);
-            if (next >= 0x80 && next < 0xa0) return true;
-        }
-    }
-    return false;
-}
+using test::has_control_bytes;
 
 struct ReadLines {
     std::vector<std::string> lines;
