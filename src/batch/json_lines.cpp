@@ -1,7 +1,6 @@
 #include "batch/json_lines.hpp"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -39,21 +38,9 @@ void JsonLines::write_line(const std::string& line) {
     const std::string text = line + "\n";
     // --timings prints on stdout through stdio: its text goes out first.
     if (!owned_) std::fflush(stdout);
-    const char* data = text.data();
-    std::size_t left = text.size();
-    while (left > 0) {
-        const ssize_t n = ::write(fd_, data, left);
-        if (n > 0) {
-            data += n;
-            left -= static_cast<std::size_t>(n);
-        } else if (n < 0 && errno == EINTR) {
-            continue;
-        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            pollfd wait{fd_, POLLOUT, 0};  // a non-blocking stdout: wait until it drains
-            ::poll(&wait, 1, -1);
-        } else {
-            throw WorkError(name_ + ": cannot write: " + errno_text(n < 0 ? errno : EIO));
-        }
+    if (const int err = write_all(fd_, reinterpret_cast<const std::uint8_t*>(text.data()),
+                                  text.size())) {
+        throw WorkError(name_ + ": cannot write: " + errno_text(err));
     }
 }
 

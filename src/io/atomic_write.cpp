@@ -145,25 +145,6 @@ private:
     bool renamed_ = false;
 };
 
-// Writes everything, through short writes, EINTR, and EAGAIN on a
-// non-blocking stdout. Returns 0 or the errno of the failure.
-int write_all(int fd, const std::uint8_t* data, std::size_t size) {
-    while (size > 0) {
-        const ssize_t n = ::write(fd, data, size);
-        if (n > 0) {
-            data += n;
-            size -= static_cast<std::size_t>(n);
-        } else if (n < 0 && errno == EINTR) {
-            continue;
-        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            pollfd wait{fd, POLLOUT, 0};
-            ::poll(&wait, 1, -1);
-        } else {
-            return n < 0 ? errno : EIO;  // 0 bytes written: no progress possible
-        }
-    }
-    return 0;
-}
 
 // The umask without changing it: umask() can only be read by setting it,
 // which would race with files other threads create meanwhile.
@@ -192,6 +173,24 @@ void write_stdout(const std::vector<std::uint8_t>& bytes) {
 }
 
 }  // namespace
+
+int write_all(int fd, const std::uint8_t* data, std::size_t size) {
+    while (size > 0) {
+        const ssize_t n = ::write(fd, data, size);
+        if (n > 0) {
+            data += n;
+            size -= static_cast<std::size_t>(n);
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            pollfd wait{fd, POLLOUT, 0};
+            ::poll(&wait, 1, -1);
+        } else {
+            return n < 0 ? errno : EIO;  // 0 bytes written: no progress possible
+        }
+    }
+    return 0;
+}
 
 std::string unwritable_folder_reason(const std::string& folder) {
     if (folder.empty()) return "";

@@ -2,6 +2,7 @@
 // Reading, encoding and atomically writing images: PNG read by cudaconv's
 // own reader (png_reader.hpp), the other formats through OpenCV. Every
 // failure is an exception whose message starts with the file name.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -87,6 +88,11 @@ std::vector<std::uint8_t> encode_png_rows_stream(std::int64_t width, std::int64_
 // over the destination, so readers never see a partial file. `-` writes
 // stdout. Throws WorkError "PATH: problem" and leaves nothing behind.
 void write_file_atomically(const std::string& path, const std::vector<std::uint8_t>& bytes);
+
+// Writes all of `data` to fd, through short writes, EINTR, and EAGAIN on a
+// non-blocking descriptor (it waits until it drains). Returns 0 or the
+// errno of the failure (EIO where a write made no progress).
+int write_all(int fd, const std::uint8_t* data, std::size_t size);
 
 // Why an output cannot go into `folder` (the parent folder of its path), or
 // "" when it can be tried: "the folder F does not exist", or "F is a file,
