@@ -11,8 +11,8 @@
 #include <system_error>
 #include <vector>
 
-#include "core/line_reader.hpp"
-#include "core/printable.hpp"
+#include "base/line_reader.hpp"
+#include "base/printable.hpp"
 #include "filters/numbers.hpp"
 #include "filters/spec.hpp"
 

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/printable.hpp"
+#include "base/printable.hpp"
 #include "filters/gaussian.hpp"
 #include "filters/numbers.hpp"
 #include "filters/spec.hpp"

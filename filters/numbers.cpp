@@ -4,7 +4,7 @@
 #include <cmath>
 #include <system_error>
 
-#include "core/printable.hpp"
+#include "base/printable.hpp"
 #include "filters/spec.hpp"
 
 namespace cudaconv {

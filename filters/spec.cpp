@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "core/printable.hpp"
+#include "base/printable.hpp"
 #include "filters/file_formats.hpp"
 #include "filters/named.hpp"
 #include "filters/numbers.hpp"

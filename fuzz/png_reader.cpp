@@ -12,7 +12,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "checks.hpp"
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 #include "io/png_reader.hpp"
 
 namespace {

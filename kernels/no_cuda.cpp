@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 #include "kernels/copy_bandwidth.hpp"
 #include "kernels/cuda_host.hpp"
 #include "kernels/cuda_registry.hpp"

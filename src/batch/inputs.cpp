@@ -14,9 +14,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "core/errors.hpp"
-#include "core/line_reader.hpp"
-#include "core/printable.hpp"
+#include "base/errors.hpp"
+#include "base/line_reader.hpp"
+#include "base/printable.hpp"
 #include "io/image_io.hpp"
 
 namespace cudaconv {

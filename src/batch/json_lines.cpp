@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <system_error>
 
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 #include "io/image_io.hpp"
 
 namespace cudaconv {

@@ -15,7 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "batch/thread_group.hpp"
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 
 namespace cudaconv {
 namespace {

@@ -11,7 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "batch/interrupt.hpp"
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 #include "core/json_text.hpp"
 #include "io/image_io.hpp"
 

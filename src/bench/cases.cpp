@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "bench/random_data.hpp"
-#include "core/errors.hpp"
-#include "core/printable.hpp"
+#include "base/errors.hpp"
+#include "base/printable.hpp"
 #include "core/registry.hpp"
 #include "filters/numbers.hpp"
 #include "filters/spec.hpp"

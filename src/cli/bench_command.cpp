@@ -9,7 +9,7 @@
 #include "batch/opencv_pool.hpp"
 #include "bench/report.hpp"
 #include "bench/runner.hpp"
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 #include "core/json_text.hpp"
 #include "io/image_io.hpp"
 

@@ -18,9 +18,9 @@
 #include "cli/filter_options.hpp"
 #include "cli/output_path.hpp"
 #include "compare/folder_match.hpp"
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 #include "core/json_text.hpp"
-#include "core/printable.hpp"
+#include "base/printable.hpp"
 #include "io/image_io.hpp"
 
 namespace cudaconv {

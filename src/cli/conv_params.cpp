@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "core/errors.hpp"
-#include "core/printable.hpp"
+#include "base/errors.hpp"
+#include "base/printable.hpp"
 
 namespace cudaconv {
 namespace {

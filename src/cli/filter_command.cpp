@@ -34,7 +34,7 @@
 #include "cli/output_path.hpp"
 #include "cli/report.hpp"
 #include "core/auto_select.hpp"
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 #include "core/registry.hpp"
 #include "filters/spec.hpp"
 #include "io/format_probe.hpp"

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 
 namespace cudaconv {
 

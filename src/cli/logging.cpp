@@ -7,7 +7,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "core/printable.hpp"
+#include "base/printable.hpp"
 
 namespace cudaconv {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 #include "io/image_io.hpp"
 
 namespace cudaconv {

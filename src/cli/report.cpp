@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "core/printable.hpp"
+#include "base/printable.hpp"
 
 namespace cudaconv {
 

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "batch/inputs.hpp"
-#include "core/errors.hpp"
-#include "core/printable.hpp"
+#include "base/errors.hpp"
+#include "base/printable.hpp"
 #include "io/image_io.hpp"
 
 namespace cudaconv {

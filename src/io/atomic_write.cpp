@@ -24,7 +24,7 @@
 #include <string>
 #include <system_error>
 
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 #include "io/image_io.hpp"
 
 namespace cudaconv {

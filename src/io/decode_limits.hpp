@@ -11,7 +11,7 @@
 
 #include <opencv2/core.hpp>
 
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 
 namespace cudaconv {
 

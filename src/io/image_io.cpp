@@ -21,7 +21,7 @@
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgcodecs.hpp>
 
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 #include "io/codec_messages.hpp"
 #include "io/format_probe.hpp"
 #include "io/png_reader.hpp"

@@ -13,7 +13,7 @@
 
 #include <opencv2/imgcodecs.hpp>
 
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 #include "io/codec_messages.hpp"
 #include "io/png_encoder.hpp"
 #include "io/image_io.hpp"

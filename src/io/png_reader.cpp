@@ -14,7 +14,7 @@
 #include <cstring>
 #include <exception>
 
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 
 namespace cudaconv {
 namespace {

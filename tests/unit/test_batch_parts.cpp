@@ -19,7 +19,7 @@
 #include "batch/prefaulted_output.hpp"
 #include "batch/progress.hpp"
 #include "cli/output_path.hpp"
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 
 namespace cudaconv {
 namespace fs = std::filesystem;

@@ -20,7 +20,7 @@
 #include "bench/runner.hpp"
 #include "bench/tolerance.hpp"
 #include "bench/verify.hpp"
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 #include "core/registry.hpp"
 #include "filters/spec.hpp"
 #include "io/image_io.hpp"

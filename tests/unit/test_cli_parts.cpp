@@ -10,7 +10,7 @@
 
 #include "cli/conv_params.hpp"
 #include "cli/output_path.hpp"
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 #include "filters/spec.hpp"
 
 namespace cudaconv {

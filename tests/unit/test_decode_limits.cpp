@@ -10,7 +10,7 @@
 
 #include <opencv2/imgcodecs.hpp>
 
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 #include "io/decode_limits.hpp"
 #include "io/format_probe.hpp"
 #include "io/memory_check.hpp"

@@ -29,7 +29,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 #include "io/codec_messages.hpp"
 #include "io/format_probe.hpp"
 #include "io/image_io.hpp"

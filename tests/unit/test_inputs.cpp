@@ -9,7 +9,7 @@
 #include <string>
 
 #include "batch/inputs.hpp"
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 
 namespace cudaconv {
 namespace {

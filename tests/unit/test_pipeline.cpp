@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "batch/pipeline.hpp"
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 
 namespace cudaconv {
 namespace {

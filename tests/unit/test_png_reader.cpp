@@ -20,7 +20,7 @@
 
 #include <opencv2/imgcodecs.hpp>
 
-#include "core/errors.hpp"
+#include "base/errors.hpp"
 #include "io/png_reader.hpp"
 #include "support/black_png.hpp"
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/line_reader.hpp"
-#include "core/printable.hpp"
+#include "base/line_reader.hpp"
+#include "base/printable.hpp"
 #include "support/control_bytes.hpp"
 
 namespace cudaconv {

@@ -1,4 +1,4 @@
-#include "core/line_reader.hpp"
+#include "base/line_reader.hpp"
 
 #include <utility>
 

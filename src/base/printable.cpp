@@ -1,4 +1,4 @@
-#include "core/printable.hpp"
+#include "base/printable.hpp"
 
 #include <cstdint>
 

@@ -1,0 +1,4 @@
+set(CUDACONV_BASE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/line_reader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/printable.cpp
+)
