@@ -9,7 +9,7 @@
 #include "bench/random_data.hpp"
 #include "base/errors.hpp"
 #include "base/printable.hpp"
-#include "core/registry.hpp"
+#include "variants/registry.hpp"
 #include "filters/numbers.hpp"
 #include "filters/spec.hpp"
 

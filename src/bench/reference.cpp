@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/registry.hpp"
+#include "variants/registry.hpp"
 
 namespace cudaconv {
 

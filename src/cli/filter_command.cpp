@@ -35,7 +35,7 @@
 #include "cli/report.hpp"
 #include "core/auto_select.hpp"
 #include "base/errors.hpp"
-#include "core/registry.hpp"
+#include "variants/registry.hpp"
 #include "filters/spec.hpp"
 #include "io/format_probe.hpp"
 #include "io/image_io.hpp"

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "core/registry.hpp"
+#include "variants/registry.hpp"
 #include "filters/spec.hpp"
 #include "kernels/device_info.hpp"
 

@@ -1,5 +1,4 @@
 set(CUDACONV_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/types.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/registry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/auto_select.cpp
 )

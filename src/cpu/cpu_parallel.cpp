@@ -17,7 +17,7 @@
 
 #include "core/border.hpp"
 #include "core/convert.hpp"
-#include "core/registry_parts.hpp"
+#include "cpu/cpu_registry.hpp"
 #include "cpu/cpu_common.hpp"
 #include "cpu/finish_row.hpp"
 #include "cpu/wide_lanes.hpp"

@@ -6,7 +6,7 @@
 
 #include "core/border.hpp"
 #include "core/convert.hpp"
-#include "core/registry_parts.hpp"
+#include "cpu/cpu_registry.hpp"
 #include "cpu/cpu_common.hpp"
 
 namespace cudaconv {

@@ -15,7 +15,7 @@
 
 #include "cli/conv_params.hpp"
 #include "cli/filter_options.hpp"
-#include "core/registry.hpp"
+#include "variants/registry.hpp"
 #include "filters/spec.hpp"
 #include "kernels/device_info.hpp"
 #include "support/compare.hpp"

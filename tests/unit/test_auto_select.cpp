@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/auto_select.hpp"
-#include "core/registry.hpp"
+#include "variants/registry.hpp"
 
 namespace cudaconv {
 namespace {

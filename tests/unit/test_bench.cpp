@@ -21,7 +21,7 @@
 #include "bench/tolerance.hpp"
 #include "bench/verify.hpp"
 #include "base/errors.hpp"
-#include "core/registry.hpp"
+#include "variants/registry.hpp"
 #include "filters/spec.hpp"
 #include "io/image_io.hpp"
 #include "kernels/copy_bandwidth.hpp"

@@ -19,7 +19,7 @@
 
 #include "core/convert.hpp"
 #include "core/job.hpp"
-#include "core/registry.hpp"
+#include "variants/registry.hpp"
 #include "support/compare.hpp"
 #include "support/opencv_reference.hpp"
 #include "support/random_image.hpp"

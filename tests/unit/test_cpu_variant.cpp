@@ -20,7 +20,7 @@
 #include <opencv2/core.hpp>
 
 #include "core/auto_select.hpp"
-#include "core/registry.hpp"
+#include "variants/registry.hpp"
 #include "support/compare.hpp"
 #include "support/opencv_reference.hpp"
 #include "support/random_image.hpp"

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/registry.hpp"
+#include "variants/registry.hpp"
 #include "kernels/device_info.hpp"
 #include "support/compare.hpp"
 #include "support/opencv_reference.hpp"

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/registry.hpp"
+#include "variants/registry.hpp"
 #include "filters/spec.hpp"
 #include "kernels/cuda_resources.hpp"
 #include "kernels/stream_hold.hpp"

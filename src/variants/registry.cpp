@@ -1,6 +1,6 @@
-#include "core/registry.hpp"
+#include "variants/registry.hpp"
 
-#include "core/registry_parts.hpp"
+#include "cpu/cpu_registry.hpp"
 #include "kernels/cuda_registry.hpp"
 
 namespace cudaconv {

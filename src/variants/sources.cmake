@@ -1,0 +1,3 @@
+set(CUDACONV_VARIANTS_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/registry.cpp
+)
