@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "batch/inputs.hpp"
-#include "cli/output_path.hpp"
+#include "io/inputs.hpp"
+#include "io/output_path.hpp"
 #include "core/types.hpp"
 
 namespace cudaconv {

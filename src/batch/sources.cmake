@@ -1,7 +1,6 @@
 set(CUDACONV_BATCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cuda_warmup.cpp
   ${CMAKE_CURRENT_LIST_DIR}/heap_reuse.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/inputs.cpp
   ${CMAKE_CURRENT_LIST_DIR}/interrupt.cpp
   ${CMAKE_CURRENT_LIST_DIR}/opencv_pool.cpp
   ${CMAKE_CURRENT_LIST_DIR}/json_lines.cpp

@@ -16,7 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/filter_options.hpp"
-#include "cli/output_path.hpp"
+#include "io/output_path.hpp"
 #include "compare/folder_match.hpp"
 #include "base/errors.hpp"
 #include "core/json_text.hpp"

@@ -20,7 +20,7 @@
 
 #include "batch/cuda_warmup.hpp"
 #include "batch/heap_reuse.hpp"
-#include "batch/inputs.hpp"
+#include "io/inputs.hpp"
 #include "batch/interrupt.hpp"
 #include "batch/opencv_pool.hpp"
 #include "batch/json_lines.hpp"
@@ -31,7 +31,7 @@
 #include "batch/progress.hpp"
 #include "cli/conv_params.hpp"
 #include "cli/filter_options.hpp"
-#include "cli/output_path.hpp"
+#include "io/output_path.hpp"
 #include "cli/report.hpp"
 #include "core/auto_select.hpp"
 #include "base/errors.hpp"

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "batch/inputs.hpp"
+#include "io/inputs.hpp"
 #include "base/errors.hpp"
 #include "base/printable.hpp"
 #include "io/image_io.hpp"

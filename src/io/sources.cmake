@@ -11,6 +11,8 @@ set(CUDACONV_IO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/atomic_write.cpp
   ${CMAKE_CURRENT_LIST_DIR}/png_encoder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_deflate.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/inputs.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/output_path.cpp
 )
 
 # libpng reads PNG (png_reader.cpp): Debian's libpng-dev; for the portable

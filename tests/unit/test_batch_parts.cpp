@@ -14,11 +14,11 @@
 #endif
 
 #include "batch/heap_reuse.hpp"
-#include "batch/inputs.hpp"
+#include "io/inputs.hpp"
 #include "batch/plan.hpp"
 #include "batch/prefaulted_output.hpp"
 #include "batch/progress.hpp"
-#include "cli/output_path.hpp"
+#include "io/output_path.hpp"
 #include "base/errors.hpp"
 
 namespace cudaconv {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "cli/conv_params.hpp"
-#include "cli/output_path.hpp"
+#include "io/output_path.hpp"
 #include "base/errors.hpp"
 #include "filters/spec.hpp"
 

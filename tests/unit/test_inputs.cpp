@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-#include "batch/inputs.hpp"
+#include "io/inputs.hpp"
 #include "base/errors.hpp"
 
 namespace cudaconv {

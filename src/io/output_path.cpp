@@ -1,4 +1,4 @@
-#include "cli/output_path.hpp"
+#include "io/output_path.hpp"
 
 #include <cctype>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "batch/inputs.hpp"
+#include "io/inputs.hpp"
 
 #include <glob.h>
 
