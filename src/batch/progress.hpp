@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "batch/json_lines.hpp"
-#include "cli/report.hpp"
+#include "batch/image_report.hpp"
 
 namespace cudaconv {
 

@@ -1,6 +1,7 @@
 set(CUDACONV_BATCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cuda_warmup.cpp
   ${CMAKE_CURRENT_LIST_DIR}/heap_reuse.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/image_report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/interrupt.cpp
   ${CMAKE_CURRENT_LIST_DIR}/opencv_pool.cpp
   ${CMAKE_CURRENT_LIST_DIR}/json_lines.cpp

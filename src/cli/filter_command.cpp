@@ -32,7 +32,7 @@
 #include "cli/conv_params.hpp"
 #include "cli/filter_options.hpp"
 #include "io/output_path.hpp"
-#include "cli/report.hpp"
+#include "batch/image_report.hpp"
 #include "core/auto_select.hpp"
 #include "base/errors.hpp"
 #include "variants/registry.hpp"

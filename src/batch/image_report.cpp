@@ -1,4 +1,4 @@
-#include "cli/report.hpp"
+#include "batch/image_report.hpp"
 
 #include <algorithm>
 #include <vector>
