@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "io/deflate_codes.hpp"
+#include "core/deflate_codes.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/cuda_resources.hpp"
 

@@ -20,7 +20,7 @@
 #include "cpu/cpu_registry.hpp"
 #include "cpu/cpu_common.hpp"
 #include "cpu/finish_row.hpp"
-#include "cpu/wide_lanes.hpp"
+#include "core/wide_lanes.hpp"
 
 namespace cudaconv {
 namespace {

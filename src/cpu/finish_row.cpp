@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "cpu/wide_lanes.hpp"
+#include "core/wide_lanes.hpp"
 
 namespace cudaconv {
 namespace {

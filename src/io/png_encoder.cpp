@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "cpu/wide_lanes.hpp"
+#include "core/wide_lanes.hpp"
 #include "io/run_deflate.hpp"
 
 namespace cudaconv {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/deflate_codes.hpp"
+#include "core/deflate_codes.hpp"
 
 // RFC 1951 section numbers are given where a rule comes from.
 namespace cudaconv {

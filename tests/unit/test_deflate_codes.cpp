@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "io/deflate_codes.hpp"
+#include "core/deflate_codes.hpp"
 
 namespace cudaconv::test {
 namespace {
