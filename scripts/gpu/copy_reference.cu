@@ -15,7 +15,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "kernels/stream_hold.hpp"
+#include "kernels/runtime/stream_hold.hpp"
 #include "scripts/gpu/copy_vectors.cuh"
 #include "scripts/gpu/held_timing.hpp"
 

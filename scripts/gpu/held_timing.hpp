@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "kernels/stream_hold.hpp"
+#include "kernels/runtime/stream_hold.hpp"
 #include "scripts/gpu/standalone_cuda_error.hpp"
 
 namespace cudaconv {

@@ -14,7 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "kernels/stream_hold.hpp"
+#include "kernels/runtime/stream_hold.hpp"
 #include "scripts/gpu/standalone_cuda_error.hpp"
 
 namespace {

@@ -5,8 +5,8 @@
 #include <atomic>
 #include <chrono>
 
-#include "kernels/cuda_host.hpp"
-#include "kernels/device_info.hpp"
+#include "kernels/runtime/cuda_host.hpp"
+#include "kernels/runtime/device_info.hpp"
 
 namespace cudaconv {
 

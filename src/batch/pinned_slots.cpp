@@ -3,7 +3,7 @@
 #include <chrono>
 #include <utility>
 
-#include "kernels/cuda_host.hpp"
+#include "kernels/runtime/cuda_host.hpp"
 
 namespace cudaconv {
 

@@ -14,8 +14,8 @@
 #include "bench/tolerance.hpp"
 #include "bench/verify.hpp"
 #include "io/image_io.hpp"
-#include "kernels/copy_bandwidth.hpp"
-#include "kernels/device_info.hpp"
+#include "kernels/runtime/copy_bandwidth.hpp"
+#include "kernels/runtime/device_info.hpp"
 
 namespace cudaconv {
 namespace {

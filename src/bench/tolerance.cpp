@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "kernels/fft_sizes.hpp"
+#include "kernels/fft/fft_sizes.hpp"
 
 namespace cudaconv {
 namespace {

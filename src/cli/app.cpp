@@ -20,7 +20,7 @@
 #include "base/printable.hpp"
 #include "io/codec_messages.hpp"
 #include "io/image_io.hpp"
-#include "kernels/device_info.hpp"
+#include "kernels/runtime/device_info.hpp"
 
 namespace cudaconv {
 namespace {

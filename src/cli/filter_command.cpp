@@ -40,7 +40,7 @@
 #include "io/format_probe.hpp"
 #include "io/image_io.hpp"
 #include "io/png_encoder.hpp"
-#include "kernels/device_info.hpp"
+#include "kernels/runtime/device_info.hpp"
 
 namespace cudaconv {
 namespace fs = std::filesystem;

@@ -5,7 +5,7 @@
 
 #include "variants/registry.hpp"
 #include "filters/spec.hpp"
-#include "kernels/device_info.hpp"
+#include "kernels/runtime/device_info.hpp"
 
 namespace cudaconv {
 namespace {

@@ -1,7 +1,7 @@
 #include "variants/registry.hpp"
 
 #include "cpu/cpu_registry.hpp"
-#include "kernels/cuda_registry.hpp"
+#include "kernels/runtime/cuda_registry.hpp"
 
 namespace cudaconv {
 

@@ -19,7 +19,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
-#include "kernels/device_info.hpp"
+#include "kernels/runtime/device_info.hpp"
 #include "support/files.hpp"
 #include "support/run_command.hpp"
 #include "support/scoped_env.hpp"

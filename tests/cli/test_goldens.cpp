@@ -17,7 +17,7 @@
 #include "cli/filter_options.hpp"
 #include "variants/registry.hpp"
 #include "filters/spec.hpp"
-#include "kernels/device_info.hpp"
+#include "kernels/runtime/device_info.hpp"
 #include "support/compare.hpp"
 #include "support/opencv_reference.hpp"
 #include "support/run_command.hpp"

@@ -4,7 +4,7 @@
 // (tests/CMakeLists.txt) and pass as skipped.
 #include <iostream>
 
-#include "kernels/device_info.hpp"
+#include "kernels/runtime/device_info.hpp"
 
 namespace cudaconv::test {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/fft_sizes.hpp"
+#include "kernels/fft/fft_sizes.hpp"
 
 namespace cudaconv::test {
 namespace {

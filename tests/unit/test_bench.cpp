@@ -24,9 +24,9 @@
 #include "variants/registry.hpp"
 #include "filters/spec.hpp"
 #include "io/image_io.hpp"
-#include "kernels/copy_bandwidth.hpp"
-#include "kernels/device_info.hpp"
-#include "kernels/fft_sizes.hpp"
+#include "kernels/runtime/copy_bandwidth.hpp"
+#include "kernels/runtime/device_info.hpp"
+#include "kernels/fft/fft_sizes.hpp"
 
 namespace cudaconv {
 namespace {

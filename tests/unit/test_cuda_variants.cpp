@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "variants/registry.hpp"
-#include "kernels/device_info.hpp"
+#include "kernels/runtime/device_info.hpp"
 #include "support/compare.hpp"
 #include "support/opencv_reference.hpp"
 #include "support/random_image.hpp"

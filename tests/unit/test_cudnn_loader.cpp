@@ -6,8 +6,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "kernels/cuda_check.hpp"
-#include "kernels/cudnn_loader.hpp"
+#include "kernels/runtime/cuda_check.hpp"
+#include "kernels/cudnn/cudnn_loader.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;

@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/dense_mma.hpp"
+#include "kernels/fast/dense_mma.hpp"
 #include "support/random_image.hpp"
 #include "support/scoped_env.hpp"
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/fast_registers.hpp"
+#include "kernels/fast/fast_registers.hpp"
 #include "support/scoped_env.hpp"
 
 namespace cudaconv::test {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "filters/named.hpp"
-#include "kernels/fast_strips.hpp"
+#include "kernels/fast/fast_strips.hpp"
 #include "support/scoped_env.hpp"
 
 namespace cudaconv::test {

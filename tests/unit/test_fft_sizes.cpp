@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "kernels/fft_sizes.hpp"
+#include "kernels/fft/fft_sizes.hpp"
 
 namespace {
 

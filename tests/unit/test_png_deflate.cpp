@@ -23,9 +23,9 @@
 #include <opencv2/imgproc.hpp>
 
 #include "io/png_encoder.hpp"
-#include "kernels/cuda_check.hpp"
-#include "kernels/cuda_resources.hpp"
-#include "kernels/png_deflate.hpp"
+#include "kernels/runtime/cuda_check.hpp"
+#include "kernels/runtime/cuda_resources.hpp"
+#include "kernels/codecs/png_deflate.hpp"
 #include "support/skip_without_device.hpp"
 
 namespace cudaconv::test {

@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-#include "kernels/cuda_backend.hpp"
+#include "kernels/runtime/cuda_backend.hpp"
 
 namespace cudaconv {
 

@@ -15,7 +15,7 @@
 #include "filters/gaussian.hpp"
 #include "filters/named.hpp"
 #include "filters/rank1.hpp"
-#include "kernels/separable_mma.hpp"
+#include "kernels/fast_separable/separable_mma.hpp"
 #include "support/scoped_env.hpp"
 
 namespace cudaconv::test {

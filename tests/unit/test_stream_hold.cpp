@@ -10,8 +10,8 @@
 
 #include "variants/registry.hpp"
 #include "filters/spec.hpp"
-#include "kernels/cuda_resources.hpp"
-#include "kernels/stream_hold.hpp"
+#include "kernels/runtime/cuda_resources.hpp"
+#include "kernels/runtime/stream_hold.hpp"
 #include "support/compare.hpp"
 #include "support/opencv_reference.hpp"
 #include "support/random_image.hpp"

@@ -1,0 +1,77 @@
+#pragma once
+// fast's strip path (kernels/fast_strips.cu): filters of 3x3, 5x5 and 7x7,
+// one warp a band of rows, no block-wide barriers. fast.cu asks
+// strips_take() first and runs its tile path on the jobs it refuses.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "core/hd.hpp"
+#include "core/job.hpp"
+#include "kernels/runtime/device_job.hpp"
+
+namespace cudaconv {
+
+// Whether the strip path runs this job (square: 3, 5 or 7, centred; u8
+// and f32 input of 1, 3 or 4 channels; a u8 input's constant border a
+// whole u8). CUDACONV_FAST_STRIPS=0 turns it off, so that tests
+// and benchmarks reach the tile path for the same jobs.
+bool strips_take(const DeviceJob& job);
+
+// Output rows a band of the strip path, for `across` bands side by side
+// on an image `height` rows tall under a Side x Side filter, f32 or u8
+// samples: the measured rule in fast_strips.cu, or CUDACONV_STRIPS_ROWS.
+int strips_band_rows(std::int64_t across, std::int64_t height, int side, bool float_samples);
+
+// The top of the image in bands of rising height, so that the first wave
+// of warps finishes at spread times and the waves after it start spread
+// (strips_head says where and why). Rows of bands 0 ... count - 1 are
+// low, low + 1, ... rows tall, `group` rows of bands each; the bands of the
+// measured height start below them, at image row end().
+struct StripHead {
+    int count = 0;
+    int group = 1;
+    int low = 0;
+
+    // Row of bands j < count: its first image row, and its height.
+    CC_HD std::int64_t start(int j) const {
+        const std::int64_t q = j / group, r = j % group;
+        return group * (low * q + q * (q - 1) / 2) + r * (low + q);
+    }
+    CC_HD int height(int j) const { return low + j / group; }
+    CC_HD std::int64_t end() const { return start(count); }
+};
+// The head for bands `rows` tall, `across` side by side, of f32 or u8
+// samples on an image `height` rows tall, where `resident` warps run at
+// once: the measured rule in fast_strips.cu, or CUDACONV_STRIPS_HEAD's
+// (=0: none; =LOW,HIGH,GROUP: that head, on any strip job). None where it
+// would reach the image's last row.
+StripHead strips_head(std::int64_t across, std::int64_t height, int side, int rows,
+                      bool float_samples, std::int64_t resident);
+
+// The integer path: on u8 input, a filter whose taps are all integers in
+// [-128, 127] (edge, laplacian, sobel, ...) is summed exactly in 32-bit
+// integers with DP4A, 4 taps an instruction, instead of in floats. Its
+// outputs are the float path's (both sums are exact). CUDACONV_FAST_STRIPS_DP4A=0
+// turns it off, for tests and benchmarks of the float path on such filters.
+bool strips_dp4a_enabled();
+// Words of 4 filter columns a filter row for DP4A: row j's taps 4g...4g+3
+// as the signed bytes (tap 4g + b in byte b, 0 past the row's end) of word
+// j * kDp4aGroups + g. Empty when some tap is not such an integer, or the
+// side is not 1...7.
+constexpr int kDp4aGroups = 2;  // words a filter row: 7 taps at most
+std::vector<std::int32_t> strips_dp4a_words(const std::vector<double>& taps, int side);
+
+// What strips_prepare chose for a run: the integer path's tap words, or
+// none for the float path.
+struct StripPlan {
+    std::vector<std::int32_t> dp4a_words;
+    bool integer() const { return !dp4a_words.empty(); }
+};
+// The taps into the strip path's constant memory, on the job's stream,
+// as floats or as the integer path's words.
+StripPlan strips_prepare(const Job& job, const DeviceJob& device_job, cudaStream_t stream);
+void strips_launch(const DeviceJob& job, const StripPlan& plan, cudaStream_t stream);
+
+}  // namespace cudaconv

@@ -1,0 +1,332 @@
+#include "kernels/runtime/cuda_backend.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "kernels/runtime/cuda_check.hpp"
+#include "kernels/runtime/cuda_resources.hpp"
+#include "kernels/codecs/png_deflate.hpp"
+#include "kernels/runtime/stream_hold.hpp"
+
+namespace cudaconv {
+namespace {
+
+double elapsed_ms(const Event& start, const Event& stop) {
+    float ms = 0.0f;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    return ms;
+}
+
+// Device rows start on 16-byte boundaries, so that kernels may load and
+// store whole 16-byte vectors (fast.cu); at most 15 bytes a row of padding.
+constexpr std::size_t kRowAlignment = 16;
+
+std::size_t device_pitch(std::size_t row_bytes) {
+    return (row_bytes + kRowAlignment - 1) / kRowAlignment * kRowAlignment;
+}
+
+std::size_t image_bytes(std::int64_t width, std::int64_t height, int channels, Depth depth) {
+    return device_pitch(static_cast<std::size_t>(width) * static_cast<std::size_t>(channels) *
+                        depth_bytes(depth)) *
+           static_cast<std::size_t>(height);
+}
+
+// The device bytes every CUDA run needs: input, output and taps.
+std::size_t base_device_bytes(const Job& job) {
+    return image_bytes(job.src.width, job.src.height, job.src.channels, job.src.depth) +
+           image_bytes(job.dst.width, job.dst.height, job.dst.channels, job.dst.depth) +
+           job.params.filter.taps.size() * sizeof(float);
+}
+
+// Leave room for the context, cuFFT/cuDNN workspaces and other processes.
+constexpr double kUsableMemoryShare = 0.85;
+// Rotated copies may take at most this share of the device, and never more
+// than can_run's budget leaves: rotation must not make a job fail that
+// runs without it.
+constexpr double kRotationMemoryShare = 0.25;
+
+// Device bytes the rotated copies may take for this job.
+std::size_t rotation_spare_bytes(std::size_t job_bytes, const DeviceInfo& device) {
+    const double total = static_cast<double>(device.global_memory_bytes);
+    const double left = kUsableMemoryShare * total - static_cast<double>(job_bytes);
+    const double spare = std::min(kRotationMemoryShare * total, left);
+    return spare > 0.0 ? static_cast<std::size_t>(spare) : 0;
+}
+
+// ---- Buffers kept between runs (issue 6: batches) -------------------------
+// A batch filters image after image of one size on one thread. Allocating
+// device memory for each image, and freeing it (cudaFree synchronises the
+// device), cost more than a 4000x3000 upload; so each thread keeps its last
+// device input/output buffers and reuses them
+// for a run of the same byte sizes, and replaces them otherwise (a cache of
+// exact sizes never holds more than one job needs, so can_run's memory
+// budget stays true). Thread-local: runs on other threads never share them.
+struct RunBuffers {
+    std::size_t src_bytes = 0;
+    std::size_t dst_bytes = 0;
+    DeviceArray<std::byte> d_src{nullptr};
+    DeviceArray<std::byte> d_dst{nullptr};
+};
+
+thread_local RunBuffers t_buffers;
+
+RunBuffers& run_buffers(std::size_t src_bytes, std::size_t dst_bytes) {
+    RunBuffers& buffers = t_buffers;
+    if (buffers.src_bytes != src_bytes || buffers.dst_bytes != dst_bytes || !buffers.d_src) {
+        buffers = RunBuffers{};  // free the old ones first: the device may be nearly full
+        buffers.d_src = device_array<std::byte>(src_bytes);
+        buffers.d_dst = device_array<std::byte>(dst_bytes);
+        buffers.src_bytes = src_bytes;
+        buffers.dst_bytes = dst_bytes;
+    }
+    return buffers;
+}
+// A run that throws may leave copies or kernels queued on its stream that
+// still read or write the kept buffers, and the next run of the same sizes
+// would reuse them at once: so on the way out of a failed run, wait for the
+// stream and let the buffers go (freed, so a run of other sizes starts clean).
+class KeptBuffersGuard {
+public:
+    explicit KeptBuffersGuard(cudaStream_t stream)
+        : stream_(stream), uncaught_(std::uncaught_exceptions()) {}
+    KeptBuffersGuard(const KeptBuffersGuard&) = delete;
+    KeptBuffersGuard& operator=(const KeptBuffersGuard&) = delete;
+    ~KeptBuffersGuard() {
+        if (std::uncaught_exceptions() > uncaught_) {
+            cudaStreamSynchronize(stream_);  // errors ignored: already failing
+            t_buffers = RunBuffers{};
+        }
+    }
+
+private:
+    cudaStream_t stream_;
+    int uncaught_;
+};
+// ---------------------------------------------------------------------------
+
+// The output as PNG's compressed rows (RunOptions::png_rows), where PNG
+// holds its samples; false, with the request untouched, where it does not
+// or the device had no room for the encoder's buffers (the pixels are
+// downloaded instead).
+bool compress_for_png(const Job& job, const std::byte* d_result, std::size_t dst_row,
+                      PngRowsRequest& request, RunTimings& timings, cudaStream_t stream) {
+    if (!png_rows_on_device_supported(job.dst.width, job.dst.channels, job.dst.depth)) return false;
+    DeviceImageRows rows;
+    rows.data = d_result;
+    rows.width = job.dst.width;
+    rows.height = job.dst.height;
+    rows.pitch = static_cast<std::int64_t>(dst_row);
+    rows.channels = job.dst.channels;
+    rows.depth = job.dst.depth;
+    const Event start, stop;
+    CUDA_CHECK(cudaEventRecord(start.get(), stream));
+    DevicePngStream compressed;
+    try {
+        compressed = compress_png_rows(rows, request.sample_rows, stream);
+    } catch (const CudaError& e) {
+        // Out of memory is not sticky: free what the encoder kept and
+        // download the pixels. Any other error shows again at the download.
+        release_png_rows_buffers();
+        if (e.status() != cudaErrorMemoryAllocation) throw;
+        cudaGetLastError();  // clears it
+        return false;
+    }
+    CUDA_CHECK(cudaEventRecord(stop.get(), stream));
+    CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    request.zlib = std::move(compressed.zlib);
+    request.sample = std::move(compressed.sample);
+    request.done = true;
+    timings.png_rows_ms = elapsed_ms(start, stop);
+    return true;
+}
+
+}  // namespace
+
+std::size_t rotation_copies(std::size_t rotate_bytes, std::size_t pair_bytes,
+                            std::size_t spare_bytes) {
+    if (rotate_bytes == 0 || pair_bytes == 0) return 1;
+    const std::size_t wanted = (rotate_bytes + pair_bytes - 1) / pair_bytes;
+    const std::size_t fit = 1 + spare_bytes / pair_bytes;
+    return std::max<std::size_t>(1, std::min({wanted, kMaxRotationCopies, fit}));
+}
+
+const DeviceInfo& current_device() {
+    const DeviceProbe& probe = probe_devices();
+    if (probe.devices.empty()) throw CudaError("no CUDA device: " + probe.problem);
+    return probe.devices.front();
+}
+
+int resident_blocks(const void* kernel, int threads, std::size_t shared_bytes) {
+    int per_sm = 0;
+    CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared_bytes));
+    return std::max(1, per_sm) * std::max(1, current_device().multiprocessors);
+}
+
+Support CudaBackend::can_run(const Job& job) const {
+    const DeviceProbe& probe = probe_devices();
+    if (probe.devices.empty()) return Support::no("no CUDA device (" + probe.problem + ")");
+    const DeviceInfo& device = probe.devices.front();
+    const std::size_t need = base_device_bytes(job) + extra_device_bytes(job);
+    if (static_cast<double>(need) >
+        kUsableMemoryShare * static_cast<double>(device.global_memory_bytes)) {
+        return Support::no(fmt::format("needs {:.1f} GiB of device memory, {} has {:.1f} GiB",
+                                       static_cast<double>(need) / (1u << 30), device.name,
+                                       static_cast<double>(device.global_memory_bytes) /
+                                           (1u << 30)));
+    }
+    return check_job(job, device);
+}
+
+RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
+    const DeviceInfo& device = current_device();
+    CUDA_CHECK(cudaSetDevice(device.index));
+    if (name() != "fft") release_fft_state();
+    const Stream stream;
+    // Device memory of this run alone, declared before the guard so that the
+    // guard's wait comes before it is freed.
+    DeviceArray<float> d_taps{nullptr};
+    std::vector<DeviceArray<std::byte>> rotated;
+    const KeptBuffersGuard kept_buffers_guard(stream.get());  // destroyed before the stream
+    RunTimings timings;
+
+    // Device rows: each padded to 16 bytes (kRowAlignment).
+    const std::size_t src_row = device_pitch(job.src.packed_row_bytes());
+    const std::size_t dst_row = device_pitch(job.dst.packed_row_bytes());
+    const std::size_t src_bytes = src_row * static_cast<std::size_t>(job.src.height);
+    const std::size_t dst_bytes = dst_row * static_cast<std::size_t>(job.dst.height);
+    const std::vector<float> taps(job.params.filter.taps.begin(), job.params.filter.taps.end());
+
+    RunBuffers& buffers = run_buffers(src_bytes, dst_bytes);
+    DeviceArray<std::byte>& d_src = buffers.d_src;
+    DeviceArray<std::byte>& d_dst = buffers.d_dst;
+    d_taps = device_array<float>(taps.size());
+
+    // Straight from and to the image's rows, one 2D copy each way. From
+    // ordinary memory the driver stages a copy through page-locked buffers
+    // of its own (5-7 ms up and 3 ms down for 36 MB on the H100 machine);
+    // locking buffers here instead costs about 30 ms for 36 MB, and a pool
+    // of kept locked buffers gains nothing in a batch.
+    // Memory the caller locked is copied at full speed.
+    const Event up_start, up_stop;
+    CUDA_CHECK(cudaEventRecord(up_start.get(), stream.get()));
+    CUDA_CHECK(cudaMemcpy2DAsync(d_src.get(), src_row, job.src.data,
+                                 static_cast<std::size_t>(job.src.row_bytes),
+                                 job.src.packed_row_bytes(),
+                                 static_cast<std::size_t>(job.src.height),
+                                 cudaMemcpyHostToDevice, stream.get()));
+    CUDA_CHECK(cudaMemcpyAsync(d_taps.get(), taps.data(), taps.size() * sizeof(float),
+                               cudaMemcpyHostToDevice, stream.get()));
+    CUDA_CHECK(cudaEventRecord(up_stop.get(), stream.get()));
+    // The rows' padding, which the copy leaves alone (DeviceJob::src_pitch).
+    if (src_row > job.src.packed_row_bytes()) {
+        CUDA_CHECK(cudaMemset2DAsync(d_src.get() + job.src.packed_row_bytes(), src_row, 0,
+                                     src_row - job.src.packed_row_bytes(),
+                                     static_cast<std::size_t>(job.src.height), stream.get()));
+    }
+    // Poison the output: a sample no kernel writes shows up in the tests
+    // (0xFF bytes are 255, 65535 or NaN).
+    CUDA_CHECK(cudaMemsetAsync(d_dst.get(), 0xFF, dst_bytes, stream.get()));
+
+    DeviceJob dj;
+    dj.src = d_src.get();
+    dj.dst = d_dst.get();
+    dj.taps = d_taps.get();
+    dj.src_width = job.src.width;
+    dj.src_height = job.src.height;
+    dj.src_pitch = static_cast<std::int64_t>(src_row);
+    dj.dst_width = job.dst.width;
+    dj.dst_height = job.dst.height;
+    dj.dst_pitch = static_cast<std::int64_t>(dst_row);
+    dj.channels = job.src.channels;
+    dj.filtered_channels = job.filtered_channels();
+    dj.in_depth = job.src.depth;
+    dj.out_depth = job.dst.depth;
+    dj.filter_width = job.params.filter.width;
+    dj.filter_height = job.params.filter.height;
+    dj.origin_x = origin_x(job.params);
+    dj.origin_y = origin_y(job.params);
+    dj.centre_x = centre_offset_x(job.params);
+    dj.centre_y = centre_offset_y(job.params);
+    dj.border = job.params.border;
+    dj.border_value = static_cast<float>(job.params.border_value);
+    dj.scale = static_cast<float>(job.params.scale);
+    dj.delta = static_cast<float>(job.params.delta);
+    dj.take_abs = job.params.take_abs;
+
+    // Copies 1..k-1 of the input and output for rotated launches; all hold
+    // the same input, so whichever copy the last launch wrote is the output.
+    const std::size_t copies = rotation_copies(
+        options.rotate_bytes, src_bytes + dst_bytes,
+        rotation_spare_bytes(base_device_bytes(job) + extra_device_bytes(job), device));
+    std::vector<DeviceJob> launches(1, dj);
+    for (std::size_t k = 1; k < copies; ++k) {
+        rotated.push_back(device_array<std::byte>(src_bytes));
+        CUDA_CHECK(cudaMemcpyAsync(rotated.back().get(), d_src.get(), src_bytes,
+                                   cudaMemcpyDeviceToDevice, stream.get()));
+        DeviceJob copy = dj;
+        copy.src = rotated.back().get();
+        rotated.push_back(device_array<std::byte>(dst_bytes));
+        CUDA_CHECK(cudaMemsetAsync(rotated.back().get(), 0xFF, dst_bytes, stream.get()));
+        copy.dst = rotated.back().get();
+        launches.push_back(copy);
+    }
+    const int launch_count = options.warmup + options.repeat;
+    const std::byte* d_result =
+        launches[launch_count > 0 ? static_cast<std::size_t>(launch_count - 1) % copies : 0].dst;
+
+    prepare(job, dj, stream.get());
+    try {
+        const Event start, stop;
+        std::optional<StreamHold> hold;
+        if (options.hold_timed_launches) hold.emplace();
+        for (int i = 0; i < launch_count; ++i) {
+            const bool held = hold && i > 0;
+            if (held) hold->hold(stream.get());
+            CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
+            launch(launches[static_cast<std::size_t>(i) % copies], stream.get());
+            CUDA_CHECK_LAUNCH();
+            CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
+            if (held) hold->release();
+            CUDA_CHECK(cudaEventSynchronize(stop.get()));
+            if (held && hold->timed_out()) {
+                throw CudaError(fmt::format(
+                    "{}: a launch waited on the device while its stream was held for timing; "
+                    "time it with --timing launch",
+                    name()));
+            }
+            if (i >= options.warmup) timings.filter_ms.push_back(elapsed_ms(start, stop));
+        }
+    } catch (...) {
+        finish();
+        throw;
+    }
+    finish();
+
+    if (options.png_rows && compress_for_png(job, d_result, dst_row, *options.png_rows,
+                                             timings, stream.get())) {
+        timings.upload_ms = elapsed_ms(up_start, up_stop);
+        return timings;
+    }
+
+    const Event down_start, down_stop;
+    CUDA_CHECK(cudaEventRecord(down_start.get(), stream.get()));
+    CUDA_CHECK(cudaMemcpy2DAsync(job.dst.data, static_cast<std::size_t>(job.dst.row_bytes),
+                                 d_result, dst_row,
+                                 job.dst.packed_row_bytes(),
+                                 static_cast<std::size_t>(job.dst.height),
+                                 cudaMemcpyDeviceToHost, stream.get()));
+    CUDA_CHECK(cudaEventRecord(down_stop.get(), stream.get()));
+    CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    timings.upload_ms = elapsed_ms(up_start, up_stop);
+    timings.download_ms = elapsed_ms(down_start, down_stop);
+    return timings;
+}
+
+}  // namespace cudaconv

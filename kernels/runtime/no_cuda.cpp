@@ -1,0 +1,75 @@
+// A build without the CUDA toolkit (CUDACONV_WITH_CUDA=OFF): what src/
+// calls from kernels/, in place of the .cu files and the CUDA runtime.
+// There is never a device. The CUDA variants keep their names, so that
+// `-k smem`, `list kernels` and `bench -k all` say why they cannot run
+// rather than not knowing them.
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "base/errors.hpp"
+#include "kernels/runtime/copy_bandwidth.hpp"
+#include "kernels/runtime/cuda_host.hpp"
+#include "kernels/runtime/cuda_registry.hpp"
+#include "kernels/runtime/device_info.hpp"
+
+namespace cudaconv {
+namespace {
+
+constexpr const char* kNoCuda = "this build has no CUDA: built without the CUDA toolkit";
+
+// What a CUDA variant's can_run says on a machine without a device.
+std::string no_device_reason() { return std::string("no CUDA device (") + kNoCuda + ")"; }
+
+class NotBuiltBackend final : public Backend {
+public:
+    explicit NotBuiltBackend(std::string_view name) : name_(name) {}
+
+    std::string_view name() const override { return name_; }
+    std::string_view summary() const override {
+        return "not in this build (built without the CUDA toolkit)";
+    }
+    bool uses_cuda() const override { return true; }
+    Support can_run(const Job&) const override { return Support::no(no_device_reason()); }
+    RunTimings run(const Job&, const RunOptions&) override {
+        throw WorkError(std::string(name_) + ": " + no_device_reason());
+    }
+
+private:
+    std::string_view name_;
+};
+
+std::unique_ptr<Backend> not_built(std::string_view name) {
+    return std::make_unique<NotBuiltBackend>(name);
+}
+
+}  // namespace
+
+const DeviceProbe& probe_devices() {
+    static const DeviceProbe kProbe{{}, kNoCuda};
+    return kProbe;
+}
+
+std::string cuda_runtime_version_string() { return "none"; }
+std::string cufft_version_string() { return "none"; }
+
+CopyBandwidth measure_copy_bandwidth(std::size_t, int, int) {
+    throw std::runtime_error(no_device_reason());
+}
+
+void* alloc_pinned(std::size_t) { return nullptr; }
+void free_pinned(void*) {}
+void make_device_context(int) {}
+
+std::unique_ptr<Backend> make_naive_backend() { return not_built("naive"); }
+std::unique_ptr<Backend> make_cmem_backend() { return not_built("cmem"); }
+std::unique_ptr<Backend> make_smem_backend() { return not_built("smem"); }
+std::unique_ptr<Backend> make_smem_cached_backend() { return not_built("smem-cached"); }
+std::unique_ptr<Backend> make_unrolled_backend() { return not_built("unrolled"); }
+std::unique_ptr<Backend> make_separable_backend() { return not_built("separable"); }
+std::unique_ptr<Backend> make_fft_backend() { return not_built("fft"); }
+std::unique_ptr<Backend> make_cudnn_backend() { return not_built("cudnn"); }
+std::unique_ptr<Backend> make_fast_backend() { return not_built("fast"); }
+std::unique_ptr<Backend> make_fast_separable_backend() { return not_built("fast-separable"); }
+
+}  // namespace cudaconv
