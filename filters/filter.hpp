@@ -12,7 +12,7 @@ struct Filter {
     int height = 0;
     std::vector<double> taps;  // height rows of width taps
     std::string label;         // how the user named it, for logs and {filter}
-    // How messages name it, printable (core/printable.hpp): a file's path,
+    // How messages name it, printable (base/printable.hpp): a file's path,
     // or `filter "SPEC"`; empty for filters made in code.
     std::string source;
     // Added to every output after the taps: a libvips .mat file's offset

@@ -16,12 +16,12 @@ bool parse_finite_number(std::string_view token, double& value, std::string& pro
 // All of `token` as a decimal integer, optionally signed.
 bool parse_integer(std::string_view token, long long& value, std::string& problem);
 
-// `token` in double quotes for a message, escaped (core/printable.hpp)
+// `token` in double quotes for a message, escaped (base/printable.hpp)
 // and shortened when long.
 std::string quoted(std::string_view token);
 
 // How messages name a spec that is not a file: `filter "SPEC"`, the spec
-// escaped and shortened as core/printable.hpp's printable_spec does.
+// escaped and shortened as base/printable.hpp's printable_spec does.
 std::string filter_where(std::string_view spec);
 
 // Throws FilterError "`where`: ..." unless 1 <= width, height <=

@@ -15,7 +15,7 @@
 // tokenises its own stretch of the block (so runs stop at stretch edges,
 // about 256 bytes apart: a run codes at most 258 anyway, and a block's
 // first byte is a literal), a block's threads count its symbols under both
-// filters, and one thread a filter makes its codes (io/deflate_codes.hpp,
+// filters, and one thread a filter makes its codes (core/deflate_codes.hpp,
 // the CPU writer's definition). From every stretch's size in bits, each
 // thread knows where its bits go, and writes them there; a block that
 // codes larger than stored is stored. Adler-32 comes from per-block sums.

@@ -4,7 +4,7 @@
 // an mbarrier in shared memory when its bytes have landed, and the block
 // waits on the barrier's phase. Many bytes are then in flight for a few
 // instructions and no registers, which is what a memory-bound kernel needs
-// to cover DRAM latency (kernels/fast.cu). sm_90 and later: built for an
+// to cover DRAM latency (kernels/fast/fast.cu). sm_90 and later: built for an
 // older target the helpers trap, and fast refuses such devices.
 //
 // The barriers here count one arrival per phase: the issuing thread's

@@ -1,6 +1,6 @@
 #pragma once
 // Finishing and storing a vector of outputs in the output's depth: shared
-// by fast's tile and strip paths (kernels/fast.cu, kernels/fast_strips.cu).
+// by fast's tile and strip paths (kernels/fast/fast.cu, kernels/fast/fast_strips.cu).
 #include <cuda_runtime.h>
 
 #include <cstddef>

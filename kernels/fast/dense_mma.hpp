@@ -1,5 +1,5 @@
 #pragma once
-// fast's tensor-core path (kernels/dense_mma.cu): any filter up to 33x33,
+// fast's tensor-core path (kernels/fast/dense_mma.cu): any filter up to 33x33,
 // dense or not, as banded matrix products on the tensor cores in three
 // TF32 products (3xTF32), which keep float32's precision. fast.cu routes a
 // job here when the path is measured faster than its own CUDA-core paths,

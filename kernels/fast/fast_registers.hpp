@@ -1,9 +1,9 @@
 #pragma once
 // fast's register path: gray f32 images under a 3x3 filter, each warp a
 // block of 32 16-byte vectors x R rows loaded straight into registers
-// (kernels/fast_registers.cu), and u8 images under a 3x3 filter of integer
+// (kernels/fast/fast_registers.cu), and u8 images under a 3x3 filter of integer
 // taps, each warp walking a band of such blocks through a ring of rows
-// (kernels/fast_registers_u8.cu). fast.cu asks registers_take() before the
+// (kernels/fast/fast_registers_u8.cu). fast.cu asks registers_take() before the
 // strip path.
 #include <cuda_runtime.h>
 
@@ -17,7 +17,7 @@ namespace cudaconv {
 // Output rows a warp's block for a gray f32 image `width` x `height`
 // under a 3x3 filter: 4 (measured fastest at every size timed).
 // CUDACONV_FAST_REGISTERS=0 sends every job to the strip path
-// (kernels/fast_strips.cu) instead, =4 or =8 sets the height (for tests
+// (kernels/fast/fast_strips.cu) instead, =4 or =8 sets the height (for tests
 // and sweeps), and either also sends RGBA u8 jobs of any size to the u8
 // walk.
 int registers_block_rows(std::int64_t width, std::int64_t height);
@@ -39,7 +39,7 @@ bool registers_take(const DeviceJob& job, const std::vector<double>& taps);
 int registers_prepare(const std::vector<double>& taps, const DeviceJob& job, cudaStream_t stream);
 void registers_launch(const DeviceJob& job, int rows, cudaStream_t stream);
 
-// The u8 walk (kernels/fast_registers_u8.cu): a warp a band of 512 bytes x
+// The u8 walk (kernels/fast/fast_registers_u8.cu): a warp a band of 512 bytes x
 // band_rows, in blocks of 4 rows. Its band height: 8 rows (2 blocks);
 // CUDACONV_FAST_WALK=N sets N rounded up to a multiple of 4 (tests, sweeps).
 int registers_u8_band_rows();

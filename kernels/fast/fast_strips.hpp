@@ -1,5 +1,5 @@
 #pragma once
-// fast's strip path (kernels/fast_strips.cu): filters of 3x3, 5x5 and 7x7,
+// fast's strip path (kernels/fast/fast_strips.cu): filters of 3x3, 5x5 and 7x7,
 // one warp a band of rows, no block-wide barriers. fast.cu asks
 // strips_take() first and runs its tile path on the jobs it refuses.
 #include <cuda_runtime.h>

@@ -1,5 +1,5 @@
 #pragma once
-// fast-separable's tensor-core path (kernels/separable_mma.cu): rank-1
+// fast-separable's tensor-core path (kernels/fast_separable/separable_mma.cu): rank-1
 // filters on u8 images as two banded matrix products on the tensor cores.
 // fast_separable.cu asks mma_take() first and runs its CUDA-core path on the
 // jobs it refuses.

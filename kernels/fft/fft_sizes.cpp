@@ -10,7 +10,7 @@
 namespace cudaconv {
 namespace {
 
-// The derivation in kernels/fft.cu gives about 15 for radix-2 FFTs. On an
+// The derivation in kernels/fft/fft.cu gives about 15 for radix-2 FFTs. On an
 // H100 (CUDA 13), over 1,300 jobs (all borders, sizes 1x1 to 8000x6000,
 // filters 1x1 to 101x101, uniform, constant, striped and box inputs), the
 // worst error was 0.89 u (log2 N + 2) S M: this factor leaves 18x margin.

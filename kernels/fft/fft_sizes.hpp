@@ -2,7 +2,7 @@
 // The host-side arithmetic of the fft variant, kept pure so that it can be
 // unit-tested without a device: transform sizes cuFFT is fast at, the shape
 // of the padded problem, and the documented error bound the GPU tests use as
-// the fft variant's tolerance (docs/SPEC.md, "Tolerances"). kernels/fft.cu
+// the fft variant's tolerance (docs/SPEC.md, "Tolerances"). kernels/fft/fft.cu
 // explains the scheme and derives the bound.
 #include <cstdint>
 
@@ -55,7 +55,7 @@ double max_abs_padded_sample(const Job& job);
 // Bound on |fft result - exact correlation| before scale/delta/abs and
 // rounding, in input units: kFftErrorFactor * eps_f32 * (log2(N) + 2) * S * M
 // with N the transform's sample count, S = tap_abs_sum, M =
-// max_abs_padded_sample. See kernels/fft.cu for the derivation.
+// max_abs_padded_sample. See kernels/fft/fft.cu for the derivation.
 double fft_error_bound(const FftShape& shape, double tap_abs_sum, double max_abs_sample);
 
 // The same for a whole job, in output units (times |scale|; |.| and delta

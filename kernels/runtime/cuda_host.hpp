@@ -3,7 +3,7 @@
 // for a batch's uploads (src/batch/pinned_slots.cpp) and the device's
 // context made ahead of the first run (src/batch/cuda_warmup.cpp). Here, so
 // that src/ reaches CUDA only through kernels/, which a build without the
-// CUDA toolkit replaces with kernels/no_cuda.cpp.
+// CUDA toolkit replaces with kernels/runtime/no_cuda.cpp.
 #include <cstddef>
 
 namespace cudaconv {

@@ -1,6 +1,7 @@
 #pragma once
-// Factories of the CUDA variants, one per file in kernels/, in the order of
-// the tutorial ladder. registry.cpp adds them after the CPU variants.
+// Factories of the CUDA variants, one per variant's file in kernels/, in the
+// order of the tutorial ladder. src/variants/registry.cpp adds them after the
+// CPU variants.
 #include <memory>
 
 #include "core/backend.hpp"

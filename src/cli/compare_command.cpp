@@ -209,7 +209,7 @@ std::string shape(const ImageDiff& d) {
                        d.channels == 1 ? "" : "s", depth_name(d.depth));
 }
 
-// Paths escaped (core/printable.hpp): a file name in a folder must not
+// Paths escaped (base/printable.hpp): a file name in a folder must not
 // write terminal codes or lines of its own into the report.
 void print_text(const FileResult& r, bool folder_mode) {
     const char* word = status_word(r.status);

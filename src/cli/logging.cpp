@@ -13,7 +13,7 @@ namespace cudaconv {
 namespace {
 
 // The message (%v) with its control characters and stray bytes escaped
-// (core/printable.hpp): whatever user text a message carries, it cannot
+// (base/printable.hpp): whatever user text a message carries, it cannot
 // hold a terminal code or a newline. The escaping where specs and paths
 // are echoed makes their text exact; this is the net under the rest.
 class PrintableMessage : public spdlog::custom_flag_formatter {

@@ -1,6 +1,6 @@
 #pragma once
 // Logs go to stderr as "cudaconv: LEVEL: message", one line each: the
-// message's control characters are escaped (core/printable.hpp), so none
+// message's control characters are escaped (base/printable.hpp), so none
 // can end the line or reach the terminal.
 #include <string>
 

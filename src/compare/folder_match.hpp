@@ -16,7 +16,7 @@ struct FolderMatch {
 
 // Relative paths ("sub/x.png", '/'-separated) of the image files under
 // root, recursively, sorted. Throws WorkError when root cannot be walked,
-// UsageError past kMaxInputFiles (batch/inputs.hpp) files.
+// UsageError past kMaxInputFiles (io/inputs.hpp) files.
 std::vector<std::string> image_files_under(const std::filesystem::path& root);
 
 // Sorted lists; a path present in both is matched once.

@@ -1,7 +1,7 @@
 #pragma once
 // The Huffman side of a deflate block (RFC 1951; section numbers where a
 // rule comes from), in one definition for the CPU writer (run_deflate.cpp)
-// and the GPU's (kernels/png_deflate.cu): run lengths as symbols, optimal
+// and the GPU's (kernels/codecs/png_deflate.cu): run lengths as symbols, optimal
 // length-limited code lengths, canonical codes, and a dynamic block's
 // header. Fixed arrays and no library calls, so that a GPU thread runs it
 // as it is; the one step that differs is sorting the symbols by frequency

@@ -1,5 +1,6 @@
 #pragma once
-// Factories of the individual variants, called only by registry.cpp.
+// Factories of the CPU variants, called only by src/variants/registry.cpp
+// (kernels/runtime/cuda_registry.hpp declares the CUDA ones).
 #include <memory>
 #include <vector>
 

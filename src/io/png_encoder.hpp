@@ -37,7 +37,7 @@ std::vector<std::uint8_t> encode_png(const cv::Mat& image, int level,
 std::vector<int> png_sample_rows(int height);
 
 // A PNG around a zlib stream of the image's filtered rows (each after its
-// filter byte) made elsewhere, by runs (kernels/png_deflate.hpp: the GPU).
+// filter byte) made elsewhere, by runs (kernels/codecs/png_deflate.hpp: the GPU).
 // sample: the filtered rows png_sample_rows(height) names, as the stream
 // holds them. encode_png's level-1 rule holds here too: where a string
 // search compresses the sample more than 15% smaller than runs, the stream

@@ -27,7 +27,7 @@ double max_abs_input(const Job& job, const cv::Mat& src) {
 Tolerance tolerance_for(const Backend& variant, const Job& job, const cv::Mat& src) {
     Tolerance t;  // docs/SPEC.md: integer outputs within 1 level, f32 within 1e-5 relative
     if (variant.name() == "fft") {
-        // fft's float32 transforms: the absolute bound kernels/fft.cu derives.
+        // fft's float32 transforms: the absolute bound kernels/fft/fft.cu derives.
         const double bound = fft_error_bound(job);
         t.integer_levels = 1.0 + std::floor(bound);
         t.float_absolute = bound;

@@ -1,4 +1,4 @@
-// The Huffman side of a deflate block (io/deflate_codes.hpp), which the CPU
+// The Huffman side of a deflate block (core/deflate_codes.hpp), which the CPU
 // writer and the GPU's share: run lengths against RFC 1951's table, code
 // lengths that are optimal and within the limit, canonical codes that are
 // a prefix code, and a stored block's size wherever it starts.

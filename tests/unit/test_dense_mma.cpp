@@ -1,4 +1,4 @@
-// fast's tensor-core path (kernels/dense_mma.cu), its host side: the TF32
+// fast's tensor-core path (kernels/fast/dense_mma.cu), its host side: the TF32
 // rounding, the tap table (checked by summing the banded products it
 // describes against a direct correlation), which jobs it can run and which
 // it takes. The GPU tests compare its outputs with cpu-ref. No device needed.

@@ -1,4 +1,4 @@
-// batch/inputs.hpp's bounds: a --from list read a line at a time, and the
+// io/inputs.hpp's bounds: a --from list read a line at a time, and the
 // most paths and images one batch takes (kMaxInputFiles, lowered here so
 // that the tests need not make ten million files).
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// PNG rows compressed on the device (kernels/png_deflate.hpp), inflated by
+// PNG rows compressed on the device (kernels/codecs/png_deflate.hpp), inflated by
 // libdeflate (which checks the stream's Adler-32) and unfiltered here,
 // against the image's bytes in PNG's order: every depth and channel count,
 // sizes from 1x1 to rows wider than a block, content that takes literals,

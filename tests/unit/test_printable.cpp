@@ -1,4 +1,4 @@
-// core/printable.hpp and core/line_reader.hpp: user text made safe to echo,
+// base/printable.hpp and base/line_reader.hpp: user text made safe to echo,
 // and text read a line at a time with a bound on the line.
 #include <catch2/catch.hpp>
 

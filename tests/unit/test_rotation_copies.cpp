@@ -1,5 +1,5 @@
 // How many copies of a CUDA variant's input and output the timed launches
-// rotate over (kernels/cuda_backend.cu): host arithmetic, no GPU needed, but
+// rotate over (kernels/runtime/cuda_backend.cu): host arithmetic, no GPU needed, but
 // it lives with the CUDA variants, so a build without CUDA leaves it out.
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// fast-separable's tensor-core path (kernels/separable_mma.cu), its host
+// fast-separable's tensor-core path (kernels/fast_separable/separable_mma.cu), its host
 // side: which jobs it takes (the GPU tests compare its outputs with cpu-ref,
 // but the CUDA-core path would pass them too had the tensor-core path
 // refused), and the taps' scaling and fragments, decoded here from the PTX

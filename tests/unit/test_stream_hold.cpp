@@ -1,4 +1,4 @@
-// kernels/stream_hold.hpp, the hold that keeps the host's launch latency
+// kernels/runtime/stream_hold.hpp, the hold that keeps the host's launch latency
 // out of bench's CUDA times, and every CUDA variant timed under it. Without
 // a device these tests print "SKIPPED: no CUDA device".
 #include <catch2/catch.hpp>
