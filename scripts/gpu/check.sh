@@ -73,7 +73,7 @@ print(f"{k:<12} filter median {f['median_ms']*1000:9.1f} us  min {f['min_ms']*10
       f"download {r['timings_ms']['download']:.2f} ms")
 PY
   # Pixels, not bytes: a CUDA variant's PNG is compressed on the GPU
-  # (kernels/png_deflate.hpp), cpu-ref's by the CPU writer.
+  # (kernels/codecs/png_deflate.hpp), cpu-ref's by the CPU writer.
   "$bin/cudaconv" compare "$out/edge-$k.png" "$out/edge-cpu-ref.png" -q &&
     echo "    output identical to cpu-ref's, pixel for pixel" >>"$timing" ||
     echo "    output differs from cpu-ref's (see the unit tests for the tolerance check)" >>"$timing"

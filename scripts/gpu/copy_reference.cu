@@ -1,13 +1,13 @@
 // What a plain device copy of a target job's bytes takes, timed as
 // `cudaconv bench` times its CUDA rows (--timing device: each copy queued
-// behind a held stream, kernels/stream_hold.hpp; sources rotated over more
+// behind a held stream, kernels/runtime/stream_hold.hpp; sources rotated over more
 // than the L2). The copy-bandwidth share `cudaconv bench` prints comes from
 // a 512 MiB copy; a 36 or 48 MB copy cannot reach that rate (its start and
 // end are a larger part of it), and this is the floor issue 5's targets
 // sit against: RGB u8 4000x3000 (36 MB in, 36 out) and gray f32 4000x3000
 // (48 MB in, 48 out). Built and run on the GPU machine by
 // scripts/gpu/targets.sh:
-//   nvcc -O3 -std=c++17 -arch=sm_90 -I. scripts/gpu/copy_reference.cu kernels/stream_hold.cu
+//   nvcc -O3 -std=c++17 -arch=sm_90 -I. scripts/gpu/copy_reference.cu kernels/runtime/stream_hold.cu
 #include <cuda_runtime.h>
 
 #include <algorithm>

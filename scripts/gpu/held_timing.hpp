@@ -2,7 +2,7 @@
 // Timing launches as `cudaconv bench --timing device` times them, for the
 // standalone programs built on the GPU machine (copy_reference.cu):
 // each launch queued behind a held stream
-// (kernels/stream_hold.hpp) with events around it, after a warm-up, each
+// (kernels/runtime/stream_hold.hpp) with events around it, after a warm-up, each
 // on the next of `buffers` sources so that they rotate past the L2.
 #include <cuda_runtime.h>
 

@@ -1,12 +1,12 @@
 // NPP timed as `cudaconv bench` times our CUDA rows by default (--timing
 // device): the peer program ../shared/peers/npp_bench.cu as it is, with
 // its event records wrapped so that each timed call is queued behind a
-// held stream (kernels/stream_hold.hpp) and its events time the device
+// held stream (kernels/runtime/stream_hold.hpp) and its events time the device
 // alone. The peer's own build times each call as the host submits it, its
 // launch latency included, as `cudaconv bench --timing launch` does.
 // Built and run on the GPU machine by scripts/gpu/check.sh:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -I. -I<peers> scripts/gpu/npp_held.cu \
-//     kernels/stream_hold.cu -lnppif -lnppisu -lnppc
+//     kernels/runtime/stream_hold.cu -lnppif -lnppisu -lnppc
 #include <cuda_runtime.h>
 #include <npp.h>
 #include <nppi_filtering_functions.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Whether two builds hold the same device code: for each kernels/*.cu
+"""Whether two builds hold the same device code: for each kernels/**/*.cu
 object of build A, the cubins and the PTX in its .nv_fatbin section against
 those of the same object in build B, every ELF section byte for byte.
 
@@ -101,11 +101,13 @@ def main():
         sys.exit(__doc__)
     if shutil.which('zstd') is None:
         sys.exit('same-device-code: needs zstd for the compressed PTX (apt-get install zstd)')
-    objects = 'CMakeFiles/cudaconv_lib.dir/kernels'
+    objects = 'CMakeFiles/cudaconv_kernels.dir/kernels'
     dir_a, dir_b = (os.path.join(d, objects) for d in sys.argv[1:])
-    names = sorted(n for n in os.listdir(dir_a) if n.endswith('.cu.o'))
+    # Relative paths: the objects lie in kernels/'s rooms (fast/fast.cu.o).
+    names = sorted(os.path.relpath(os.path.join(root, n), dir_a)
+                   for root, _, files in os.walk(dir_a) for n in files if n.endswith('.cu.o'))
     if not names:
-        sys.exit(f'same-device-code: no kernels/*.cu objects under {dir_a}')
+        sys.exit(f'same-device-code: no kernels/**/*.cu objects under {dir_a}')
     different = 0
     for name in names:
         b = os.path.join(dir_b, name)

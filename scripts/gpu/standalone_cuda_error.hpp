@@ -1,5 +1,5 @@
 #pragma once
-// kernels/cuda_check.hpp's throw_cuda_error for the standalone programs
+// kernels/runtime/cuda_check.hpp's throw_cuda_error for the standalone programs
 // built on the GPU machine (npp_held.cu; copy_reference.cu through
 // held_timing.hpp), without the library (and fmt)
 // behind it: prints the error and exits. Include it from one source file

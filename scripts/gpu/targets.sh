@@ -20,9 +20,9 @@ nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 peers=.carry/peers
 "$nvcc" -O3 -std=c++17 -arch=sm_90 "$peers/npp_bench.cu" -o "$bin/npp_bench" \
   -lnppif -lnppisu -lnppc >"$out/npp-build.log" 2>&1 &
-"$nvcc" -O3 -std=c++17 -arch=sm_90 -I. -I"$peers" scripts/gpu/npp_held.cu kernels/stream_hold.cu \
+"$nvcc" -O3 -std=c++17 -arch=sm_90 -I. -I"$peers" scripts/gpu/npp_held.cu kernels/runtime/stream_hold.cu \
   -o "$bin/npp_held" -lnppif -lnppisu -lnppc >"$out/npp-held-build.log" 2>&1 &
-"$nvcc" -O3 -std=c++17 -arch=sm_90 -I. scripts/gpu/copy_reference.cu kernels/stream_hold.cu \
+"$nvcc" -O3 -std=c++17 -arch=sm_90 -I. scripts/gpu/copy_reference.cu kernels/runtime/stream_hold.cu \
   -o "$bin/copy_reference" >"$out/copy-reference-build.log" 2>&1 &
 wait
 
