@@ -490,14 +490,14 @@ private:
     }
 
     // Page-locked slots for a GPU batch's uploads (batch/pinned_slots.hpp):
-    // 3, one on the GPU and two copied ahead, in batches of at least 16
-    // images (making them takes about 30 ms each); 0 without a CUDA variant
-    // to run. CUDACONV_PINNED_SLOTS=N sets the count, 0 turns them off.
+    // by default 3, one on the GPU and two copied ahead, in batches of at
+    // least 16 images (making them takes about 30 ms each); --pinned-slots N
+    // sets the count, 0 turns them off. None without a CUDA variant to run.
     int pinned_slot_count(std::size_t images) const {
         constexpr int kSlots = 3;
         constexpr std::size_t kLeastImages = 16;
         if (!may_use_cuda()) return 0;
-        if (const char* env = std::getenv("CUDACONV_PINNED_SLOTS")) return std::max(0, std::atoi(env));
+        if (options_.pinned_slots) return *options_.pinned_slots;
         return images >= kLeastImages ? kSlots : 0;
     }
 

@@ -6,6 +6,13 @@
 #include "core/errors.hpp"
 
 namespace cudaconv {
+namespace {
+
+// --pinned-slots' largest value, --in-flight's: a slot holds one image
+// bound for the GPU, and a batch holds no more images than that at once.
+constexpr int kMaxPinnedSlots = 65536;
+
+}  // namespace
 
 std::string check_options_without_filter(const FilterOptions& o) {
     const FilterOptions defaults;
@@ -98,6 +105,10 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
     app.add_option("--png-level", o.encode.png_level, "PNG compression level (1 is fast)")
         ->check(CLI::Range(0, 9))
         ->capture_default_str();
+    app.add_option("--pinned-slots", o.pinned_slots,
+                   "Page-locked upload slots of a GPU batch, 0 for none (default: 3 for 16 "
+                   "images or more, else 0)")
+        ->check(CLI::Range(0, kMaxPinnedSlots));
     add_max_pixels_option(app, o.max_pixels);
 }
 

@@ -40,6 +40,9 @@ struct FilterOptions {
     std::string json_path;
     EncodeOptions encode;
     std::uint64_t max_pixels = kDefaultMaxPixels;  // --max-pixels; 0: no limit
+    // --pinned-slots: page-locked upload slots of a GPU batch (0: none);
+    // unset, 3 for 16 images or more on a CUDA variant, else none.
+    std::optional<int> pinned_slots;
 };
 
 void add_filter_options(CLI::App& app, FilterOptions& options);

@@ -527,11 +527,28 @@ TEST_CASE("batch: a second SIGINT ends at once and leaves no partial file",
 
 namespace cudaconv::test {
 
+// --pinned-slots sets the page-locked slots of a GPU batch; with a CPU
+// variant there is nothing to upload, and any count is accepted.
+TEST_CASE("batch: --pinned-slots takes any count from 0", "[cli][batch][pinned]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "in" / "a.png");
+    copy_sample("chelsea.png", dir / "in" / "b.png");
+    for (const char* slots : {"0", "1", "5"}) {
+        INFO(slots);
+        const auto r = run_cudaconv({"in", "-f", "edge", "-k", "cpu", "--pinned-slots", slots,
+                                     "-q", "-o", std::string("out") + slots + "/"},
+                                    dir.path());
+        INFO(r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(tree(dir / (std::string("out") + slots)) == std::vector<std::string>{"a.png", "b.png"});
+    }
+}
+
 // A CUDA variant's PNGs are compressed on the device (kernels/png_deflate.hpp)
 // and the pixels not downloaded: --json shows it, and the files hold the
 // same pixels as those the workers compress (CUDACONV_DEVICE_PNG=0), for
 // gray, colour, alpha and 16-bit outputs, and as those of inputs uploaded
-// from page-locked slots. A JPEG output is not affected.
+// from page-locked slots (--pinned-slots). A JPEG output is not affected.
 TEST_CASE("batch: PNGs of a CUDA variant are compressed on the device, same pixels",
           "[cli][batch][gpu]") {
     const DeviceProbe& probe = probe_devices();
@@ -545,10 +562,12 @@ TEST_CASE("batch: PNGs of a CUDA variant are compressed on the device, same pixe
     for (const char* name : {"camera.png", "chelsea.png", "chelsea-alpha.png", "camera-16bit.png"}) {
         copy_sample(name, in / name);
     }
-    auto run = [&](const char* device_png, const std::string& out) {
+    auto run = [&](const char* device_png, const std::string& out,
+                   const std::vector<std::string>& options = {}) {
         const ScopedEnv env("CUDACONV_DEVICE_PNG", device_png);
-        const auto r = run_cudaconv({"in", "-f", "edge", "-k", "naive", "--json", "-", "-q", "-o", out},
-                                    dir.path());
+        std::vector<std::string> args{"in", "-f", "edge", "-k", "naive", "--json", "-", "-q", "-o", out};
+        args.insert(args.end(), options.begin(), options.end());
+        const auto r = run_cudaconv(args, dir.path());
         REQUIRE(r.exit_code == 0);
         std::map<std::string, nlohmann::json> timings;
         std::istringstream lines(r.out);
@@ -570,12 +589,9 @@ TEST_CASE("batch: PNGs of a CUDA variant are compressed on the device, same pixe
         CHECK(t["png_rows"].get<double>() == 0.0);
         CHECK(t["download"].get<double>() > 0.0);
     }
-    {
-        // The inputs uploaded from page-locked slots (batch/pinned_slots.hpp),
-        // which a batch uses from 16 images: 2 slots for these 4.
-        const ScopedEnv slots("CUDACONV_PINNED_SLOTS", "2");
-        run("1", "pinned/{stem}.png");
-    }
+    // The inputs uploaded from page-locked slots (batch/pinned_slots.hpp),
+    // which a batch uses from 16 images by default: 2 slots for these 4.
+    run("1", "pinned/{stem}.png", {"--pinned-slots", "2"});
     for (const char* stem : {"camera", "chelsea", "chelsea-alpha", "camera-16bit"}) {
         INFO(stem);
         const cv::Mat device = cv::imread((dir / "device" / stem).string() + ".png", cv::IMREAD_UNCHANGED);

@@ -75,6 +75,12 @@ TEST_CASE("bad inputs, filters and outputs give one line, an exit code and no ou
         {"unknown option", {cam, "-f", "edge", "-o", "o.png", "--sharpness"}, 2, {"--sharpness"}},
         {"one file, two inputs", {cam, sample("rocket.jpg"), "-f", "edge", "-o", "o.png"}, 2, {"o.png"}},
         {"stdout, two inputs", {cam, sample("rocket.jpg"), "-f", "edge", "-o", "-"}, 2, {"-o -"}},
+        {"negative pinned slots", {cam, "-f", "edge", "--pinned-slots", "-1", "-o", "o.png"}, 2,
+         {"--pinned-slots", "-1"}},
+        {"pinned slots not a number", {cam, "-f", "edge", "--pinned-slots", "three", "-o", "o.png"},
+         2, {"--pinned-slots", "three"}},
+        {"too many pinned slots", {cam, "-f", "edge", "--pinned-slots", "70000", "-o", "o.png"}, 2,
+         {"--pinned-slots", "70000"}},
     };
     fs::copy_file(cam, dir / "in.png");
 
