@@ -2,9 +2,9 @@
 // output before any work, then run the pipeline (decode, filter on the
 // chosen variant, encode, write atomically) and report as images finish.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -189,6 +189,7 @@ public:
         }
         plan_ = plan_outputs(inputs, plan);
         input_paths_ = canonical_inputs(inputs);
+        check_gpu_encoder();
     }
 
     int run() {
@@ -333,6 +334,42 @@ private:
     }
 
     bool names_kernel() const { return options_.output.find("{kernel}") != std::string::npos; }
+
+    // --encoder gpu, refused (UsageError) where the command line already
+    // shows that the GPU cannot encode: no filter, a CPU variant named with
+    // -k, an output other than PNG at level 1 (the device writes level 1's
+    // runs only). What only an image tells (-k auto's choice for it, the
+    // device's room for the encoder) is left to each image: one that the
+    // GPU does not encode is encoded by the CPU, and said (warn_cpu_encoded).
+    void check_gpu_encoder() const {
+        if (options_.encoder != "gpu") return;
+        if (!params_) {
+            throw UsageError("--encoder gpu: -f none runs nothing on the GPU, so the CPU "
+                             "encodes (--encoder auto or cpu)");
+        }
+        if (requested_ && !requested_->uses_cuda()) {
+            throw UsageError(fmt::format("--encoder gpu: -k {} filters on the CPU, so the CPU "
+                                         "encodes (choose a CUDA variant or auto, or --encoder "
+                                         "auto or cpu)",
+                                         requested_->name()));
+        }
+        EncodeOptions level_1 = options_.encode;
+        level_1.png_level = 1;
+        for (const PlannedImage& image : plan_) {
+            const std::string& extension = image.target.extension;
+            if (image.skip || png_rows_stream_fits(extension, options_.encode)) continue;
+            if (png_rows_stream_fits(extension, level_1)) {
+                throw UsageError(fmt::format("--encoder gpu: the GPU writes PNG at --png-level 1 "
+                                             "only, not {} (--encoder auto or cpu writes it on "
+                                             "the CPU)",
+                                             options_.encode.png_level));
+            }
+            throw UsageError(fmt::format(
+                "--encoder gpu: {}: the GPU encodes PNG only; JPEG and the other formats are not "
+                "built on the GPU yet (--encoder auto or cpu encodes it on the CPU)",
+                image.target.path == kStdStream ? "<stdout>" : image.target.path));
+        }
+    }
 
     // Under -k auto, choosing needs the CUDA probe (about 110-210 ms on the
     // GPU machine), which a worker would wait for with the first image
@@ -515,13 +552,12 @@ private:
     }
 
     // PNG's rows compressed on the device (kernels/png_deflate.hpp): for a
-    // PNG output at level 1 whose samples PNG holds, unless
-    // CUDACONV_DEVICE_PNG=0 (to compare with the workers' encoder). A batch
-    // of 12-megapixel edge maps spent a third more on encoding than on the
-    // photos' (docs/PERFORMANCE.md); here the workers only wrap the stream.
+    // PNG output at level 1 whose samples PNG holds, unless --encoder cpu
+    // (to compare with the workers' encoder). A batch of 12-megapixel edge
+    // maps spent a third more on encoding than on the photos'
+    // (docs/PERFORMANCE.md); here the workers only wrap the stream.
     bool png_rows_on_device(const ImageWork& work) const {
-        const char* env = std::getenv("CUDACONV_DEVICE_PNG");
-        if (env && std::string_view(env) == "0") return false;
+        if (options_.encoder == "cpu") return false;
         return png_rows_stream_fits(work.target.extension, encode_) &&
                (work.report.out_depth == Depth::u8 || work.report.out_depth == Depth::u16);
     }
@@ -560,6 +596,8 @@ private:
         const auto start = Clock::now();
         EncodeOptions encode = encode_;
         encode.threads = std::max(encode.threads, work.encode_threads);
+        work.report.encoder = work.png_rows && work.png_rows->done ? "gpu" : "cpu";
+        if (options_.encoder == "gpu" && work.report.encoder != "gpu") warn_cpu_encoded(work);
         if (work.png_rows && work.png_rows->done) {
             write_file_atomically(
                 work.target.path,
@@ -575,6 +613,22 @@ private:
         work.src.release();
         work.dst.release();
         work.png_rows.reset();
+    }
+
+    // --encoder gpu, and the CPU encodes this image after all: said once a
+    // run, as auto's choice is, for the first such image (--json's
+    // "encoder" tells of each).
+    void warn_cpu_encoded(const ImageWork& work) {
+        if (cpu_encoded_warned_.exchange(true)) return;
+        const std::string why =
+            work.backend && !work.backend->uses_cuda()
+                ? fmt::format("auto ran it on {}", work.backend->name())
+                : std::string("the GPU's encoder could not take it (no room on the device, or "
+                              "rows of 128 MB or more)");
+        progress_->log_above(fmt::format("--encoder gpu: {}: encoded by the CPU ({}); --json's "
+                                         "\"encoder\" tells for each image",
+                                         work.report.input, why),
+                             false);
     }
 
     const FilterOptions& options_;
@@ -595,6 +649,7 @@ private:
     std::optional<DeviceContext> device_;
     std::optional<PinnedSlots> pinned_;  // a GPU batch's upload slots
     std::set<Backend*> announced_;
+    std::atomic<bool> cpu_encoded_warned_{false};  // warn_cpu_encoded's once
     std::set<std::string> retargeted_;  // outputs named once the variant was known
     BatchProgress* progress_ = nullptr;
     CudaWarmup warmup_;

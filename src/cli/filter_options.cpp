@@ -105,6 +105,11 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
     app.add_option("--png-level", o.encode.png_level, "PNG compression level (1 is fast)")
         ->check(CLI::Range(0, 9))
         ->capture_default_str();
+    app.add_option("--encoder", o.encoder,
+                   "Where a PNG output's rows are compressed: auto (on the GPU when a CUDA "
+                   "variant filtered the image), cpu, or gpu (refused where it cannot be)")
+        ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
+        ->capture_default_str();
     app.add_option("--pinned-slots", o.pinned_slots,
                    "Page-locked upload slots of a GPU batch, 0 for none (default: 3 for 16 "
                    "images or more, else 0)")

@@ -64,6 +64,7 @@ nlohmann::json to_json(const ImageReport& r) {
         {"input", r.input},
         {"output", r.output},
         {"variant", r.variant},
+        {"encoder", r.encoder},
         {"filter", {{"spec", r.filter}, {"width", r.filter_width}, {"height", r.filter_height}}},
         {"image",
          {{"width", r.width},

@@ -22,7 +22,6 @@
 #include "kernels/device_info.hpp"
 #include "support/files.hpp"
 #include "support/run_command.hpp"
-#include "support/scoped_env.hpp"
 
 namespace cudaconv::test {
 namespace fs = std::filesystem;
@@ -527,6 +526,69 @@ TEST_CASE("batch: a second SIGINT ends at once and leaves no partial file",
 
 namespace cudaconv::test {
 
+// The JSON lines of a batch run with --json -, by input: each image's
+// line (the summary left out).
+std::map<std::string, nlohmann::json> json_by_input(const std::string& out) {
+    std::map<std::string, nlohmann::json> lines;
+    std::istringstream text(out);
+    std::string line;
+    while (std::getline(text, line)) {
+        const auto j = nlohmann::json::parse(line);
+        if (!j.contains("summary")) lines[j["input"]] = j;
+    }
+    return lines;
+}
+
+// --encoder, wherever the images run: each JSON line names the encoder of
+// its PNG, the GPU only for an image a CUDA variant filtered; --encoder cpu
+// gives the pixels of the default; --encoder gpu under -k auto encodes the
+// images auto put on the CPU there, and says so once.
+TEST_CASE("batch: --encoder cpu and gpu, and where each image's PNG was encoded",
+          "[cli][batch][encoder]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "in" / "a.png");
+    copy_sample("chelsea-alpha.png", dir / "in" / "b.png");
+    copy_sample("camera-16bit.png", dir / "in" / "c.png");
+    auto run = [&](const std::string& encoder, const std::string& out) {
+        std::vector<std::string> args{"in", "-f", "edge", "--json", "-", "-o", out + "/"};
+        if (!encoder.empty()) args.insert(args.end(), {"--encoder", encoder});
+        const auto r = run_cudaconv(args, dir.path());
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        const auto lines = json_by_input(r.out);
+        REQUIRE(lines.size() == 3);
+        for (const auto& [input, line] : lines) {
+            INFO(encoder << ": " << input);
+            const bool on_cpu = line["variant"].get<std::string>().rfind("cpu", 0) == 0;
+            if (encoder == "cpu" || on_cpu) {
+                CHECK(line["encoder"] == "cpu");
+                CHECK(line["timings_ms"]["png_rows"].get<double>() == 0.0);
+            } else {
+                CHECK(line["encoder"] == "gpu");
+            }
+        }
+        return r;
+    };
+    run("", "default");
+    run("cpu", "cpu");
+    const auto gpu = run("gpu", "gpu");
+    if (gpu.out.find("\"encoder\":\"cpu\"") != std::string::npos) {
+        CHECK_THAT(gpu.err, Catch::Contains("--encoder gpu: in/") &&
+                                Catch::Contains(": encoded by the CPU (auto ran it on cpu)"));
+        CHECK(gpu.err.find("encoded by the CPU") == gpu.err.rfind("encoded by the CPU"));  // once
+    }
+    for (const char* name : {"a.png", "b.png", "c.png"}) {
+        INFO(name);
+        const cv::Mat fallback = cv::imread((dir / "default" / name).string(), cv::IMREAD_UNCHANGED);
+        REQUIRE(!fallback.empty());
+        for (const char* other : {"cpu", "gpu"}) {
+            const cv::Mat m = cv::imread((dir / other / name).string(), cv::IMREAD_UNCHANGED);
+            REQUIRE(m.type() == fallback.type());
+            CHECK(cv::norm(m, fallback, cv::NORM_INF) == 0);
+        }
+    }
+}
+
 // --pinned-slots sets the page-locked slots of a GPU batch; with a CPU
 // variant there is nothing to upload, and any count is accepted.
 TEST_CASE("batch: --pinned-slots takes any count from 0", "[cli][batch][pinned]") {
@@ -545,10 +607,11 @@ TEST_CASE("batch: --pinned-slots takes any count from 0", "[cli][batch][pinned]"
 }
 
 // A CUDA variant's PNGs are compressed on the device (kernels/png_deflate.hpp)
-// and the pixels not downloaded: --json shows it, and the files hold the
-// same pixels as those the workers compress (CUDACONV_DEVICE_PNG=0), for
-// gray, colour, alpha and 16-bit outputs, and as those of inputs uploaded
-// from page-locked slots (--pinned-slots). A JPEG output is not affected.
+// and the pixels not downloaded, by default and with --encoder gpu: --json
+// shows it, and the files hold the same pixels as those the workers
+// compress (--encoder cpu), for gray, colour, alpha and 16-bit outputs,
+// and as those of inputs uploaded from page-locked slots (--pinned-slots).
+// A JPEG output is not affected.
 TEST_CASE("batch: PNGs of a CUDA variant are compressed on the device, same pixels",
           "[cli][batch][gpu]") {
     const DeviceProbe& probe = probe_devices();
@@ -562,54 +625,53 @@ TEST_CASE("batch: PNGs of a CUDA variant are compressed on the device, same pixe
     for (const char* name : {"camera.png", "chelsea.png", "chelsea-alpha.png", "camera-16bit.png"}) {
         copy_sample(name, in / name);
     }
-    auto run = [&](const char* device_png, const std::string& out,
-                   const std::vector<std::string>& options = {}) {
-        const ScopedEnv env("CUDACONV_DEVICE_PNG", device_png);
+    auto run = [&](std::vector<std::string> options, const std::string& out) {
         std::vector<std::string> args{"in", "-f", "edge", "-k", "naive", "--json", "-", "-q", "-o", out};
         args.insert(args.end(), options.begin(), options.end());
         const auto r = run_cudaconv(args, dir.path());
+        INFO(r.err);
         REQUIRE(r.exit_code == 0);
-        std::map<std::string, nlohmann::json> timings;
-        std::istringstream lines(r.out);
-        std::string line;
-        while (std::getline(lines, line)) {
-            const auto j = nlohmann::json::parse(line);
-            if (!j.contains("summary")) timings[j["input"]] = j["timings_ms"];
-        }
-        REQUIRE(timings.size() == 4);
-        return timings;
+        const auto lines = json_by_input(r.out);
+        REQUIRE(lines.size() == 4);
+        return lines;
     };
-    for (const auto& [input, t] : run("1", "device/{stem}.png")) {
-        INFO(input);
-        CHECK(t["png_rows"].get<double>() > 0.0);
-        CHECK(t["download"].get<double>() == 0.0);
+    for (const auto& [options, out] :
+         std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{}, "device/{stem}.png"}, {{"--encoder", "gpu"}, "gpu/{stem}.png"}}) {
+        for (const auto& [input, line] : run(options, out)) {
+            INFO(out << ": " << input);
+            CHECK(line["encoder"] == "gpu");
+            CHECK(line["timings_ms"]["png_rows"].get<double>() > 0.0);
+            CHECK(line["timings_ms"]["download"].get<double>() == 0.0);
+        }
     }
-    for (const auto& [input, t] : run("0", "host/{stem}.png")) {
+    for (const auto& [input, line] : run({"--encoder", "cpu"}, "host/{stem}.png")) {
         INFO(input);
-        CHECK(t["png_rows"].get<double>() == 0.0);
-        CHECK(t["download"].get<double>() > 0.0);
+        CHECK(line["encoder"] == "cpu");
+        CHECK(line["timings_ms"]["png_rows"].get<double>() == 0.0);
+        CHECK(line["timings_ms"]["download"].get<double>() > 0.0);
     }
     // The inputs uploaded from page-locked slots (batch/pinned_slots.hpp),
     // which a batch uses from 16 images by default: 2 slots for these 4.
-    run("1", "pinned/{stem}.png", {"--pinned-slots", "2"});
+    run({"--pinned-slots", "2"}, "pinned/{stem}.png");
     for (const char* stem : {"camera", "chelsea", "chelsea-alpha", "camera-16bit"}) {
         INFO(stem);
-        const cv::Mat device = cv::imread((dir / "device" / stem).string() + ".png", cv::IMREAD_UNCHANGED);
         const cv::Mat host = cv::imread((dir / "host" / stem).string() + ".png", cv::IMREAD_UNCHANGED);
-        const cv::Mat pinned = cv::imread((dir / "pinned" / stem).string() + ".png", cv::IMREAD_UNCHANGED);
-        REQUIRE(!device.empty());
-        REQUIRE(device.type() == host.type());
-        REQUIRE(pinned.type() == host.type());
-        CHECK(cv::norm(device, host, cv::NORM_INF) == 0);
-        CHECK(cv::norm(pinned, host, cv::NORM_INF) == 0);
+        REQUIRE(!host.empty());
+        for (const char* folder : {"device", "gpu", "pinned"}) {
+            INFO(folder);
+            const cv::Mat m = cv::imread((dir / folder / stem).string() + ".png", cv::IMREAD_UNCHANGED);
+            REQUIRE(m.type() == host.type());
+            CHECK(cv::norm(m, host, cv::NORM_INF) == 0);
+        }
     }
     // A JPEG's pixels come down as before.
-    const ScopedEnv env("CUDACONV_DEVICE_PNG", "1");
     const auto r = run_cudaconv({"in/chelsea.png", "-f", "edge", "-k", "naive", "--json", "-", "-q",
                                  "-o", "chelsea.jpg"},
                                 dir.path());
     REQUIRE(r.exit_code == 0);
     const auto j = nlohmann::json::parse(r.out.substr(0, r.out.find('\n')));
+    CHECK(j["encoder"] == "cpu");
     CHECK(j["timings_ms"]["png_rows"].get<double>() == 0.0);
     CHECK(j["timings_ms"]["download"].get<double>() > 0.0);
 }
