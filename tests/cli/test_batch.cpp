@@ -28,11 +28,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void copy_sample(const std::string& name, const fs::path& to) {
-    fs::create_directories(to.parent_path());
-    fs::copy_file(sample(name), to, fs::copy_options::overwrite_existing);
-}
-
 // Every file under root, relative, sorted: what a run left behind,
 // temporary files included.
 std::vector<std::string> tree(const fs::path& root) {

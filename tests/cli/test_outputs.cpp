@@ -25,11 +25,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void copy_sample(const std::string& name, const fs::path& to) {
-    fs::create_directories(to.parent_path());
-    fs::copy_file(sample(name), to, fs::copy_options::overwrite_existing);
-}
-
 bool decodes(const fs::path& p) { return !cv::imread(p.string(), cv::IMREAD_UNCHANGED).empty(); }
 
 std::size_t count(const std::string& text, const std::string& part) {
