@@ -57,11 +57,7 @@ namespace {
 // Odd square sizes up to 15x15: the named 3x3 filters, box/gaussian up to
 // 15 (a Gaussian of sigma <= 2.3) and dense 15x15. Each size costs build
 // time for 3 channel counts x 2 sample types.
-#ifndef CUDACONV_FAST_FEW_SIDES  // tuning builds (scripts/gpu/sweep-fast.sh) compile fewer
 constexpr std::array<int, 7> kSides{3, 5, 7, 9, 11, 13, 15};
-#else
-constexpr std::array<int, 4> kSides{3, 5, 7, 15};
-#endif
 constexpr int kLargestSide = 15;
 constexpr int kMaxTaps = kLargestSide * kLargestSide;
 // One vector per load and store: Hopper's widest per-thread access.
@@ -83,32 +79,18 @@ constexpr int kStages = 2;
 // at 3 blocks of 256 threads against 71.7 at 2, and u8 RGB edge 131.2 us
 // at 8 blocks of 128 threads making 2 rows each against 173.9 at 2 blocks
 // of 256 making 4.
-// Overridable for tuning sweeps (scripts/gpu/sweep-fast.sh).
-#ifndef CUDACONV_FAST_U8_WARPS_Y
-#define CUDACONV_FAST_U8_WARPS_Y 2
-#endif
-#ifndef CUDACONV_FAST_U8_ROWS
-#define CUDACONV_FAST_U8_ROWS 2
-#endif
-#ifndef CUDACONV_FAST_U8_MIN_BLOCKS
-#define CUDACONV_FAST_U8_MIN_BLOCKS 8
-#endif
-#ifndef CUDACONV_FAST_F32_WARPS_Y
-#define CUDACONV_FAST_F32_WARPS_Y 4
-#endif
-#ifndef CUDACONV_FAST_F32_ROWS
-#define CUDACONV_FAST_F32_ROWS 8
-#endif
-#ifndef CUDACONV_FAST_F32_MIN_BLOCKS
-#define CUDACONV_FAST_F32_MIN_BLOCKS 3
-#endif
+constexpr int kFastU8WarpsY = 2;      // u8: warps down a block
+constexpr int kFastU8Rows = 2;        // u8: output rows a thread, unrolled filters
+constexpr int kFastU8MinBlocks = 8;   // u8: blocks an SM at least, unrolled filters
+constexpr int kFastF32WarpsY = 4;     // f32: warps down a block
+constexpr int kFastF32Rows = 8;       // f32: output rows a thread, unrolled filters
+constexpr int kFastF32MinBlocks = 3;  // f32: blocks an SM at least, unrolled filters
 template <typename In>
 struct Shape {
     static constexpr bool kBytes = sizeof(In) == 1;
-    static constexpr int kWarpsY = kBytes ? CUDACONV_FAST_U8_WARPS_Y : CUDACONV_FAST_F32_WARPS_Y;
-    static constexpr int R = kBytes ? CUDACONV_FAST_U8_ROWS : CUDACONV_FAST_F32_ROWS;
-    static constexpr int kMinBlocks =
-        kBytes ? CUDACONV_FAST_U8_MIN_BLOCKS : CUDACONV_FAST_F32_MIN_BLOCKS;
+    static constexpr int kWarpsY = kBytes ? kFastU8WarpsY : kFastF32WarpsY;
+    static constexpr int R = kBytes ? kFastU8Rows : kFastF32Rows;
+    static constexpr int kMinBlocks = kBytes ? kFastU8MinBlocks : kFastF32MinBlocks;
     static constexpr int kThreads = 32 * kWarpsX * kWarpsY;
 };
 
@@ -127,52 +109,34 @@ struct Shape {
 //  - u8: J = 1 (gray 15x15 194 us against 243 at J = 3, RGB 851 against
 //    1101), at least 5 blocks an SM (u8 tiles of 11x11 to 15x15 leave
 //    room for 5 to 7).
-#ifndef CUDACONV_FAST_F32_ROLLED_FROM
-#define CUDACONV_FAST_F32_ROLLED_FROM 9
-#endif
-#ifndef CUDACONV_FAST_U8_ROLLED_FROM
-#define CUDACONV_FAST_U8_ROLLED_FROM 11
-#endif
-#ifndef CUDACONV_FAST_F32_GRAY_ROWS_A_STEP
-#define CUDACONV_FAST_F32_GRAY_ROWS_A_STEP 2
-#endif
-#ifndef CUDACONV_FAST_F32_COLOUR_ROWS_A_STEP
-#define CUDACONV_FAST_F32_COLOUR_ROWS_A_STEP 3
-#endif
-#ifndef CUDACONV_FAST_U8_ROWS_A_STEP
-#define CUDACONV_FAST_U8_ROWS_A_STEP 1
-#endif
-#ifndef CUDACONV_FAST_F32_ROLLED_ROWS
-#define CUDACONV_FAST_F32_ROLLED_ROWS 4
-#endif
-#ifndef CUDACONV_FAST_F32_ROLLED_MIN_BLOCKS
-#define CUDACONV_FAST_F32_ROLLED_MIN_BLOCKS 3
-#endif
-#ifndef CUDACONV_FAST_U8_ROLLED_MIN_BLOCKS
-#define CUDACONV_FAST_U8_ROLLED_MIN_BLOCKS 5
-#endif
+constexpr int kFastF32RolledFrom = 9;       // f32: the smallest rolled side
+constexpr int kFastU8RolledFrom = 11;       // u8: the smallest rolled side
+constexpr int kFastF32GrayRowsAStep = 2;    // J, f32 gray
+constexpr int kFastF32ColourRowsAStep = 3;  // J, f32 colour
+constexpr int kFastU8RowsAStep = 1;         // J, u8
+constexpr int kFastF32RolledRows = 4;       // R, f32 rolled (u8 rolled keeps kFastU8Rows)
+constexpr int kFastF32RolledMinBlocks = 3;  // f32 rolled: blocks an SM at least
+constexpr int kFastU8RolledMinBlocks = 5;   // u8 rolled: blocks an SM at least
 template <typename In>
 CC_HD constexpr bool rolled(int side) {
-    return side >= (sizeof(In) == 1 ? CUDACONV_FAST_U8_ROLLED_FROM : CUDACONV_FAST_F32_ROLLED_FROM);
+    return side >= (sizeof(In) == 1 ? kFastU8RolledFrom : kFastF32RolledFrom);
 }
 // J: filter rows a step (the whole filter where it is not rolled).
 template <typename In>
 CC_HD constexpr int filter_rows_a_step(int side, int channels) {
     if (!rolled<In>(side)) return side;
-    if (sizeof(In) == 1) return CUDACONV_FAST_U8_ROWS_A_STEP;
-    return channels == 1 ? CUDACONV_FAST_F32_GRAY_ROWS_A_STEP
-                         : CUDACONV_FAST_F32_COLOUR_ROWS_A_STEP;
+    if (sizeof(In) == 1) return kFastU8RowsAStep;
+    return channels == 1 ? kFastF32GrayRowsAStep : kFastF32ColourRowsAStep;
 }
 // R: output rows a thread.
 template <typename In>
 CC_HD constexpr int rows_a_thread(int side) {
-    return sizeof(In) == 4 && rolled<In>(side) ? CUDACONV_FAST_F32_ROLLED_ROWS : Shape<In>::R;
+    return sizeof(In) == 4 && rolled<In>(side) ? kFastF32RolledRows : Shape<In>::R;
 }
 template <typename In>
 CC_HD constexpr int min_blocks(int side) {
     if (!rolled<In>(side)) return Shape<In>::kMinBlocks;
-    return sizeof(In) == 1 ? CUDACONV_FAST_U8_ROLLED_MIN_BLOCKS
-                           : CUDACONV_FAST_F32_ROLLED_MIN_BLOCKS;
+    return sizeof(In) == 1 ? kFastU8RolledMinBlocks : kFastF32RolledMinBlocks;
 }
 
 __constant__ float c_taps[kMaxTaps];

@@ -356,17 +356,15 @@ __device__ __forceinline__ void load_full_band(const DeviceJob& job, unsigned ch
 
 // Blocks an SM at least (which caps registers at 102): 5 is faster than 4
 // (111 registers) and 6 (80) on 4000x3000 RGB u8 edge and 780x585 on an
-// H100. A build macro, for scripts/gpu/sweep-fast.sh.
-#ifndef CUDACONV_WALK_MIN_BLOCKS
-#define CUDACONV_WALK_MIN_BLOCKS 5
-#endif
+// H100.
+constexpr int kWalkMinBlocks = 5;
 
 // The walk over `down` bands of band_rows rows, `across` bands wide: the
 // walk of whole bands from the image's top, or the tail walk (Tail: bands
 // of one block from row first_row on, launched after the walk of whole
 // bands to take its warps' places as it ends: registers_u8_tail_rows).
 template <int R, int C, bool TakeAbs, bool Tail>
-__global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
+__global__ void __launch_bounds__(32 * kWalkWarps, kWalkMinBlocks)
     walk_kernel(const __grid_constant__ DeviceJob job, int across, int down, int band_rows, int first_row) {
     static_assert(3 * R + 2 <= kRingRows, "the ring holds a block's rows and the next two blocks'");
     __shared__ alignas(16) unsigned char ring[kWalkWarps][kRingRows][kRingRowBytes];

@@ -66,37 +66,27 @@ struct VectorOf<8> {
 constexpr int kWarpsPerBlock = 4;
 constexpr int kThreads = 32 * kWarpsPerBlock;
 
-// Rows copied ahead and blocks an SM at least, which caps registers
-// (build macros, for scripts/gpu/sweep-fast.sh).
-#ifndef CUDACONV_STRIPS_U8_AHEAD
-#define CUDACONV_STRIPS_U8_AHEAD 8
-#endif
+// Rows copied ahead (Band::kAhead), and blocks an SM at least
+// (strips_min_blocks), which caps registers.
+// u8 in 16-byte vectors (3x3) 8 rows ahead: on an H100 at 4000x3000, RGB u8
+// edge 33.8 us at 8, 34.1 at 4, 35.4 at 2, 35.2 at 16.
+constexpr int kStripsU8Ahead = 8;
 // f32 rows 4 ahead, not 8: with fewer copies in flight a warp, gray f32
 // 4000x3000 5x5 takes 43.7 us on an H100 against 45.0, 7x7 54.2 against
 // 55.7, 2000x1000 3x3 2% less; 4000x3000 3x3 the same, RGB f32 3x3 1% more.
-#ifndef CUDACONV_STRIPS_F32_AHEAD
-#define CUDACONV_STRIPS_F32_AHEAD 4
-#endif
+constexpr int kStripsF32Ahead = 4;
 // u8 in 8-byte vectors (5x5, 7x7) 4 rows ahead too: against 8, on an H100
 // at 4000x3000, RGB u8 random:5 85.1 us against 86.2, random:7 147.7
-// against 149.3, gray u8 random:5 39.0 against 39.9. u8 3x3 (16-byte
-// vectors) 8 ahead: RGB edge 33.8 us at 8, 34.1 at 4, 35.4 at 2, 35.2 at 16.
-#ifndef CUDACONV_STRIPS_U8_NARROW_AHEAD
-#define CUDACONV_STRIPS_U8_NARROW_AHEAD 4
-#endif
-#ifndef CUDACONV_STRIPS_MIN_BLOCKS
-#define CUDACONV_STRIPS_MIN_BLOCKS 4
-#endif
-#ifndef CUDACONV_STRIPS_INT_MIN_BLOCKS
-#define CUDACONV_STRIPS_INT_MIN_BLOCKS 4
-#endif
+// against 149.3, gray u8 random:5 39.0 against 39.9.
+constexpr int kStripsU8NarrowAhead = 4;
+// Blocks an SM at least of the float path and of the integer path.
+constexpr int kStripsMinBlocks = 4;
+constexpr int kStripsIntMinBlocks = 4;
 // u8 3x3 (float and integer paths) fits 5 blocks without spilling (96
 // registers), and the fifth block makes RGB u8 edge 4% faster and gray u8
 // edge 7% on an H100. f32 3x3 and gray f32 5x5 would fit 8 blocks in 64
 // registers without spilling, but are no faster for it, so they keep 4.
-#ifndef CUDACONV_STRIPS_U8_3X3_MIN_BLOCKS
-#define CUDACONV_STRIPS_U8_3X3_MIN_BLOCKS 5
-#endif
+constexpr int kStrips3x3U8MinBlocks = 5;
 
 template <int Side, int C, typename In, int VB>
 struct Band {
@@ -111,9 +101,9 @@ struct Band {
     // Window index of the first sample an output of this lane reads.
     static constexpr int kFirst = kHaloVectors * S - kHalo;
     // Rows whose loads are in flight ahead of the row being filtered.
-    static constexpr int kAhead = sizeof(In) != 1 ? CUDACONV_STRIPS_F32_AHEAD
-                                  : VB == 16     ? CUDACONV_STRIPS_U8_AHEAD
-                                                 : CUDACONV_STRIPS_U8_NARROW_AHEAD;
+    static constexpr int kAhead = sizeof(In) != 1 ? kStripsF32Ahead
+                                  : VB == 16     ? kStripsU8Ahead
+                                                 : kStripsU8NarrowAhead;
     static_assert(kHaloVectors <= 4, "a band needs most of its lanes for outputs");
 };
 
@@ -263,11 +253,10 @@ StripSettings strip_settings(const Tuning& tuning) {
 
 namespace {
 
-// Overridable so that a tuning build can time the conversion-instruction
-// finish beside it (scripts/gpu/sweep-fast.sh).
-#ifndef CUDACONV_STRIPS_MAGIC
-#define CUDACONV_STRIPS_MAGIC 1
-#endif
+// Whether u8 outputs finish with store_samples_magic (vector_store.cuh:
+// full-rate FFMA, FMNMX and PRMT) where it is exact for the job
+// (BandGrid::magic_finish), instead of the conversion instructions.
+constexpr bool kStripsMagicFinish = true;
 
 // Whether window sample `w` is read by any output: the rest of the
 // neighbours' vectors is neither read nor converted.
@@ -500,8 +489,8 @@ __device__ __noinline__ int2 head_band(StripHead head, int j) {
 // registers.
 template <int Side, typename In, bool Integer>
 constexpr int strips_min_blocks() {
-    if constexpr (sizeof(In) == 1 && Side == 3) return CUDACONV_STRIPS_U8_3X3_MIN_BLOCKS;
-    return Integer ? CUDACONV_STRIPS_INT_MIN_BLOCKS : CUDACONV_STRIPS_MIN_BLOCKS;
+    if constexpr (sizeof(In) == 1 && Side == 3) return kStrips3x3U8MinBlocks;
+    return Integer ? kStripsIntMinBlocks : kStripsMinBlocks;
 }
 
 // Integer: the integer path (u8 input, integer taps; see dp4a_u8_s8).
@@ -783,7 +772,7 @@ void launch_one(const DeviceJob& job, const StripSettings& settings, cudaStream_
     // delta + magic must be a float for the one-rounding finish (and delta
     // small enough that the double sum itself is exact).
     const double delta_magic = static_cast<double>(job.delta) + kRoundingMagic;
-    bands.magic_finish = CUDACONV_STRIPS_MAGIC && std::fabs(job.delta) < 4194304.0f &&
+    bands.magic_finish = kStripsMagicFinish && std::fabs(job.delta) < 4194304.0f &&
                          static_cast<double>(static_cast<float>(delta_magic)) == delta_magic;
     bands.integer_finish = Integer && job.scale == 1.0f && job.delta == 0.0f;
     bands.sides_first = settings.sides_first;
