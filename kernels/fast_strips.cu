@@ -114,7 +114,7 @@ struct BandGrid {
     int rows = 0;               // output rows a band, below the head
     StripHead head;             // the top rows of bands, of rising heights
     std::int64_t head_end = 0;  // head.end(): where the bands of `rows` start
-    bool sides_first = true;    // band_at's order (CUDACONV_STRIPS_SIDES_FIRST=0: row by row)
+    bool sides_first = true;    // band_at's order (the tuning parameter sides_first=0: row by row)
     bool magic_finish = false;  // store_samples_magic (vector_store.cuh) is exact for this job
     // Integer sums that are the outputs as they are (scale 1, delta 0): only
     // clamped, with no float finish.
@@ -469,7 +469,7 @@ __device__ __forceinline__ void store_row_fast(const DeviceJob& job, std::int64_
 
 // Band i of the launch order, as (across, down): the side columns first
 // (sides_first_at): their warps take longest, so they start first. Row by
-// row instead (CUDACONV_STRIPS_SIDES_FIRST=0) is 6-32% slower on an H100,
+// row instead (the tuning parameter sides_first=0) is 6-32% slower on an H100,
 // and of five other orders only those that start with the side columns
 // come within 4%.
 __device__ __forceinline__ int2 band_at(int i, int across, int down, bool sides_first) {
