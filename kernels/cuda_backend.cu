@@ -162,11 +162,40 @@ const DeviceInfo& current_device() {
     return probe.devices.front();
 }
 
+std::unique_lock<std::mutex> lock_constant_taps() {
+    static std::mutex constant_taps;
+    return std::unique_lock<std::mutex>(constant_taps);
+}
+
 int resident_blocks(const void* kernel, int threads, std::size_t shared_bytes) {
     int per_sm = 0;
     CUDA_CHECK(
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared_bytes));
     return std::max(1, per_sm) * std::max(1, current_device().multiprocessors);
+}
+
+DeviceJob device_job_of(const Job& job) {
+    DeviceJob dj;
+    dj.src_width = job.src.width;
+    dj.src_height = job.src.height;
+    dj.dst_width = job.dst.width;
+    dj.dst_height = job.dst.height;
+    dj.channels = job.src.channels;
+    dj.filtered_channels = job.filtered_channels();
+    dj.in_depth = job.src.depth;
+    dj.out_depth = job.dst.depth;
+    dj.filter_width = job.params.filter.width;
+    dj.filter_height = job.params.filter.height;
+    dj.origin_x = origin_x(job.params);
+    dj.origin_y = origin_y(job.params);
+    dj.centre_x = centre_offset_x(job.params);
+    dj.centre_y = centre_offset_y(job.params);
+    dj.border = job.params.border;
+    dj.border_value = static_cast<float>(job.params.border_value);
+    dj.scale = static_cast<float>(job.params.scale);
+    dj.delta = static_cast<float>(job.params.delta);
+    dj.take_abs = job.params.take_abs;
+    return dj;
 }
 
 Support CudaBackend::can_run(const Job& job) const {
@@ -187,7 +216,7 @@ Support CudaBackend::can_run(const Job& job) const {
 RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     const DeviceInfo& device = current_device();
     CUDA_CHECK(cudaSetDevice(device.index));
-    if (name() != "fft") release_fft_state();
+    if (!keeps_fft_state()) release_fft_state();
     const Stream stream;
     // Device memory of this run alone, declared before the guard so that the
     // guard's wait comes before it is freed.
@@ -234,31 +263,12 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     // (0xFF bytes are 255, 65535 or NaN).
     CUDA_CHECK(cudaMemsetAsync(d_dst.get(), 0xFF, dst_bytes, stream.get()));
 
-    DeviceJob dj;
+    DeviceJob dj = device_job_of(job);
     dj.src = d_src.get();
     dj.dst = d_dst.get();
     dj.taps = d_taps.get();
-    dj.src_width = job.src.width;
-    dj.src_height = job.src.height;
     dj.src_pitch = static_cast<std::int64_t>(src_row);
-    dj.dst_width = job.dst.width;
-    dj.dst_height = job.dst.height;
     dj.dst_pitch = static_cast<std::int64_t>(dst_row);
-    dj.channels = job.src.channels;
-    dj.filtered_channels = job.filtered_channels();
-    dj.in_depth = job.src.depth;
-    dj.out_depth = job.dst.depth;
-    dj.filter_width = job.params.filter.width;
-    dj.filter_height = job.params.filter.height;
-    dj.origin_x = origin_x(job.params);
-    dj.origin_y = origin_y(job.params);
-    dj.centre_x = centre_offset_x(job.params);
-    dj.centre_y = centre_offset_y(job.params);
-    dj.border = job.params.border;
-    dj.border_value = static_cast<float>(job.params.border_value);
-    dj.scale = static_cast<float>(job.params.scale);
-    dj.delta = static_cast<float>(job.params.delta);
-    dj.take_abs = job.params.take_abs;
 
     // Copies 1..k-1 of the input and output for rotated launches; all hold
     // the same input, so whichever copy the last launch wrote is the output.
@@ -281,8 +291,9 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     const std::byte* d_result =
         launches[launch_count > 0 ? static_cast<std::size_t>(launch_count - 1) % copies : 0].dst;
 
-    prepare(job, dj, stream.get());
-    try {
+    {
+        const std::unique_ptr<LaunchPlan> plan = this->plan(job, dj, options.tuning, stream.get());
+        timings.path = std::string(plan->path());
         const Event start, stop;
         std::optional<StreamHold> hold;
         if (options.hold_timed_launches) hold.emplace();
@@ -290,7 +301,7 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
             const bool held = hold && i > 0;
             if (held) hold->hold(stream.get());
             CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
-            launch(launches[static_cast<std::size_t>(i) % copies], stream.get());
+            plan->launch(launches[static_cast<std::size_t>(i) % copies], stream.get());
             CUDA_CHECK_LAUNCH();
             CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
             if (held) hold->release();
@@ -303,11 +314,7 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
             }
             if (i >= options.warmup) timings.filter_ms.push_back(elapsed_ms(start, stop));
         }
-    } catch (...) {
-        finish();
-        throw;
     }
-    finish();
 
     if (options.png_rows && compress_for_png(job, d_result, dst_row, *options.png_rows,
                                              timings, stream.get())) {

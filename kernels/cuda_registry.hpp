@@ -2,6 +2,7 @@
 // Factories of the CUDA variants, one per file in kernels/, in the order of
 // the tutorial ladder. registry.cpp adds them after the CPU variants.
 #include <memory>
+#include <vector>
 
 #include "core/backend.hpp"
 
@@ -17,5 +18,8 @@ std::unique_ptr<Backend> make_fft_backend();
 std::unique_ptr<Backend> make_cudnn_backend();
 std::unique_ptr<Backend> make_fast_backend();
 std::unique_ptr<Backend> make_fast_separable_backend();
+// The composites' named paths ("fast.strips", ...), listed after each.
+std::vector<std::unique_ptr<Backend>> make_fast_paths();
+std::vector<std::unique_ptr<Backend>> make_fast_separable_paths();
 
 }  // namespace cudaconv

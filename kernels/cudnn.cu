@@ -293,6 +293,7 @@ void pad(const DeviceJob& job, const CudnnPlan& plan, cudaStream_t stream) {
 class CudnnBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "cudnn"; }
+    std::optional<int> auto_rank(const Job&) const override { return kRankCudnn; }
     std::string_view summary() const override {
         return "cuDNN forward convolution, algorithm found by timing";
     }
@@ -322,7 +323,8 @@ protected:
     }
 
 #if CUDACONV_HAVE_CUDNN
-    void prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) override {
+    std::unique_ptr<LaunchPlan> plan(const Job& job, const DeviceJob& dj, const Tuning&,
+                                     cudaStream_t stream) const override {
         auto plan = std::make_unique<CudnnPlan>(load_cudnn().api);
         const CudnnApi& api = *plan->api;
         plan->shape = shape_of(job);
@@ -347,28 +349,32 @@ protected:
         plan->d_workspace.reset();
         plan->d_workspace =
             device_array<float>((plan->workspace_bytes + sizeof(float) - 1) / sizeof(float));
-        plan_ = std::move(plan);
+        return std::make_unique<CudnnRun>(std::move(plan));
     }
-
-    void launch(const DeviceJob& job, cudaStream_t stream) override {
-        if (!plan_) throw CudaError("cudnn: launch() without prepare()");
-        const CudnnPlan& plan = *plan_;
-        pad(job, plan, stream);
-        CUDNN_CHECK(plan.forward(plan.algo, plan.workspace_bytes));
-        const Planes sums = plan.sums();
-        dispatch_input_depth(job.in_depth, [&](auto sample) {
-            finish_kernel<decltype(sample)>
-                <<<grid_for(sums), dim3(kBlockX, kBlockY), 0, stream>>>(job, sums);
-        });
-    }
-
-    void finish() override { plan_.reset(); }
 
 private:
-    std::unique_ptr<CudnnPlan> plan_;
+    // One run: the chosen algorithm's padding, forward convolution and finish.
+    class CudnnRun final : public LaunchPlan {
+    public:
+        explicit CudnnRun(std::unique_ptr<CudnnPlan> plan) : plan_(std::move(plan)) {}
+        void launch(const DeviceJob& job, cudaStream_t stream) const override {
+            const CudnnPlan& plan = *plan_;
+            pad(job, plan, stream);
+            CUDNN_CHECK(plan.forward(plan.algo, plan.workspace_bytes));
+            const Planes sums = plan.sums();
+            dispatch_input_depth(job.in_depth, [&](auto sample) {
+                finish_kernel<decltype(sample)>
+                    <<<grid_for(sums), dim3(kBlockX, kBlockY), 0, stream>>>(job, sums);
+            });
+        }
+
+    private:
+        std::unique_ptr<CudnnPlan> plan_;
+    };
 #else
     // check_job() refuses every job: cuDNN's reason is "built without headers".
-    void launch(const DeviceJob&, cudaStream_t) override {
+    std::unique_ptr<LaunchPlan> plan(const Job&, const DeviceJob&, const Tuning&,
+                                     cudaStream_t) const override {
         throw CudaError("cudnn: built without cuDNN headers");
     }
 #endif

@@ -455,12 +455,7 @@ std::string dense_mma_refusal(const Job& job) {
     return {};
 }
 
-bool dense_mma_take(const Job& job, bool other_paths_can_run) {
-    if (const char* text = std::getenv("CUDACONV_FAST_MMA")) {
-        const std::string_view setting(text);
-        if (setting == "0") return !other_paths_can_run;
-        if (setting == "1") return true;
-    }
+bool dense_mma_preferred(const Job& job, bool other_paths_can_run) {
     if (!other_paths_can_run) return true;
     // The crossover with the tile path, measured on an H100, tiles against
     // this path, us:
@@ -482,7 +477,13 @@ bool dense_mma_take(const Job& job, bool other_paths_can_run) {
     return colour_u8 && side >= 15 && pixels >= kDenseMmaColourPixels;
 }
 
-void DenseMmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) {
+std::vector<TuningParam> dense_mma_tuning_params() {
+    return {{"max_blocks", "the most CUDA blocks (default: as many as the device holds)", 1,
+             1 << 30}};
+}
+
+DenseMmaPath::DenseMmaPath(const Job& job, const DeviceJob& dj, int max_blocks,
+                           cudaStream_t stream) {
     table_ = dense_mma_tap_table(job.params.filter.taps, dj.filter_width, dj.filter_height);
     CUDA_CHECK(cudaMemcpyToSymbolAsync(d_tap_table, table_.data(), table_.size() * sizeof(float),
                                        0, cudaMemcpyHostToDevice, stream));
@@ -498,10 +499,7 @@ void DenseMmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t str
     const std::int64_t items = tiles_across(dj.dst_width) * tiles_down(dj.dst_height) *
                                dj.filtered_channels;
     grid_ = static_cast<int>(std::max<std::int64_t>(1, std::min(items, resident)));
-    // Fewer blocks, for the tests: each then walks many items.
-    if (const char* cap = std::getenv("CUDACONV_FAST_BLOCKS")) {
-        if (const int n = std::atoi(cap); n > 0) grid_ = std::min(grid_, n);
-    }
+    if (max_blocks > 0) grid_ = std::min(grid_, max_blocks);
 }
 
 void DenseMmaPath::launch(const DeviceJob& job, cudaStream_t stream) const {

@@ -56,7 +56,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +66,7 @@
 #include "kernels/device_common.cuh"
 #include "kernels/dp4a.cuh"
 #include "kernels/fast_registers.hpp"
+#include "kernels/fast_strips.hpp"
 
 namespace cudaconv {
 namespace {
@@ -355,17 +356,15 @@ __device__ __forceinline__ void load_full_band(const DeviceJob& job, unsigned ch
 
 // Blocks an SM at least (which caps registers at 102): 5 is faster than 4
 // (111 registers) and 6 (80) on 4000x3000 RGB u8 edge and 780x585 on an
-// H100. A build macro, for scripts/gpu/sweep-fast.sh.
-#ifndef CUDACONV_WALK_MIN_BLOCKS
-#define CUDACONV_WALK_MIN_BLOCKS 5
-#endif
+// H100.
+constexpr int kWalkMinBlocks = 5;
 
 // The walk over `down` bands of band_rows rows, `across` bands wide: the
 // walk of whole bands from the image's top, or the tail walk (Tail: bands
 // of one block from row first_row on, launched after the walk of whole
 // bands to take its warps' places as it ends: registers_u8_tail_rows).
 template <int R, int C, bool TakeAbs, bool Tail>
-__global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
+__global__ void __launch_bounds__(32 * kWalkWarps, kWalkMinBlocks)
     walk_kernel(const __grid_constant__ DeviceJob job, int across, int down, int band_rows, int first_row) {
     static_assert(3 * R + 2 <= kRingRows, "the ring holds a block's rows and the next two blocks'");
     __shared__ alignas(16) unsigned char ring[kWalkWarps][kRingRows][kRingRowBytes];
@@ -491,21 +490,35 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
 
 }  // namespace
 
-int registers_u8_band_rows() {
-    const char* text = std::getenv("CUDACONV_FAST_WALK");
-    const int rows = text != nullptr ? std::atoi(text) : 0;
-    if (rows > 0 && rows <= 4096) return (rows + kRows - 1) / kRows * kRows;
-    return 8;
+std::vector<TuningParam> walk_u8_tuning_params() {
+    return {
+        {"band_rows", "rows of a warp's band, rounded up to whole blocks of 4 (default 8)", 1,
+         4096},
+        {"tail_rows", "bottom rows the tail walk takes (default: the measured rule; 0: none)", 0,
+         1 << 30},
+    };
 }
 
-void registers_u8_prepare(const std::vector<std::int32_t>& dp4a_rows, cudaStream_t stream) {
-    if (dp4a_rows.size() != 3) throw CudaError("fast: the register path takes 3 rows of DP4A taps");
-    CUDA_CHECK(cudaMemcpyToSymbolAsync(c_dp4a_rows, dp4a_rows.data(), 3 * sizeof(std::int32_t), 0,
+WalkSettings walk_settings(const Tuning& tuning) {
+    WalkSettings s;
+    if (const auto rows = tuning.get("band_rows")) s.band_rows = (*rows + kRows - 1) / kRows * kRows;
+    if (const auto tail = tuning.get("tail_rows")) s.tail_rows = *tail;
+    return s;
+}
+
+void registers_u8_prepare(const std::vector<double>& taps, cudaStream_t stream) {
+    // Group 0 of each filter row's DP4A words: a 3x3 row fits one word.
+    const std::vector<std::int32_t> words = strips_dp4a_words(taps, 3);
+    if (words.empty()) throw CudaError("fast.walk-u8 takes integer taps in [-128, 127]");
+    const std::int32_t rows[3] = {words[0 * kDp4aGroups], words[1 * kDp4aGroups],
+                                  words[2 * kDp4aGroups]};
+    CUDA_CHECK(cudaMemcpyToSymbolAsync(c_dp4a_rows, rows, 3 * sizeof(std::int32_t), 0,
                                        cudaMemcpyHostToDevice, stream));
 }
 
 std::int64_t registers_u8_tail_rows(std::int64_t height, std::int64_t across, int band_rows,
-                                    std::int64_t resident_warps) {
+                                    std::int64_t resident_warps,
+                                    std::optional<std::int64_t> wanted_rows) {
     // The share of a wave, in percent, by the waves of the image's bands
     // (H100, RGB u8 edge, with the tail walk against without): under 3/4 of
     // a wave, the whole image (780x585 6.7 us against 8.2, 1920x1080 10.0
@@ -515,11 +528,7 @@ std::int64_t registers_u8_tail_rows(std::int64_t height, std::int64_t across, in
     // 13.6 with half a wave, 13.7 with the whole image; gray 4000x3000
     // within 0.2 us either way).
     std::int64_t wanted = -1;
-    if (const char* text = std::getenv("CUDACONV_FAST_WALK_TAIL")) {
-        char* end = nullptr;
-        const long long rows = std::strtoll(text, &end, 10);
-        if (end != text && *end == '\0' && rows >= 0) wanted = std::min<std::int64_t>(rows, height);
-    }
+    if (wanted_rows && *wanted_rows >= 0) wanted = std::min(*wanted_rows, height);
     if (wanted < 0) {
         const std::int64_t band_warps = across * ((height + band_rows - 1) / band_rows);
         const std::int64_t share = 4 * band_warps <= 3 * resident_warps ? 100000  // percent
@@ -537,13 +546,16 @@ namespace {
 // The walk of the job, whose bottom rows (registers_u8_tail_rows) the tail
 // walk takes.
 template <int C, bool TakeAbs>
-void launch_walks(const DeviceJob& job, std::int64_t across, int band_rows, cudaStream_t stream) {
+void launch_walks(const DeviceJob& job, std::int64_t across, const WalkSettings& settings,
+                  cudaStream_t stream) {
+    const int band_rows = settings.band_rows;
     constexpr unsigned int kThreads = 32 * kWalkWarps;
     auto* head_kernel = &walk_kernel<kRows, C, TakeAbs, false>;
     auto* tail_kernel = &walk_kernel<kRows, C, TakeAbs, true>;
     static const std::int64_t resident_warps =  // asked once a kernel
         std::int64_t{kWalkWarps} * resident_blocks(reinterpret_cast<const void*>(head_kernel), kThreads, 0);
-    const std::int64_t tail_rows = registers_u8_tail_rows(job.src_height, across, band_rows, resident_warps);
+    const std::int64_t tail_rows = registers_u8_tail_rows(job.src_height, across, band_rows,
+                                                          resident_warps, settings.tail_rows);
     const std::int64_t head_rows = job.src_height - tail_rows;
     // CUDA blocks for `down` bands across, a warp a band.
     const auto blocks_for = [across](std::int64_t down) {
@@ -575,8 +587,8 @@ void launch_walks(const DeviceJob& job, std::int64_t across, int band_rows, cuda
 
 }  // namespace
 
-void registers_u8_launch(const DeviceJob& job, int band_rows, cudaStream_t stream) {
-    if (band_rows <= 0 || band_rows % kRows != 0) {
+void registers_u8_launch(const DeviceJob& job, const WalkSettings& settings, cudaStream_t stream) {
+    if (settings.band_rows <= 0 || settings.band_rows % kRows != 0) {
         throw CudaError("fast: the register path's bands are whole blocks of 4 rows");
     }
     const std::int64_t across = (job.src_width * job.channels + 511) / 512;
@@ -584,12 +596,12 @@ void registers_u8_launch(const DeviceJob& job, int band_rows, cudaStream_t strea
         throw CudaError("fast: the image has too many rows for the register path");
     }
     switch (job.channels * 2 + (job.take_abs ? 1 : 0)) {
-        case 2: return launch_walks<1, false>(job, across, band_rows, stream);
-        case 3: return launch_walks<1, true>(job, across, band_rows, stream);
-        case 6: return launch_walks<3, false>(job, across, band_rows, stream);
-        case 7: return launch_walks<3, true>(job, across, band_rows, stream);
-        case 8: return launch_walks<4, false>(job, across, band_rows, stream);
-        case 9: return launch_walks<4, true>(job, across, band_rows, stream);
+        case 2: return launch_walks<1, false>(job, across, settings, stream);
+        case 3: return launch_walks<1, true>(job, across, settings, stream);
+        case 6: return launch_walks<3, false>(job, across, settings, stream);
+        case 7: return launch_walks<3, true>(job, across, settings, stream);
+        case 8: return launch_walks<4, false>(job, across, settings, stream);
+        case 9: return launch_walks<4, true>(job, across, settings, stream);
         default: throw CudaError("fast: the register path was asked for a job it does not take");
     }
 }

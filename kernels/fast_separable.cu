@@ -31,8 +31,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <limits>
+#include <memory>
+#include <optional>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -339,54 +341,74 @@ int choose_strip_rows(std::int64_t width, std::int64_t height, int side, int str
     return best;
 }
 
-class FastSeparableBackend final : public CudaBackend {
+// fast-separable.strips's limits: the CUDA-core path of this file.
+Support strips_support(const Job& job, const DeviceInfo& device) {
+    const ConvParams& p = job.params;
+    const Filter& f = p.filter;
+    if (f.width != f.height || !is_instantiated_side(f.width)) {
+        return Support::no(fmt::format(
+            "fast-separable.strips is built for odd square filters 3x3 to {0}x{0}; this one is "
+            "{1}x{2}",
+            kMaxSide, f.width, f.height));
+    }
+    if (!separate(f)) {
+        return Support::no("the filter is not rank 1 (not an outer product of a row and a column)");
+    }
+    if (p.anchor_x != f.width / 2 || p.anchor_y != f.height / 2) {
+        return Support::no("fast-separable.strips needs the anchor at the filter's centre");
+    }
+    if (p.border == BorderMode::valid) {
+        return Support::no("fast-separable.strips does not do the valid border");
+    }
+    if (job.src.height > kMaxGridY * kMaxStripRows) {
+        return Support::no("the image is taller than fast-separable.strips' grid can cover");
+    }
+    if (job.src.channels < 1 || job.src.channels > 4) {
+        return Support::no("fast-separable.strips takes 1 to 4 channels");
+    }
+    const Layout layout(f.width, job.src.channels, strip_pixels(job.src.channels));
+    const std::size_t bytes = layout.floats() * sizeof(float);
+    if (bytes > device.shared_memory_per_block_optin) {
+        return Support::no(fmt::format("needs {} KB of shared memory per block; {} has {} KB",
+                                       (bytes + 1023) / 1024, device.name,
+                                       device.shared_memory_per_block_optin / 1024));
+    }
+    return Support::yes();
+}
+
+// fast-separable.mma's limits: the tensor-core path (kernels/separable_mma.cu).
+Support mma_support(const Job& job, const DeviceInfo& device) {
+    const DeviceJob dj = device_job_of(job);
+    if (!mma_take(job, dj)) {
+        return Support::no(
+            "fast-separable.mma takes rank-1 odd square filters up to 33x33, centred, on u8 "
+            "images of 1 to 4 channels, every border but valid (a constant one a whole u8)");
+    }
+    const std::size_t bytes = mma_shared_bytes(dj);
+    if (bytes > device.shared_memory_per_block_optin) {
+        return Support::no(fmt::format(
+            "fast-separable.mma needs {} KB of shared memory per block; {} has {} KB",
+            (bytes + 1023) / 1024, device.name, device.shared_memory_per_block_optin / 1024));
+    }
+    return Support::yes();
+}
+
+std::vector<TuningParam> strips_params() {
+    return {{"strip_rows",
+             "rows a block's strip, a multiple of 16 (default: the fewest waves of blocks)", kStep,
+             kMaxStripRows}};
+}
+std::vector<TuningParam> mma_params() {
+    return {{"max_blocks", "the most CUDA blocks (default: a block a tile)", 1, 1 << 30}};
+}
+
+// One run of the CUDA-core path: the taps in constant memory (held until the
+// run ends) and the strips' shape.
+class StripsRun final : public LaunchPlan {
 public:
-    std::string_view name() const override { return "fast-separable"; }
-    std::string_view summary() const override {
-        return "rank-1 filters in one kernel, intermediate in shared memory (odd square 3..31)";
-    }
-
-protected:
-    Support check_job(const Job& job, const DeviceInfo& device) const override {
-        const ConvParams& p = job.params;
-        const Filter& f = p.filter;
-        if (f.width != f.height || !is_instantiated_side(f.width)) {
-            return Support::no(fmt::format(
-                "fast-separable is built for odd square filters 3x3 to {0}x{0}; this one is {1}x{2}",
-                kMaxSide, f.width, f.height));
-        }
-        if (!separate(f)) {
-            return Support::no(
-                "the filter is not rank 1 (not an outer product of a row and a column)");
-        }
-        if (p.anchor_x != f.width / 2 || p.anchor_y != f.height / 2) {
-            return Support::no("fast-separable needs the anchor at the filter's centre");
-        }
-        if (p.border == BorderMode::valid) {
-            return Support::no("fast-separable does not do the valid border");
-        }
-        if (job.src.height > kMaxGridY * kMaxStripRows) {
-            return Support::no("the image is taller than fast-separable's grid can cover");
-        }
-        if (job.src.channels < 1 || job.src.channels > 4) {
-            return Support::no("fast-separable takes 1 to 4 channels");
-        }
-        const Layout layout(f.width, job.src.channels, strip_pixels(job.src.channels));
-        const std::size_t bytes = layout.floats() * sizeof(float);
-        if (bytes > device.shared_memory_per_block_optin) {
-            return Support::no(fmt::format("needs {} KB of shared memory per block; {} has {} KB",
-                                           (bytes + 1023) / 1024, device.name,
-                                           device.shared_memory_per_block_optin / 1024));
-        }
-        return Support::yes();
-    }
-
-    void prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) override {
-        tensor_cores_ = mma_take(job, dj) &&
-                        mma_shared_bytes(dj) <= current_device().shared_memory_per_block_optin;
-        if (tensor_cores_) return mma_.prepare(job, dj, stream);
+    StripsRun(const Job& job, const DeviceJob& dj, const Tuning& tuning, cudaStream_t stream)
+        : lock_(lock_constant_taps()) {
         taps_.upload(job.params.filter, "fast-separable", c_row, c_column, stream);
-
         strip_ = strip_pixels(dj.channels);
         const Layout layout(dj.filter_width, dj.channels, strip_);
         shared_bytes_ = layout.floats() * sizeof(float);
@@ -404,20 +426,23 @@ protected:
         }
         strip_rows_ = choose_strip_rows(dj.src_width, dj.src_height, dj.filter_width, strip_,
                                         blocks_per_sm, current_device().multiprocessors);
-        // A fixed strip height, a multiple of 16: for the tests, whose small
-        // images would otherwise always get the shortest strips (and never
-        // wrap the ring of intermediate rows), and for tuning.
-        if (const char* rows = std::getenv("CUDACONV_FAST_SEPARABLE_ROWS")) {
-            const int r = std::atoi(rows);
-            if (r >= kStep && r % kStep == 0 && (dj.src_height + r - 1) / r <= kMaxGridY) {
-                strip_rows_ = r;
+        // A set strip height: for the tests, whose small images would
+        // otherwise always get the shortest strips (and never wrap the ring
+        // of intermediate rows), and for tuning.
+        if (const auto rows = tuning.get("strip_rows")) {
+            if (*rows < kStep || *rows % kStep != 0 || *rows > kMaxStripRows ||
+                (dj.src_height + *rows - 1) / *rows > kMaxGridY) {
+                throw std::invalid_argument(fmt::format(
+                    "fast-separable.strips: strip_rows is a multiple of {} up to {}, and at most "
+                    "{} strips down the image",
+                    kStep, kMaxStripRows, kMaxGridY));
             }
+            strip_rows_ = *rows;
         }
     }
 
-    void launch(const DeviceJob& job, cudaStream_t stream) override {
+    void launch(const DeviceJob& job, cudaStream_t stream) const override {
         if (job.dst_width <= 0 || job.dst_height <= 0) return;
-        if (tensor_cores_) return mma_.launch(job, stream);
         with_kernel(job.filter_width, job.in_depth, [&](auto kernel) {
             const dim3 grid(blocks_for(job.src_width, strip_),
                             blocks_for(job.src_height, strip_rows_));
@@ -425,25 +450,109 @@ protected:
                                                                             strip_rows_);
         });
     }
-
-    void finish() override {
-        taps_.clear();
-        mma_.clear();
-    }
+    std::string_view path() const override { return "fast-separable.strips"; }
 
 private:
-    bool tensor_cores_ = false;  // this run's jobs go to the tensor-core path
-    MmaPath mma_;
+    std::unique_lock<std::mutex> lock_;
     Rank1Constants taps_;
     int strip_ = 0;
     int strip_rows_ = kStep;
     std::size_t shared_bytes_ = 0;
 };
 
+// One run of the tensor-core path.
+class MmaRun final : public LaunchPlan {
+public:
+    MmaRun(const Job& job, const DeviceJob& dj, const Tuning& tuning, cudaStream_t stream)
+        : lock_(lock_constant_taps()),
+          mma_(job, dj, tuning.get("max_blocks").value_or(0), stream) {}
+    void launch(const DeviceJob& job, cudaStream_t stream) const override {
+        if (job.dst_width <= 0 || job.dst_height <= 0) return;
+        mma_.launch(job, stream);
+    }
+    std::string_view path() const override { return "fast-separable.mma"; }
+
+private:
+    std::unique_lock<std::mutex> lock_;
+    MmaPath mma_;
+};
+
+// fast-separable: the tensor-core path for every job it takes (measured
+// faster on all of them, kernels/separable_mma.hpp), the CUDA-core path for
+// the rest.
+class FastSeparableBackend final : public CudaBackend {
+public:
+    std::string_view name() const override { return "fast-separable"; }
+    std::string_view summary() const override {
+        return "rank-1 filters: tensor cores on u8 (up to 33x33), else one kernel with the "
+               "intermediate in shared memory (odd square 3..31)";
+    }
+    std::optional<int> auto_rank(const Job& job) const override {
+        return fast_separable_rank(job);
+    }
+    std::vector<TuningParam> tuning_params() const override {
+        return merge_tuning_params({mma_params(), strips_params()});
+    }
+
+protected:
+    Support check_job(const Job& job, const DeviceInfo& device) const override {
+        if (mma_support(job, device).ok) return Support::yes();
+        return strips_support(job, device);
+    }
+
+    std::unique_ptr<LaunchPlan> plan(const Job& job, const DeviceJob& dj, const Tuning& tuning,
+                                     cudaStream_t stream) const override {
+        if (mma_support(job, current_device()).ok) {
+            return std::make_unique<MmaRun>(job, dj, tuning, stream);
+        }
+        return std::make_unique<StripsRun>(job, dj, tuning, stream);
+    }
+};
+
+// The two paths by name: fast-separable.mma and fast-separable.strips.
+class FastSeparablePath final : public CudaBackend {
+public:
+    enum class Kind { mma, strips };
+    explicit FastSeparablePath(Kind kind) : kind_(kind) {}
+
+    std::string_view name() const override {
+        return kind_ == Kind::mma ? "fast-separable.mma" : "fast-separable.strips";
+    }
+    std::string_view summary() const override {
+        return kind_ == Kind::mma ? "two banded matrix products on the tensor cores (u8)"
+                                  : "one kernel a strip, the intermediate in shared memory";
+    }
+    std::string_view parent() const override { return "fast-separable"; }
+    std::optional<int> auto_rank(const Job&) const override { return std::nullopt; }
+    std::vector<TuningParam> tuning_params() const override {
+        return kind_ == Kind::mma ? mma_params() : strips_params();
+    }
+
+protected:
+    Support check_job(const Job& job, const DeviceInfo& device) const override {
+        return kind_ == Kind::mma ? mma_support(job, device) : strips_support(job, device);
+    }
+    std::unique_ptr<LaunchPlan> plan(const Job& job, const DeviceJob& dj, const Tuning& tuning,
+                                     cudaStream_t stream) const override {
+        if (kind_ == Kind::mma) return std::make_unique<MmaRun>(job, dj, tuning, stream);
+        return std::make_unique<StripsRun>(job, dj, tuning, stream);
+    }
+
+private:
+    Kind kind_;
+};
+
 }  // namespace
 
 std::unique_ptr<Backend> make_fast_separable_backend() {
     return std::make_unique<FastSeparableBackend>();
+}
+
+std::vector<std::unique_ptr<Backend>> make_fast_separable_paths() {
+    std::vector<std::unique_ptr<Backend>> paths;
+    paths.push_back(std::make_unique<FastSeparablePath>(FastSeparablePath::Kind::mma));
+    paths.push_back(std::make_unique<FastSeparablePath>(FastSeparablePath::Kind::strips));
+    return paths;
 }
 
 }  // namespace cudaconv

@@ -296,9 +296,53 @@ struct FftState {
 
 thread_local FftState t_fft;
 
+// One run of the fft variant: its launches, on the thread's kept state.
+class FftRun final : public LaunchPlan {
+public:
+    explicit FftRun(FftState& state) : state_(state) {}
+
+    void launch(const DeviceJob& job, cudaStream_t stream) const override {
+        FftState& state = state_;
+        const FftShape& shape = state.key->shape;
+        const PlaneLayout layout = layout_of(shape);
+        const dim3 block(kBlockX, kBlockY);
+        try {
+            dispatch_input_depth(job.in_depth, [&](auto sample) {
+                pad_image_kernel<decltype(sample)>
+                    <<<grid_2d(layout.width, layout.height), block, 0, stream>>>(
+                        job, layout, state.d_planes.get());
+            });
+            CUDA_CHECK_LAUNCH();
+            CUFFT_CHECK(cufftExecR2C(state.forward.get(), state.d_planes.get(),
+                                     state.d_spectra.get()));
+            multiply_spectra_kernel<<<grid_1d(shape.spectrum_plane()), kBlock1D, 0, stream>>>(
+                state.d_spectra.get(), state.d_filter_spectrum.get(), shape.spectrum_plane(),
+                job.filtered_channels);
+            CUDA_CHECK_LAUNCH();
+            CUFFT_CHECK(cufftExecC2R(state.inverse.get(), state.d_spectra.get(),
+                                     state.d_planes.get()));
+            dispatch_input_depth(job.in_depth, [&](auto sample) {
+                finish_kernel<decltype(sample)>
+                    <<<grid_2d(job.dst_width, job.dst_height), block, 0, stream>>>(
+                        job, layout, state.d_planes.get());
+            });
+        } catch (...) {
+            // Whatever failed, the next run builds afresh; the caller waits
+            // for the stream before anything of this run is freed.
+            static_cast<void>(cudaStreamSynchronize(stream));
+            state.clear();
+            throw;
+        }
+    }
+
+private:
+    FftState& state_;
+};
+
 class FftBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "fft"; }
+    std::optional<int> auto_rank(const Job& job) const override { return fft_rank(job); }
     std::string_view summary() const override {
         return "cuFFT: frequency-domain product, for large filters";
     }
@@ -341,7 +385,21 @@ protected:
         return total < 0x1p62 ? static_cast<std::size_t>(total) : (std::size_t{1} << 62);
     }
 
-    void prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) override {
+    bool keeps_fft_state() const override { return true; }
+
+    Tolerance tolerance(const Job& job) const override {
+        // The float32 transforms' absolute bound (kernels/fft_sizes.hpp).
+        const double bound = fft_error_bound(job);
+        Tolerance t;
+        t.integer_levels = 1.0 + std::floor(bound);
+        t.float_absolute = bound;
+        return t;
+    }
+
+    // The plans and buffers stay on the thread (t_fft) between runs of one
+    // shape and filter; a run's plan points at them.
+    std::unique_ptr<LaunchPlan> plan(const Job& job, const DeviceJob& dj, const Tuning&,
+                                     cudaStream_t stream) const override {
         FftKey key{0, fft_shape(job), job.filtered_channels(), job.params.filter.width,
                    job.params.filter.height, job.params.filter.taps};
         CUDA_CHECK(cudaGetDevice(&key.device));
@@ -359,40 +417,7 @@ protected:
             state.clear();
             throw;
         }
-    }
-
-    void launch(const DeviceJob& job, cudaStream_t stream) override {
-        FftState& state = t_fft;
-        const FftShape& shape = state.key->shape;
-        const PlaneLayout layout = layout_of(shape);
-        const dim3 block(kBlockX, kBlockY);
-        try {
-            dispatch_input_depth(job.in_depth, [&](auto sample) {
-                pad_image_kernel<decltype(sample)>
-                    <<<grid_2d(layout.width, layout.height), block, 0, stream>>>(
-                        job, layout, state.d_planes.get());
-            });
-            CUDA_CHECK_LAUNCH();
-            CUFFT_CHECK(cufftExecR2C(state.forward.get(), state.d_planes.get(),
-                                     state.d_spectra.get()));
-            multiply_spectra_kernel<<<grid_1d(shape.spectrum_plane()), kBlock1D, 0, stream>>>(
-                state.d_spectra.get(), state.d_filter_spectrum.get(), shape.spectrum_plane(),
-                job.filtered_channels);
-            CUDA_CHECK_LAUNCH();
-            CUFFT_CHECK(cufftExecC2R(state.inverse.get(), state.d_spectra.get(),
-                                     state.d_planes.get()));
-            dispatch_input_depth(job.in_depth, [&](auto sample) {
-                finish_kernel<decltype(sample)>
-                    <<<grid_2d(job.dst_width, job.dst_height), block, 0, stream>>>(
-                        job, layout, state.d_planes.get());
-            });
-        } catch (...) {
-            // Whatever failed, the next run builds afresh; the caller waits
-            // for the stream before anything of this run is freed.
-            static_cast<void>(cudaStreamSynchronize(stream));
-            state.clear();
-            throw;
-        }
+        return std::make_unique<FftRun>(state);
     }
 
 private:

@@ -27,6 +27,7 @@
 #include "kernels/cuda_backend.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/cuda_registry.hpp"
+#include "kernels/cuda_resources.hpp"
 #include "kernels/device_common.cuh"
 #include "kernels/rank1_constants.cuh"
 
@@ -178,9 +179,69 @@ void with_kernels(Depth depth, F&& f) {
     });
 }
 
+// One run: the taps in constant memory (held until the run ends), the
+// kernels' shared memory, and the intermediate rows.
+class SeparableRun final : public LaunchPlan {
+public:
+    SeparableRun(const Job& job, const DeviceJob& dj, cudaStream_t stream)
+        : lock_(lock_constant_taps()) {
+        taps_.upload(job.params.filter, "separable", c_row, c_column, stream);
+        // An out-of-image row of the constant border: every sample is the
+        // border value, so the row pass gives it times the row's sum.
+        double row_sum = 0.0;
+        for (const float t : taps_.row()) row_sum += t;
+        border_row_ = static_cast<float>(static_cast<double>(dj.border_value) * row_sum);
+
+        // Past 48 KB a kernel must opt in to its dynamic shared memory.
+        row_bytes_ = row_tile_bytes(dj.filter_width, dj.filtered_channels);
+        column_bytes_ = column_tile_bytes(dj.filter_height);
+        with_kernels(dj.in_depth, [&](auto row_kernel, auto column_kernel) {
+            CUDA_CHECK(cudaFuncSetAttribute(row_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(row_bytes_)));
+            CUDA_CHECK(cudaFuncSetAttribute(column_kernel,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(column_bytes_)));
+        });
+        const std::size_t bytes =
+            intermediate_bytes(dj.src_height, dj.dst_width, dj.filtered_channels);
+        d_tmp_ = device_array<float>(std::max<std::size_t>(1, bytes / sizeof(float)));
+    }
+
+    void launch(const DeviceJob& job, cudaStream_t stream) const override {
+        // `valid` with a filter larger than the image leaves nothing to do
+        // (and a zero-sized grid is a launch error).
+        if (job.dst_width <= 0 || job.dst_height <= 0) return;
+        const std::int64_t samples = line_samples(job.dst_width, job.filtered_channels);
+        // Row tiles on grid x (2^31 - 1), sample tiles on y; the column pass
+        // the other way round: limits checked in check_job().
+        const dim3 row_block(kRowThreadsX, kRowThreadsY);
+        const dim3 row_grid(blocks_for(job.src_height, kRowThreadsY),
+                            blocks_for(samples, kRowTileSamples));
+        const dim3 column_block(kColumnThreadsX, kColumnThreadsY);
+        const dim3 column_grid(blocks_for(samples, kColumnThreadsX),
+                               blocks_for(job.dst_height, kColumnTileRows));
+        float* d_tmp = d_tmp_.get();
+        with_kernels(job.in_depth, [&](auto row_kernel, auto column_kernel) {
+            row_kernel<<<row_grid, row_block, row_bytes_, stream>>>(job, d_tmp, samples);
+            CUDA_CHECK_LAUNCH();
+            column_kernel<<<column_grid, column_block, column_bytes_, stream>>>(
+                job, d_tmp, samples, border_row_);
+        });
+    }
+
+private:
+    std::unique_lock<std::mutex> lock_;
+    Rank1Constants taps_;
+    float border_row_ = 0.0f;
+    std::size_t row_bytes_ = 0;
+    std::size_t column_bytes_ = 0;
+    DeviceArray<float> d_tmp_;
+};
+
 class SeparableBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "separable"; }
+    std::optional<int> auto_rank(const Job&) const override { return kRankSeparable; }
     std::string_view summary() const override {
         return "row pass + column pass for rank-1 filters (gaussian, box, sobel, ...)";
     }
@@ -220,68 +281,12 @@ protected:
         return intermediate_bytes(job.src.height, job.dst.width, job.filtered_channels());
     }
 
-    void prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) override {
-        taps_.upload(job.params.filter, "separable", c_row, c_column, stream);
-        // An out-of-image row of the constant border: every sample is the
-        // border value, so the row pass gives it times the row's sum.
-        double row_sum = 0.0;
-        for (const float t : taps_.row()) row_sum += t;
-        border_row_ = static_cast<float>(static_cast<double>(dj.border_value) * row_sum);
-
-        // Past 48 KB a kernel must opt in to its dynamic shared memory.
-        row_bytes_ = row_tile_bytes(dj.filter_width, dj.filtered_channels);
-        column_bytes_ = column_tile_bytes(dj.filter_height);
-        with_kernels(dj.in_depth, [&](auto row_kernel, auto column_kernel) {
-            CUDA_CHECK(cudaFuncSetAttribute(row_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(row_bytes_)));
-            CUDA_CHECK(cudaFuncSetAttribute(column_kernel,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(column_bytes_)));
-        });
-        // Last, so that nothing above can throw and leak it (run() calls
-        // finish() only once prepare() has returned).
-        const std::size_t bytes =
-            intermediate_bytes(dj.src_height, dj.dst_width, dj.filtered_channels);
-        void* p = nullptr;
-        CUDA_CHECK(cudaMalloc(&p, bytes == 0 ? 1 : bytes));
-        d_tmp_ = static_cast<float*>(p);
+    std::unique_ptr<LaunchPlan> plan(const Job& job, const DeviceJob& dj, const Tuning&,
+                                     cudaStream_t stream) const override {
+        return std::make_unique<SeparableRun>(job, dj, stream);
     }
-
-    void launch(const DeviceJob& job, cudaStream_t stream) override {
-        // `valid` with a filter larger than the image leaves nothing to do
-        // (and a zero-sized grid is a launch error).
-        if (job.dst_width <= 0 || job.dst_height <= 0) return;
-        const std::int64_t samples = line_samples(job.dst_width, job.filtered_channels);
-        // Row tiles on grid x (2^31 - 1), sample tiles on y; the column pass
-        // the other way round: limits checked in check_job().
-        const dim3 row_block(kRowThreadsX, kRowThreadsY);
-        const dim3 row_grid(blocks_for(job.src_height, kRowThreadsY),
-                            blocks_for(samples, kRowTileSamples));
-        const dim3 column_block(kColumnThreadsX, kColumnThreadsY);
-        const dim3 column_grid(blocks_for(samples, kColumnThreadsX),
-                               blocks_for(job.dst_height, kColumnTileRows));
-        with_kernels(job.in_depth, [&](auto row_kernel, auto column_kernel) {
-            row_kernel<<<row_grid, row_block, row_bytes_, stream>>>(job, d_tmp_, samples);
-            CUDA_CHECK_LAUNCH();
-            column_kernel<<<column_grid, column_block, column_bytes_, stream>>>(
-                job, d_tmp_, samples, border_row_);
-        });
-    }
-
-    void finish() override {
-        float* d_tmp = d_tmp_;
-        d_tmp_ = nullptr;  // freed at most once, even if cudaFree throws
-        if (d_tmp != nullptr) CUDA_CHECK(cudaFree(d_tmp));
-        taps_.clear();
-    }
-
-private:
-    Rank1Constants taps_;
-    float border_row_ = 0.0f;
-    std::size_t row_bytes_ = 0;
-    std::size_t column_bytes_ = 0;
-    float* d_tmp_ = nullptr;
 };
+
 
 }  // namespace
 

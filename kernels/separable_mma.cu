@@ -603,11 +603,6 @@ std::int64_t tiles_of(const DeviceJob& job, std::int64_t* across = nullptr) {
     return x * ((job.dst_height + kTileRows - 1) / kTileRows);
 }
 
-bool mma_enabled() {
-    const char* text = std::getenv("CUDACONV_FAST_SEPARABLE_MMA");
-    return text == nullptr || std::string_view(text) != "0";
-}
-
 }  // namespace
 
 MmaTapScales mma_tap_scales(const Rank1Filter& f) {
@@ -673,7 +668,6 @@ std::vector<std::uint32_t> mma_fragments(const Rank1Filter& f, const MmaTapScale
 }
 
 bool mma_take(const Job& job, const DeviceJob& dj) {
-    if (!mma_enabled()) return false;
     const int side = dj.filter_width;
     const int largest_side = 16 * (kMaxBlocksK - 1) + 1;
     if (dj.filter_height != side || side % 2 == 0 || side > largest_side) return false;
@@ -697,7 +691,7 @@ std::size_t mma_shared_bytes(const DeviceJob& dj) {
                : Geometry<3>::bytes(dj.filtered_channels, dj.channels, u8_out);
 }
 
-void MmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) {
+MmaPath::MmaPath(const Job& job, const DeviceJob& dj, int max_blocks, cudaStream_t stream) {
     const auto factors = separate(job.params.filter);
     if (!factors) throw CudaError("fast-separable: the filter is not rank 1");
     const MmaTapScales s = mma_tap_scales(*factors);
@@ -731,10 +725,7 @@ void MmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) 
     // time at its end (ncu: 154.7 K active cycles of 202.4 K) and is 10%
     // slower (H200, RGB u8 sigma=5: 102.8 against 92.0 us).
     grid_ = static_cast<int>(std::max<std::int64_t>(1, tiles_of(dj)));
-    // Fewer blocks, for the tests: each then walks many tiles.
-    if (const char* blocks = std::getenv("CUDACONV_FAST_SEPARABLE_BLOCKS")) {
-        if (const int n = std::atoi(blocks); n > 0) grid_ = std::min(grid_, n);
-    }
+    if (max_blocks > 0) grid_ = std::min(grid_, max_blocks);
 }
 
 void MmaPath::launch(const DeviceJob& job, cudaStream_t stream) const {

@@ -105,6 +105,7 @@ void with_kernel(Depth depth, F&& f) {
 class SmemBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "smem"; }
+    std::optional<int> auto_rank(const Job&) const override { return kRankSmem; }
     std::string_view summary() const override {
         return "input tile + halo in shared memory, loaded by all threads";
     }
@@ -127,27 +128,27 @@ protected:
         return Support::yes();
     }
 
-    void prepare(const Job&, const DeviceJob& job, cudaStream_t) override {
+    std::unique_ptr<LaunchPlan> plan(const Job&, const DeviceJob& device_job, const Tuning&,
+                                     cudaStream_t) const override {
         // Past 48 KB a kernel must opt in to its dynamic shared memory.
-        const int bytes = static_cast<int>(
-            tile_bytes(job.filter_width, job.filter_height, job.filtered_channels));
-        with_kernel(job.in_depth, [&](auto kernel) {
+        const int bytes = static_cast<int>(tile_bytes(
+            device_job.filter_width, device_job.filter_height, device_job.filtered_channels));
+        with_kernel(device_job.in_depth, [&](auto kernel) {
             CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             bytes));
         });
-    }
-
-    void launch(const DeviceJob& job, cudaStream_t stream) override {
-        // `valid` with a filter larger than the image leaves nothing to do
-        // (and a zero-sized grid is a launch error).
-        if (job.dst_width <= 0 || job.dst_height <= 0) return;
-        const TileShape tile{kTileW + job.filter_width - 1, kTileH + job.filter_height - 1};
-        const std::size_t bytes =
-            tile_bytes(job.filter_width, job.filter_height, job.filtered_channels);
-        const dim3 block(kTileW, kTileH);
-        const dim3 grid(static_cast<unsigned int>(tile_count(job.dst_width, job.dst_height)));
-        with_kernel(job.in_depth,
-                    [&](auto kernel) { kernel<<<grid, block, bytes, stream>>>(job, tile); });
+        return launch_only([](const DeviceJob& job, cudaStream_t stream) {
+            // `valid` with a filter larger than the image leaves nothing to
+            // do (and a zero-sized grid is a launch error).
+            if (job.dst_width <= 0 || job.dst_height <= 0) return;
+            const TileShape tile{kTileW + job.filter_width - 1, kTileH + job.filter_height - 1};
+            const std::size_t bytes =
+                tile_bytes(job.filter_width, job.filter_height, job.filtered_channels);
+            const dim3 block(kTileW, kTileH);
+            const dim3 grid(static_cast<unsigned int>(tile_count(job.dst_width, job.dst_height)));
+            with_kernel(job.in_depth,
+                        [&](auto kernel) { kernel<<<grid, block, bytes, stream>>>(job, tile); });
+        });
     }
 };
 

@@ -16,6 +16,7 @@ if(CUDACONV_WITH_CUDA)
     ${CMAKE_CURRENT_LIST_DIR}/fft.cu
     ${CMAKE_CURRENT_LIST_DIR}/cudnn_loader.cpp
     ${CMAKE_CURRENT_LIST_DIR}/cudnn.cu
+    ${CMAKE_CURRENT_LIST_DIR}/fast_paths.cu
     ${CMAKE_CURRENT_LIST_DIR}/fast.cu
     ${CMAKE_CURRENT_LIST_DIR}/fast_strips.cu
     ${CMAKE_CURRENT_LIST_DIR}/fast_registers.cu

@@ -241,6 +241,7 @@ nlohmann::ordered_json bench_json(const BenchReport& report) {
     for (const BenchRow& r : report.rows) {
         Json row = {
             {"variant", r.variant},
+            {"path", r.path.empty() ? Json() : Json(r.path)},
             {"uses_cuda", r.uses_cuda},
             {"filter",
              {{"spec", r.filter}, {"width", r.filter_width}, {"height", r.filter_height}}},

@@ -30,6 +30,7 @@ TimingSummary summarize_runs(std::vector<double> runs_ms);
 
 struct BenchRow {
     std::string variant;
+    std::string path;  // the named path a composite ran (RunTimings::path)
     bool uses_cuda = false;
     std::string filter;  // the spec, e.g. "gaussian:5"
     int filter_width = 0;

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "bench/tolerance.hpp"
+#include "core/tolerance.hpp"
 #include "core/types.hpp"
 
 namespace cudaconv {

@@ -574,7 +574,9 @@ private:
         }
         try {
             const auto start = Clock::now();
-            RunOptions run_options{options_.warmup, options_.repeat, 0};
+            RunOptions run_options;
+            run_options.warmup = options_.warmup;
+            run_options.repeat = options_.repeat;
             if (work.png_rows) run_options.png_rows = &*work.png_rows;
             work.report.run =
                 reporting_out_of_memory(work.report.input, shape_of(work.src), read_options_,

@@ -4,4 +4,6 @@ set(CUDACONV_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/auto_select.cpp
   ${CMAKE_CURRENT_LIST_DIR}/line_reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/printable.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tolerance.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tuning.cpp
 )

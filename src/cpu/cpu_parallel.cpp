@@ -15,6 +15,7 @@
 
 #include <opencv2/core.hpp>
 
+#include "core/auto_select.hpp"
 #include "core/border.hpp"
 #include "core/convert.hpp"
 #include "core/registry_parts.hpp"
@@ -277,6 +278,7 @@ void correlate(const Job& job) {
 class CpuParallelBackend final : public Backend {
 public:
     std::string_view name() const override { return "cpu"; }
+    std::optional<int> auto_rank(const Job&) const override { return kRankCpu; }
     std::string_view summary() const override {
         return "multi-threaded, vectorised rows (float32), for machines without a GPU";
     }
