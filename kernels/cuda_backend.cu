@@ -205,10 +205,10 @@ Support CudaBackend::can_run(const Job& job) const {
     const std::size_t need = base_device_bytes(job) + extra_device_bytes(job);
     if (static_cast<double>(need) >
         kUsableMemoryShare * static_cast<double>(device.global_memory_bytes)) {
-        return Support::no(fmt::format("needs {:.1f} GiB of device memory, {} has {:.1f} GiB",
-                                       static_cast<double>(need) / (1u << 30), device.name,
-                                       static_cast<double>(device.global_memory_bytes) /
-                                           (1u << 30)));
+        return Support::no(
+            fmt::format("needs {:.1f} GiB of device memory, {} has {:.1f} GiB",
+                        static_cast<double>(need) / (1u << 30), device.name,
+                        static_cast<double>(device.global_memory_bytes) / (1u << 30)));
     }
     return check_job(job, device);
 }
@@ -245,11 +245,10 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     // Memory the caller locked is copied at full speed.
     const Event up_start, up_stop;
     CUDA_CHECK(cudaEventRecord(up_start.get(), stream.get()));
-    CUDA_CHECK(cudaMemcpy2DAsync(d_src.get(), src_row, job.src.data,
-                                 static_cast<std::size_t>(job.src.row_bytes),
-                                 job.src.packed_row_bytes(),
-                                 static_cast<std::size_t>(job.src.height),
-                                 cudaMemcpyHostToDevice, stream.get()));
+    CUDA_CHECK(cudaMemcpy2DAsync(
+        d_src.get(), src_row, job.src.data, static_cast<std::size_t>(job.src.row_bytes),
+        job.src.packed_row_bytes(), static_cast<std::size_t>(job.src.height),
+        cudaMemcpyHostToDevice, stream.get()));
     CUDA_CHECK(cudaMemcpyAsync(d_taps.get(), taps.data(), taps.size() * sizeof(float),
                                cudaMemcpyHostToDevice, stream.get()));
     CUDA_CHECK(cudaEventRecord(up_stop.get(), stream.get()));
@@ -316,8 +315,8 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
         }
     }
 
-    if (options.png_rows && compress_for_png(job, d_result, dst_row, *options.png_rows,
-                                             timings, stream.get())) {
+    if (options.png_rows &&
+        compress_for_png(job, d_result, dst_row, *options.png_rows, timings, stream.get())) {
         timings.upload_ms = elapsed_ms(up_start, up_stop);
         return timings;
     }
@@ -325,10 +324,9 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     const Event down_start, down_stop;
     CUDA_CHECK(cudaEventRecord(down_start.get(), stream.get()));
     CUDA_CHECK(cudaMemcpy2DAsync(job.dst.data, static_cast<std::size_t>(job.dst.row_bytes),
-                                 d_result, dst_row,
-                                 job.dst.packed_row_bytes(),
-                                 static_cast<std::size_t>(job.dst.height),
-                                 cudaMemcpyDeviceToHost, stream.get()));
+                                 d_result, dst_row, job.dst.packed_row_bytes(),
+                                 static_cast<std::size_t>(job.dst.height), cudaMemcpyDeviceToHost,
+                                 stream.get()));
     CUDA_CHECK(cudaEventRecord(down_stop.get(), stream.get()));
     CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     timings.upload_ms = elapsed_ms(up_start, up_stop);

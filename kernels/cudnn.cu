@@ -152,8 +152,7 @@ const char* algo_name(cudnnConvolutionFwdAlgo_t algo) {
 // Everything one run owns: the handle, the descriptors and the buffers.
 // The destructor frees what was made, so prepare() can throw at any step.
 struct CudnnPlan {
-    explicit CudnnPlan(std::shared_ptr<const CudnnApi> library_api)
-        : api(std::move(library_api)) {}
+    explicit CudnnPlan(std::shared_ptr<const CudnnApi> library_api) : api(std::move(library_api)) {}
     CudnnPlan(const CudnnPlan&) = delete;
     CudnnPlan& operator=(const CudnnPlan&) = delete;
     ~CudnnPlan() {
@@ -173,10 +172,9 @@ struct CudnnPlan {
     // y = 1 * conv(x, w) + 0 * y, with the given algorithm and workspace.
     cudnnStatus_t forward(cudnnConvolutionFwdAlgo_t with, std::size_t with_bytes) const {
         const float one = 1.0f, zero = 0.0f;
-        return api->cudnnConvolutionForward(handle, &one, padded_desc, d_padded.get(),
-                                            filter_desc, d_filter.get(), conv_desc, with,
-                                            d_workspace.get(), with_bytes, &zero, sums_desc,
-                                            d_sums.get());
+        return api->cudnnConvolutionForward(handle, &one, padded_desc, d_padded.get(), filter_desc,
+                                            d_filter.get(), conv_desc, with, d_workspace.get(),
+                                            with_bytes, &zero, sums_desc, d_sums.get());
     }
 
     std::shared_ptr<const CudnnApi> api;
@@ -204,8 +202,8 @@ void describe(CudnnPlan& plan) {
     // KCRS order: filter k is the taps, row-major, at k * fh * fw.
     CUDNN_CHECK(api.cudnnCreateFilterDescriptor(&plan.filter_desc));
     CUDNN_CHECK(api.cudnnSetFilter4dDescriptor(plan.filter_desc, CUDNN_DATA_FLOAT,
-                                               CUDNN_TENSOR_NCHW, s.channels, 1,
-                                               s.filter_height, s.filter_width));
+                                               CUDNN_TENSOR_NCHW, s.channels, 1, s.filter_height,
+                                               s.filter_width));
     // No padding, stride 1, no dilation; correlation, as our taps are.
     CUDNN_CHECK(api.cudnnCreateConvolutionDescriptor(&plan.conv_desc));
     CUDNN_CHECK(api.cudnnSetConvolution2dDescriptor(plan.conv_desc, 0, 0, 1, 1, 1, 1,
@@ -219,13 +217,13 @@ void describe(CudnnPlan& plan) {
     CUDNN_CHECK(api.cudnnGetConvolution2dForwardOutputDim(plan.conv_desc, plan.padded_desc,
                                                           plan.filter_desc, &n, &c, &h, &w));
     if (n != 1 || c != s.channels || h != s.dst_height || w != s.dst_width) {
-        throw CudaError(fmt::format(
-            "cuDNN would make a {}x{}x{}x{} output, not the 1x{}x{}x{} expected", n, c, h, w,
-            s.channels, s.dst_height, s.dst_width));
+        throw CudaError(
+            fmt::format("cuDNN would make a {}x{}x{}x{} output, not the 1x{}x{}x{} expected", n, c,
+                        h, w, s.channels, s.dst_height, s.dst_width));
     }
     CUDNN_CHECK(api.cudnnCreateTensorDescriptor(&plan.sums_desc));
-    CUDNN_CHECK(api.cudnnSetTensor4dDescriptor(plan.sums_desc, CUDNN_TENSOR_NCHW,
-                                               CUDNN_DATA_FLOAT, 1, s.channels, h, w));
+    CUDNN_CHECK(api.cudnnSetTensor4dDescriptor(plan.sums_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                               1, s.channels, h, w));
 }
 
 // Times each candidate on the padded input (d_workspace holds the whole
@@ -317,8 +315,8 @@ protected:
 
     std::size_t extra_device_bytes(const Job& job) const override {
         const CudnnShape s = shape_of(job);
-        const auto floats = static_cast<std::size_t>(s.padded_elements() + s.sums_elements() +
-                                                     s.filter_elements());
+        const auto floats =
+            static_cast<std::size_t>(s.padded_elements() + s.sums_elements() + s.filter_elements());
         return floats * sizeof(float) + kMaxWorkspaceBytes;
     }
 

@@ -246,8 +246,7 @@ __device__ __forceinline__ void add_filter_rows(int j0, const LoadRow& load_row,
 // The R x S sums over every filter row, in steps of filter_rows_a_step
 // rows (the last step takes what is left). load_row(r, window) fills the
 // window from the thread's r-th input row.
-template <int Side, int C, typename In, int R, int S, int kFirst, int kWindow,
-          typename LoadRow>
+template <int Side, int C, typename In, int R, int S, int kFirst, int kWindow, typename LoadRow>
 __device__ __forceinline__ void accumulate(const LoadRow& load_row, float (&acc)[R][S]) {
     constexpr int J = filter_rows_a_step<In>(Side, C);
     constexpr int kSteps = Side / J;
@@ -377,12 +376,11 @@ __device__ void fill_outside(const DeviceJob& job, std::int64_t k_base, std::int
     // vectors that hold outputs reach at most kHaloVectors vectors past the
     // row's last one. (Filling the whole tile cost the last tile of a row
     // of 1500 RGB pixels 650 samples a staged row, one border lookup each.)
-    const int left = static_cast<int>(min(max(-k_base, std::int64_t{0}),
-                                          std::int64_t{T::kRowSamples}));
-    const int right = static_cast<int>(min(max(row_samples - k_base, std::int64_t{0}),
-                                           std::int64_t{T::kRowSamples}));
-    const int end =
-        min((right + T::S - 1) / T::S * T::S + T::kHaloVectors * T::S, T::kRowSamples);
+    const int left =
+        static_cast<int>(min(max(-k_base, std::int64_t{0}), std::int64_t{T::kRowSamples}));
+    const int right = static_cast<int>(
+        min(max(row_samples - k_base, std::int64_t{0}), std::int64_t{T::kRowSamples}));
+    const int end = min((right + T::S - 1) / T::S * T::S + T::kHaloVectors * T::S, T::kRowSamples);
     const int outside = left + (end - right);
     const In constant = static_cast<In>(job.border_value);
     for (int i = static_cast<int>(threadIdx.x); i < T::kRows * outside; i += T::kThreads) {
@@ -451,7 +449,7 @@ __global__ void __launch_bounds__(Shape<In>::kThreads, min_blocks<In>(Side))
             // midway) still ends the walk instead of wrapping negative.
             const unsigned int index = gridDim.x + __shfl_sync(0xffffffffu, taken, 0);
             tile = index < static_cast<unsigned int>(tiles.count) ? static_cast<int>(index)
-                                                                   : tiles.count;
+                                                                  : tiles.count;
         }
         const int stage = i % kStages;
         if (lane == 0) tile_in[stage] = tile;
@@ -578,8 +576,7 @@ void launch_one(const DeviceJob& job, TileSchedule* schedule, std::int64_t max_b
     static const int resident = [&] {
         CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         T::kSharedBytes));
-        return resident_blocks(reinterpret_cast<const void*>(kernel), T::kThreads,
-                               T::kSharedBytes);
+        return resident_blocks(reinterpret_cast<const void*>(kernel), T::kThreads, T::kSharedBytes);
     }();
     const std::int64_t across = tiles_across(job.src_width * C, T::S);
     TileGrid tiles;
@@ -641,8 +638,8 @@ std::string tiles_refusal(const Job& job) {
         return tiles_across(job.src.width * job.src.channels, samples_per_vector<In>()) *
                tiles_down(job.src.height, tile_output_rows<In>(f.width));
     };
-    const std::int64_t tiles =
-        job.src.depth == Depth::u8 ? tiles_of(std::uint8_t{}) : tiles_of(float{});
+    const std::int64_t tiles = job.src.depth == Depth::u8 ? tiles_of(std::uint8_t{})
+                                                          : tiles_of(float{});
     if (tiles > std::numeric_limits<int>::max() / 2) {
         return "the image has more tiles than fast.tiles can number";
     }
@@ -650,8 +647,8 @@ std::string tiles_refusal(const Job& job) {
 }
 
 std::vector<TuningParam> tiles_tuning_params() {
-    return {{"max_blocks", "the most CUDA blocks (default: as many as the device holds)", 1,
-             1 << 30}};
+    return {
+        {"max_blocks", "the most CUDA blocks (default: as many as the device holds)", 1, 1 << 30}};
 }
 
 namespace {
@@ -675,9 +672,9 @@ public:
                 ? launch_channels<std::uint8_t>(job, schedule_.get(), max_blocks_, stream)
                 : launch_channels<float>(job, schedule_.get(), max_blocks_, stream);
         if (!launched) {
-            throw CudaError(fmt::format(
-                "fast.tiles: no instantiation for a {}x{} filter on {} channels",
-                job.filter_width, job.filter_height, job.channels));
+            throw CudaError(
+                fmt::format("fast.tiles: no instantiation for a {}x{} filter on {} channels",
+                            job.filter_width, job.filter_height, job.channels));
         }
     }
 

@@ -96,7 +96,8 @@ FastPath choose_fast_path(const Job& job) {
 // A path's run: `runs` its launches, reported under the path's name.
 class FastRun final : public LaunchPlan {
 public:
-    FastRun(FastPath path, std::unique_ptr<LaunchPlan> runs) : path_(path), runs_(std::move(runs)) {}
+    FastRun(FastPath path, std::unique_ptr<LaunchPlan> runs)
+        : path_(path), runs_(std::move(runs)) {}
     void launch(const DeviceJob& job, cudaStream_t stream) const override {
         if (job.dst_width <= 0 || job.dst_height <= 0) return;
         runs_->launch(job, stream);
@@ -113,27 +114,26 @@ std::unique_ptr<LaunchPlan> plan_path(FastPath path, const Job& job, const Devic
     std::unique_ptr<LaunchPlan> runs;
     switch (path) {
         case FastPath::registers: {
-            const int rows = tuning.get("block_rows").value_or(
-                registers_block_rows(dj.src_width, dj.src_height));
+            const int rows = tuning.get("block_rows")
+                                 .value_or(registers_block_rows(dj.src_width, dj.src_height));
             if (rows != 4 && rows != 8) {
                 throw std::invalid_argument("fast.registers: block_rows is 4 or 8");
             }
             std::unique_lock<std::mutex> lock = lock_constant_taps();
             registers_f32_prepare(dj, stream);
-            runs = launch_only(
-                [rows](const DeviceJob& job, cudaStream_t s) { registers_f32_launch(job, rows, s); },
-                std::move(lock));
+            runs = launch_only([rows](const DeviceJob& job,
+                                      cudaStream_t s) { registers_f32_launch(job, rows, s); },
+                               std::move(lock));
             break;
         }
         case FastPath::walk_u8: {
             const WalkSettings settings = walk_settings(tuning);
             std::unique_lock<std::mutex> lock = lock_constant_taps();
             registers_u8_prepare(job.params.filter.taps, stream);
-            runs = launch_only(
-                [settings](const DeviceJob& job, cudaStream_t s) {
-                    registers_u8_launch(job, settings, s);
-                },
-                std::move(lock));
+            runs =
+                launch_only([settings](const DeviceJob& job,
+                                       cudaStream_t s) { registers_u8_launch(job, settings, s); },
+                            std::move(lock));
             break;
         }
         case FastPath::strips: {
@@ -154,9 +154,8 @@ std::unique_ptr<LaunchPlan> plan_path(FastPath path, const Job& job, const Devic
             std::unique_lock<std::mutex> lock = lock_constant_taps();
             auto mma = std::make_shared<const DenseMmaPath>(
                 job, dj, tuning.get("max_blocks").value_or(0), stream);
-            runs = launch_only(
-                [mma](const DeviceJob& job, cudaStream_t s) { mma->launch(job, s); },
-                std::move(lock));
+            runs = launch_only([mma](const DeviceJob& job, cudaStream_t s) { mma->launch(job, s); },
+                               std::move(lock));
             break;
         }
     }

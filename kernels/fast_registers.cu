@@ -80,12 +80,12 @@ template <int R>
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
     registers_kernel(const __grid_constant__ DeviceJob job, int across) {
     const int lane = static_cast<int>(threadIdx.x) % 32;
-    const std::int64_t item = static_cast<std::int64_t>(blockIdx.x) * kWarpsPerBlock +
-                              static_cast<int>(threadIdx.x) / 32;
+    const std::int64_t item =
+        static_cast<std::int64_t>(blockIdx.x) * kWarpsPerBlock + static_cast<int>(threadIdx.x) / 32;
     const int column = static_cast<int>(item % across);
     const std::int64_t y0 = item / across * R;
     if (y0 >= job.src_height) return;  // whole warps: the shuffles below see all 32 lanes
-    const int width = static_cast<int>(job.src_width);  // < 2^30 (strips_take)
+    const int width = static_cast<int>(job.src_width);  // < 2^30 (registers_f32_refusal)
     const int k = column * kWarpSamples + lane * kLaneSamples;
 
     float win[R + 2][6];
@@ -146,7 +146,8 @@ void launch_rows(const DeviceJob& job, cudaStream_t stream) {
     const std::int64_t across = (job.src_width + kWarpSamples - 1) / kWarpSamples;
     const std::int64_t items = across * ((job.src_height + R - 1) / R);
     const std::int64_t blocks = (items + kWarpsPerBlock - 1) / kWarpsPerBlock;
-    if (blocks > 0x7fffffff) throw CudaError("fast: the image has too many rows for the register path");
+    if (blocks > 0x7fffffff)
+        throw CudaError("fast: the image has too many rows for the register path");
     registers_kernel<R><<<static_cast<unsigned int>(blocks), 32 * kWarpsPerBlock, 0, stream>>>(
         job, static_cast<int>(across));
 }
@@ -186,7 +187,8 @@ std::string registers_shape_refusal(const DeviceJob& job, std::string_view path)
     if (job.origin_x != -1 || job.origin_y != -1) {
         return fmt::format("{} needs the anchor at the filter's centre", path);
     }
-    if (job.border == BorderMode::valid) return fmt::format("{} does not do the valid border", path);
+    if (job.border == BorderMode::valid)
+        return fmt::format("{} does not do the valid border", path);
     if (job.src_width * job.channels >= (std::int64_t{1} << 30)) {
         return fmt::format("{} takes rows of fewer than 2^30 samples", path);
     }

@@ -95,13 +95,13 @@ __device__ __forceinline__ void gather_word(const unsigned int (&w)[kWindowWords
     const unsigned int a = w[g], b = w[g + 1], c = w[g + 2];
     if constexpr (C == 3) {  // sample s: bytes 4 g + 1 + s, + 3, + 6
         const unsigned int shared = __byte_perm(b, c, 0x5421);  // b1 b2 c0 c1
-        packed[0] = __byte_perm(a, b, 0x0741);                   // a1 b0 b3
-        packed[1] = __byte_perm(a, shared, 0x0642);              // a2 b1 c0
-        packed[2] = __byte_perm(a, shared, 0x0753);              // a3 b2 c1
-        packed[3] = __byte_perm(b, c, 0x0630);                   // b0 b3 c2
-    } else if constexpr (C == 4) {  // sample s: byte s of a, b and c
-        const unsigned int low = __byte_perm(a, b, 0x5140);   // a0 b0 a1 b1
-        const unsigned int high = __byte_perm(a, b, 0x7362);  // a2 b2 a3 b3
+        packed[0] = __byte_perm(a, b, 0x0741);                  // a1 b0 b3
+        packed[1] = __byte_perm(a, shared, 0x0642);             // a2 b1 c0
+        packed[2] = __byte_perm(a, shared, 0x0753);             // a3 b2 c1
+        packed[3] = __byte_perm(b, c, 0x0630);                  // b0 b3 c2
+    } else if constexpr (C == 4) {                              // sample s: byte s of a, b and c
+        const unsigned int low = __byte_perm(a, b, 0x5140);     // a0 b0 a1 b1
+        const unsigned int high = __byte_perm(a, b, 0x7362);    // a2 b2 a3 b3
         packed[0] = __byte_perm(low, c, 0x0410);
         packed[1] = __byte_perm(low, c, 0x0532);
         packed[2] = __byte_perm(high, c, 0x0610);
@@ -167,7 +167,8 @@ __device__ __forceinline__ void store_u8_rows(const unsigned int (&out)[R][4], s
 #pragma unroll
         for (int o = 0; o < R; ++o) {
             if (o < rows_left) {  // predicated stores, no branches
-                *reinterpret_cast<uint4*>(at + o * pitch) = make_uint4(out[o][0], out[o][1], out[o][2], out[o][3]);
+                *reinterpret_cast<uint4*>(at + o * pitch) =
+                    make_uint4(out[o][0], out[o][1], out[o][2], out[o][3]);
             }
         }
         return;
@@ -177,7 +178,8 @@ __device__ __forceinline__ void store_u8_rows(const unsigned int (&out)[R][4], s
         if (o >= rows_left) return;
 #pragma unroll
         for (int b = 0; b < 16; ++b) {  // unrolled: out stays in registers
-            if (b < bytes_left) at[o * pitch + b] = static_cast<std::byte>(out[o][b / 4] >> (8 * (b % 4)));
+            if (b < bytes_left)
+                at[o * pitch + b] = static_cast<std::byte>(out[o][b / 4] >> (8 * (b % 4)));
         }
     }
 }
@@ -206,8 +208,9 @@ constexpr int kRingData = 16;  // where byte k of the warp's first lane lies in 
 // them from global memory, all rows' loads in flight together. Called by
 // those lanes, out of line: only the warps at the image's sides take it.
 template <int C, int N, int Lanes>
-__device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char (*ring)[kRingRowBytes],
-                                             int slot, std::int64_t top, int column, int lane) {
+__device__ __noinline__ void patch_ring_rows(const DeviceJob& job,
+                                             unsigned char (*ring)[kRingRowBytes], int slot,
+                                             std::int64_t top, int column, int lane) {
     const int row_bytes = static_cast<int>(job.src_width) * C;
     const int base = column * 512;  // the row's byte at the ring row's kRingData
     // A patch reaches one pixel past either end: the closed forms hold on
@@ -264,7 +267,8 @@ __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char
                 }
                 if (offset < 0) continue;
                 unsigned char* row = ring[(slot + i) % kRingRows];
-                row[offset] = source < 0 ? static_cast<unsigned char>(constant) : row[kRingData + source - base];
+                row[offset] = source < 0 ? static_cast<unsigned char>(constant)
+                                         : row[kRingData + source - base];
             }
         }
         return;
@@ -275,8 +279,9 @@ __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char
     for (int i = 0; i < N; ++i) {
         const std::int64_t y = image_row(job, top + i);
         const std::uint8_t* row =
-            y == kBorderConstant ? nullptr
-                                 : reinterpret_cast<const std::uint8_t*>(job.src + y * job.src_pitch);
+            y == kBorderConstant
+                ? nullptr
+                : reinterpret_cast<const std::uint8_t*>(job.src + y * job.src_pitch);
 #pragma unroll
         for (int t = 0; t < 2 * C; ++t) {
             values[i][t] = row == nullptr || sources[t] < 0 ? constant : __ldg(row + sources[t]);
@@ -286,7 +291,8 @@ __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char
     for (int i = 0; i < N; ++i) {
 #pragma unroll
         for (int t = 0; t < 2 * C; ++t) {
-            if (offsets[t] >= 0) ring[(slot + i) % kRingRows][offsets[t]] = static_cast<unsigned char>(values[i][t]);
+            if (offsets[t] >= 0)
+                ring[(slot + i) % kRingRows][offsets[t]] = static_cast<unsigned char>(values[i][t]);
         }
     }
 }
@@ -301,8 +307,8 @@ __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char
 // alone is slower on one of them: the kernel's speed moves with its code's
 // layout.
 template <int R>
-__device__ __forceinline__ void read_window(const unsigned char (*ring)[kRingRowBytes], int first, int lane,
-                                            unsigned int (&win)[R + 2][kWindowWords]) {
+__device__ __forceinline__ void read_window(const unsigned char (*ring)[kRingRowBytes], int first,
+                                            int lane, unsigned int (&win)[R + 2][kWindowWords]) {
 #pragma unroll
     for (int i = 0; i < R + 2; ++i) {
         const unsigned char* at = ring[(first + i) % kRingRows] + kRingData + 16 * lane;
@@ -322,8 +328,9 @@ __device__ __forceinline__ void read_window(const unsigned char (*ring)[kRingRow
 // rather than cp.async: the walk's memory pattern alone takes 28.9 us
 // against 31.2 (docs/PERFORMANCE.md).
 template <int R, int Blocks>
-__device__ __forceinline__ void load_full_band(const DeviceJob& job, unsigned char (*ring)[kRingRowBytes],
-                                               int lane, int k, int row_bytes, std::int64_t y0) {
+__device__ __forceinline__ void load_full_band(const DeviceJob& job,
+                                               unsigned char (*ring)[kRingRowBytes], int lane,
+                                               int k, int row_bytes, std::int64_t y0) {
     constexpr int kIn = Blocks * R + 2;
     const bool copies_vector = k < row_bytes;
     const int side_offset = lane == 0 ? -4 : 16;  // from the lane's vector
@@ -365,7 +372,8 @@ constexpr int kWalkMinBlocks = 5;
 // bands to take its warps' places as it ends: registers_u8_tail_rows).
 template <int R, int C, bool TakeAbs, bool Tail>
 __global__ void __launch_bounds__(32 * kWalkWarps, kWalkMinBlocks)
-    walk_kernel(const __grid_constant__ DeviceJob job, int across, int down, int band_rows, int first_row) {
+    walk_kernel(const __grid_constant__ DeviceJob job, int across, int down, int band_rows,
+                int first_row) {
     static_assert(3 * R + 2 <= kRingRows, "the ring holds a block's rows and the next two blocks'");
     __shared__ alignas(16) unsigned char ring[kWalkWarps][kRingRows][kRingRowBytes];
 #if __CUDA_ARCH__ >= 900
@@ -382,10 +390,11 @@ __global__ void __launch_bounds__(32 * kWalkWarps, kWalkMinBlocks)
     if (band >= across * down) return;  // whole warps: __syncwarp below sees all 32 lanes
     // The side columns first: their warps patch their rows (patch_ring_rows).
     const int2 at = sides_first_at(band, across, down);
-    const int row_bytes = static_cast<int>(job.src_width) * C;  // < 2^30 (registers_take)
+    const int row_bytes = static_cast<int>(job.src_width) * C;  // < 2^30 (walk_u8_refusal)
     const int k = at.x * 512 + lane * 16;
     const std::int64_t y0 = (Tail ? first_row : 0) + static_cast<std::int64_t>(at.y) * band_rows;
-    const int out_rows = static_cast<int>(job.src_height - y0 < band_rows ? job.src_height - y0 : band_rows);
+    const int out_rows =
+        static_cast<int>(job.src_height - y0 < band_rows ? job.src_height - y0 : band_rows);
     const int steps = (out_rows + R - 1) / R;
     unsigned char(*my_ring)[kRingRowBytes] = ring[warp];  // row r: input row y0 - 1 + r
     // A warp patches where its ring rows hold bytes before the row or the
@@ -465,7 +474,9 @@ __global__ void __launch_bounds__(32 * kWalkWarps, kWalkMinBlocks)
             constexpr int kLanes = C == 4 ? 1 : 32;
             if (kLanes == 32 || lane == 0) {
                 if (s == 0) patch_ring_rows<C, R + 2, kLanes>(job, my_ring, 0, y0 - 1, at.x, lane);
-                else patch_ring_rows<C, R, kLanes>(job, my_ring, s * R + 2, y0 + s * R + 1, at.x, lane);
+                else
+                    patch_ring_rows<C, R, kLanes>(job, my_ring, s * R + 2, y0 + s * R + 1, at.x,
+                                                  lane);
             }
             __syncwarp();
         }
@@ -487,7 +498,6 @@ __global__ void __launch_bounds__(32 * kWalkWarps, kWalkMinBlocks)
 #endif
 }
 
-
 }  // namespace
 
 std::vector<TuningParam> walk_u8_tuning_params() {
@@ -501,7 +511,8 @@ std::vector<TuningParam> walk_u8_tuning_params() {
 
 WalkSettings walk_settings(const Tuning& tuning) {
     WalkSettings s;
-    if (const auto rows = tuning.get("band_rows")) s.band_rows = (*rows + kRows - 1) / kRows * kRows;
+    if (const auto rows = tuning.get("band_rows"))
+        s.band_rows = (*rows + kRows - 1) / kRows * kRows;
     if (const auto tail = tuning.get("tail_rows")) s.tail_rows = *tail;
     return s;
 }
@@ -531,7 +542,7 @@ std::int64_t registers_u8_tail_rows(std::int64_t height, std::int64_t across, in
     if (wanted_rows && *wanted_rows >= 0) wanted = std::min(*wanted_rows, height);
     if (wanted < 0) {
         const std::int64_t band_warps = across * ((height + band_rows - 1) / band_rows);
-        const std::int64_t share = 4 * band_warps <= 3 * resident_warps ? 100000  // percent
+        const std::int64_t share = 4 * band_warps <= 3 * resident_warps  ? 100000  // percent
                                    : 2 * band_warps < 3 * resident_warps ? 0
                                                                          : 50;
         const std::int64_t tail_warps = resident_warps * share / 100;
@@ -553,7 +564,8 @@ void launch_walks(const DeviceJob& job, std::int64_t across, const WalkSettings&
     auto* head_kernel = &walk_kernel<kRows, C, TakeAbs, false>;
     auto* tail_kernel = &walk_kernel<kRows, C, TakeAbs, true>;
     static const std::int64_t resident_warps =  // asked once a kernel
-        std::int64_t{kWalkWarps} * resident_blocks(reinterpret_cast<const void*>(head_kernel), kThreads, 0);
+        std::int64_t{kWalkWarps} *
+        resident_blocks(reinterpret_cast<const void*>(head_kernel), kThreads, 0);
     const std::int64_t tail_rows = registers_u8_tail_rows(job.src_height, across, band_rows,
                                                           resident_warps, settings.tail_rows);
     const std::int64_t head_rows = job.src_height - tail_rows;
@@ -563,8 +575,8 @@ void launch_walks(const DeviceJob& job, std::int64_t across, const WalkSettings&
     };
     if (head_rows > 0) {
         const std::int64_t down = (head_rows + band_rows - 1) / band_rows;
-        head_kernel<<<blocks_for(down), kThreads, 0, stream>>>(job, static_cast<int>(across),
-                                                                static_cast<int>(down), band_rows, 0);
+        head_kernel<<<blocks_for(down), kThreads, 0, stream>>>(
+            job, static_cast<int>(across), static_cast<int>(down), band_rows, 0);
     }
     if (tail_rows > 0) {
         const std::int64_t down = (tail_rows + kRows - 1) / kRows;
@@ -580,8 +592,8 @@ void launch_walks(const DeviceJob& job, std::int64_t across, const WalkSettings&
         follows.val.programmaticStreamSerializationAllowed = 1;
         config.attrs = &follows;
         config.numAttrs = head_rows > 0 && current_device().cc_major >= 9 ? 1 : 0;
-        CUDA_CHECK(cudaLaunchKernelEx(&config, tail_kernel, job, static_cast<int>(across), static_cast<int>(down),
-                                      kRows, static_cast<int>(head_rows)));
+        CUDA_CHECK(cudaLaunchKernelEx(&config, tail_kernel, job, static_cast<int>(across),
+                                      static_cast<int>(down), kRows, static_cast<int>(head_rows)));
     }
 }
 

@@ -87,11 +87,11 @@ CC_HD constexpr int ring_rows(int side) { return lag_steps(side) <= 1 ? 32 : 64;
 // row pass a warp's 16 staged rows (or its 16 ring rows) then fall on 16
 // different banks, and the other half-warp 16 samples further on.
 struct Layout {
-    int pixels;         // strip width
-    int samples;        // pixels * channels: block threads
-    int channel_floats; // one staged row of one channel: pixels + side - 1
-    int stage_stride;   // one staged row, every channel
-    int ring_stride;    // one intermediate row
+    int pixels;          // strip width
+    int samples;         // pixels * channels: block threads
+    int channel_floats;  // one staged row of one channel: pixels + side - 1
+    int stage_stride;    // one staged row, every channel
+    int ring_stride;     // one intermediate row
     int ring_rows;
 
     CC_HD Layout(int side, int channels, int strip)
@@ -124,7 +124,7 @@ struct StagedColumns {
 
 template <int K>
 __device__ __forceinline__ StagedColumns staged_columns(const DeviceJob& job, const Layout& layout,
-                                                       std::int64_t x_first) {
+                                                        std::int64_t x_first) {
     StagedColumns s;
     const int channels = job.channels;
     const int span = layout.channel_floats * channels;
@@ -178,8 +178,7 @@ __device__ __forceinline__ void load_step(const DeviceJob& job, const StagedColu
 // The loaded samples to the staging planes: channel c of pixel p of row i
 // at i * stage_stride + c * channel_floats + p.
 __device__ __forceinline__ void store_step(float* stage, const Layout& layout,
-                                           const StagedColumns& cols,
-                                           const float (&v)[2][kStep]) {
+                                           const StagedColumns& cols, const float (&v)[2][kStep]) {
 #pragma unroll
     for (int i = 0; i < kStep; ++i) {
         stage[i * layout.stage_stride + cols.stage_offset[0]] = v[0][i];
@@ -237,8 +236,7 @@ __global__ void __launch_bounds__(kMaxThreads, 2)
             __syncthreads();
             if (s + 1 < row_steps) {
                 const int next = (s + 1) * kStep;
-                load_step<In>(job, cols, y0 - kRadius + next, min(kStep, mid_rows - next),
-                              loaded);
+                load_step<In>(job, cols, y0 - kRadius + next, min(kStep, mid_rows - next), loaded);
             }
             const int m = s * kStep + row_item;
             if (m < mid_rows) {
@@ -256,8 +254,8 @@ __global__ void __launch_bounds__(kMaxThreads, 2)
                         if (i >= 0 && i < K) acc[o] = fmaf(c_row[i], v, acc[o]);
                     }
                 }
-                float* out = ring + (m & (kRing - 1)) * layout.ring_stride +
-                             row_group * kStep * C + row_channel;
+                float* out = ring + (m & (kRing - 1)) * layout.ring_stride + row_group * kStep * C +
+                             row_channel;
 #pragma unroll
                 for (int o = 0; o < kStep; ++o) out[o * C] = acc[o];
             }
@@ -323,8 +321,8 @@ bool is_instantiated_side(int side) {
 int choose_strip_rows(std::int64_t width, std::int64_t height, int side, int strip,
                       int blocks_per_sm, int sms) {
     const std::int64_t across = (width + strip - 1) / strip;
-    const std::int64_t per_wave = static_cast<std::int64_t>(std::max(1, blocks_per_sm)) *
-                                  std::max(1, sms);
+    const std::int64_t per_wave =
+        static_cast<std::int64_t>(std::max(1, blocks_per_sm)) * std::max(1, sms);
     int best = kMaxStripRows;
     double best_cost = std::numeric_limits<double>::infinity();
     for (int rows = kStep; rows <= kMaxStripRows; rows += kStep) {
@@ -447,7 +445,7 @@ public:
             const dim3 grid(blocks_for(job.src_width, strip_),
                             blocks_for(job.src_height, strip_rows_));
             kernel<<<grid, strip_ * job.channels, shared_bytes_, stream>>>(job, strip_,
-                                                                            strip_rows_);
+                                                                           strip_rows_);
         });
     }
     std::string_view path() const override { return "fast-separable.strips"; }
@@ -487,9 +485,7 @@ public:
         return "rank-1 filters: tensor cores on u8 (up to 33x33), else one kernel with the "
                "intermediate in shared memory (odd square 3..31)";
     }
-    std::optional<int> auto_rank(const Job& job) const override {
-        return fast_separable_rank(job);
-    }
+    std::optional<int> auto_rank(const Job& job) const override { return fast_separable_rank(job); }
     std::vector<TuningParam> tuning_params() const override {
         return merge_tuning_params({mma_params(), strips_params()});
     }

@@ -91,10 +91,10 @@ constexpr int kStrips3x3U8MinBlocks = 5;
 template <int Side, int C, typename In, int VB>
 struct Band {
     using Vec = typename VectorOf<VB>::type;
-    static constexpr int kWords = VB / 4;                       // words a vector
+    static constexpr int kWords = VB / 4;                        // words a vector
     static constexpr int S = VB / static_cast<int>(sizeof(In));  // samples a vector
-    static constexpr int kHalo = (Side / 2) * C;             // samples each side of an output
-    static constexpr int kHaloVectors = (kHalo + S - 1) / S;  // lanes each side that only load
+    static constexpr int kHalo = (Side / 2) * C;                 // samples each side of an output
+    static constexpr int kHaloVectors = (kHalo + S - 1) / S;     // lanes each side that only load
     static constexpr int kOutputLanes = 32 - 2 * kHaloVectors;
     static constexpr int kOutputSamples = kOutputLanes * S;  // a warp's width
     static constexpr int kWindow = (2 * kHaloVectors + 1) * S;
@@ -102,8 +102,8 @@ struct Band {
     static constexpr int kFirst = kHaloVectors * S - kHalo;
     // Rows whose loads are in flight ahead of the row being filtered.
     static constexpr int kAhead = sizeof(In) != 1 ? kStripsF32Ahead
-                                  : VB == 16     ? kStripsU8Ahead
-                                                 : kStripsU8NarrowAhead;
+                                  : VB == 16      ? kStripsU8Ahead
+                                                  : kStripsU8NarrowAhead;
     static_assert(kHaloVectors <= 4, "a band needs most of its lanes for outputs");
 };
 
@@ -155,9 +155,8 @@ int strips_band_rows(std::int64_t across, std::int64_t height, int side, bool fl
     const double per_band = static_cast<double>(across) * static_cast<double>(height) / band_area;
     std::int64_t nearest = 4;
     while (nearest < 16 && nearest * 3 / 2 < per_band) nearest *= 2;  // the nearer power of 2
-    const std::int64_t floor = float_samples && per_band >= 4.0
-                                   ? 3 * (side - 1)
-                                   : power_of_two_at_least(2 * (side - 1));
+    const std::int64_t floor =
+        float_samples && per_band >= 4.0 ? 3 * (side - 1) : power_of_two_at_least(2 * (side - 1));
     return static_cast<int>(std::min<std::int64_t>(16, std::max(nearest, floor)));
 }
 
@@ -194,13 +193,11 @@ std::int64_t strips_band_count(std::int64_t across, std::int64_t height, int row
 StripHead strips_head(std::int64_t across, std::int64_t height, int side, int rows,
                       bool float_samples, std::int64_t resident) {
     const std::int64_t bands = strips_band_count(across, height, rows, StripHead{});
-    if (float_samples || side != 3 || rows < 6 || rows > 8 || across < 1 ||
-        bands < 2 * resident) {
+    if (float_samples || side != 3 || rows < 6 || rows > 8 || across < 1 || bands < 2 * resident) {
         return StripHead{};
     }
     const int steps = 3 * rows - 1;  // heights 2 ... 3 rows
-    const double groups =
-        1.1 * static_cast<double>(resident) / static_cast<double>(across * steps);
+    const double groups = 1.1 * static_cast<double>(resident) / static_cast<double>(across * steps);
     StripHead head{0, static_cast<int>(std::max(1.0, std::round(groups))), 2};
     head.count = steps * head.group;
     return head;
@@ -286,7 +283,7 @@ __device__ __forceinline__ bool closed_forms_hold(const DeviceJob& job) {
 
 // The S samples at k...k+S-1 of input row y, some of them outside the row,
 // through the border policy. Out of line: only lanes at the image's sides
-// take it, and the row loop stays small. In 32-bit arithmetic (strips_take
+// take it, and the row loop stays small. In 32-bit arithmetic (strips_refusal
 // keeps a row's samples under 2^30): with 64-bit divisions and
 // border_index a sample, the bands at the sides take several times the
 // others' time and hold up the kernel's end.
@@ -452,8 +449,8 @@ __device__ __forceinline__ void store_row_fast(const DeviceJob& job, std::int64_
         } else {
 #pragma unroll
             for (int w = 0; w < S / 4; ++w) {
-                words[w] = pack_saturated_u8(acc[4 * w], acc[4 * w + 1], acc[4 * w + 2],
-                                             acc[4 * w + 3]);
+                words[w] =
+                    pack_saturated_u8(acc[4 * w], acc[4 * w + 1], acc[4 * w + 2], acc[4 * w + 3]);
             }
         }
         store_vector<S>(out, words);
@@ -505,8 +502,8 @@ __global__ void __launch_bounds__(kThreads, strips_min_blocks<Side, In, Integer>
     constexpr int S = B::S;
     constexpr int kHv = B::kHaloVectors;
 
-    const int band = static_cast<int>(blockIdx.x) * kWarpsPerBlock +
-                     static_cast<int>(threadIdx.x) / 32;
+    const int band =
+        static_cast<int>(blockIdx.x) * kWarpsPerBlock + static_cast<int>(threadIdx.x) / 32;
     if (band >= bands.count) return;  // whole warps: the warp syncs below see all 32 lanes
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const std::int64_t row_samples = job.src_width * C;
@@ -525,19 +522,19 @@ __global__ void __launch_bounds__(kThreads, strips_min_blocks<Side, In, Integer>
     }
     // The band's output rows, the last band's cut at the image's bottom, and
     // the input rows they read.
-    const int out_rows = static_cast<int>(
-        job.src_height - y0 < band_rows ? job.src_height - y0 : band_rows);
+    const int out_rows =
+        static_cast<int>(job.src_height - y0 < band_rows ? job.src_height - y0 : band_rows);
     const int in_rows = out_rows + Side - 1;
     const bool inside = k >= 0 && k + S <= row_samples;
     // Vectors past the row's end that no output reads stay zero.
     const bool rebuilt = !inside && k < row_samples + kHv * S;
     const bool writes = lane >= kHv && lane < 32 - kHv && k < row_samples;
     const bool keep_alpha = C == 4 && job.filtered_channels == 3;
-    const bool fast_store =
-        k + S <= row_samples && !keep_alpha &&
-        (sizeof(In) == 1
-             ? job.out_depth == Depth::u8 && (bands.magic_finish || (Integer && bands.integer_finish))
-             : job.out_depth == Depth::f32);
+    const bool fast_store = k + S <= row_samples && !keep_alpha &&
+                            (sizeof(In) == 1
+                                 ? job.out_depth == Depth::u8 &&
+                                       (bands.magic_finish || (Integer && bands.integer_finish))
+                                 : job.out_depth == Depth::f32);
     const In constant = static_cast<In>(job.border_value);
 
     // Ring row r of this warp: input row y0 - Side/2 + r, a vector a lane.
@@ -623,11 +620,11 @@ __global__ void __launch_bounds__(kThreads, strips_min_blocks<Side, In, Integer>
 #pragma unroll
     for (int a = 0; a < kAhead; ++a) issue(a);
 
-    // The loop's body is one row, and the accumulator ring turns by moving
-    // registers down a slot a row: unrolled further (a turn of Side rows,
-    // or the band's rows) the code outgrows the instruction cache, and warps
-    // wait on instruction fetches most of their time (ncu: 4.1 cycles of
-    // every 6.5 for 3 rows a body, 15.7 of 20.3 for the band's).
+        // The loop's body is one row, and the accumulator ring turns by moving
+        // registers down a slot a row: unrolled further (a turn of Side rows,
+        // or the band's rows) the code outgrows the instruction cache, and warps
+        // wait on instruction fetches most of their time (ncu: 4.1 cycles of
+        // every 6.5 for 3 rows a body, 15.7 of 20.3 for the band's).
 #pragma unroll 1
     for (int r = 0; r < in_rows; ++r) {
         // Row r's group is done once at most kAhead - 1 younger ones are
@@ -655,7 +652,7 @@ __global__ void __launch_bounds__(kThreads, strips_min_blocks<Side, In, Integer>
 #pragma unroll
         for (int word = 0; word < kWindowWords; ++word) {
             if (!window_word_used<Side, C, In, VB>(word)) continue;  // resolved at compile time
-            const int from = word / kWords - kHv;                     // lane offset
+            const int from = word / kWords - kHv;                    // lane offset
             words[word] = word_of(mine, word % kWords);
             if (from != 0) {
                 const int other = min(max(lane + from, 0), 31);
@@ -751,9 +748,9 @@ void launch_one(const DeviceJob& job, const StripSettings& settings, cudaStream_
     BandGrid bands;
     const std::int64_t across = (row_samples + B::kOutputSamples - 1) / B::kOutputSamples;
     // Taller bands where the count would pass a 32-bit band index.
-    std::int64_t rows = settings.band_rows > 0
-                            ? settings.band_rows
-                            : strips_band_rows(across, job.src_height, Side, std::is_same_v<In, float>);
+    std::int64_t rows = settings.band_rows > 0 ? settings.band_rows
+                                               : strips_band_rows(across, job.src_height, Side,
+                                                                  std::is_same_v<In, float>);
     rows = std::max(rows, (across * job.src_height + kMostBands - 1) / kMostBands);
     bands.rows = static_cast<int>(std::min<std::int64_t>(rows, job.src_height));
     bands.across = static_cast<int>(across);
@@ -846,14 +843,15 @@ std::vector<std::int32_t> strips_dp4a_words(const std::vector<double>& taps, int
             if (!(tap >= -128.0 && tap <= 127.0) || tap != std::floor(tap)) return {};
             const auto byte = static_cast<std::uint32_t>(static_cast<std::int32_t>(tap) & 0xff);
             auto& word = words[static_cast<std::size_t>(j) * kDp4aGroups + i / 4];
-            word = static_cast<std::int32_t>(static_cast<std::uint32_t>(word) | byte << (8 * (i % 4)));
+            word =
+                static_cast<std::int32_t>(static_cast<std::uint32_t>(word) | byte << (8 * (i % 4)));
         }
     }
     return words;
 }
 
-StripPlan strips_prepare(const Job& job, const DeviceJob& device_job,
-                         const StripSettings& settings, cudaStream_t stream) {
+StripPlan strips_prepare(const Job& job, const DeviceJob& device_job, const StripSettings& settings,
+                         cudaStream_t stream) {
     StripPlan plan;
     plan.settings = settings;
     if (device_job.in_depth == Depth::u8 && settings.dp4a) {

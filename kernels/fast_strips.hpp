@@ -1,7 +1,7 @@
 #pragma once
-// fast's strip path (kernels/fast_strips.cu): filters of 3x3, 5x5 and 7x7,
-// one warp a band of rows, no block-wide barriers. fast.cu asks
-// strips_take() first and runs its tile path on the jobs it refuses.
+// fast's strip path, the named path fast.strips (kernels/fast_strips.cu):
+// filters of 3x3, 5x5 and 7x7, one warp a band of rows, no block-wide
+// barriers.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -84,8 +84,8 @@ struct StripPlan {
 // The taps into the strip path's constant memory, on the job's stream,
 // as floats or as the integer path's words (the caller holds
 // lock_constant_taps()).
-StripPlan strips_prepare(const Job& job, const DeviceJob& device_job,
-                         const StripSettings& settings, cudaStream_t stream);
+StripPlan strips_prepare(const Job& job, const DeviceJob& device_job, const StripSettings& settings,
+                         cudaStream_t stream);
 void strips_launch(const DeviceJob& job, const StripPlan& plan, cudaStream_t stream);
 
 }  // namespace cudaconv

@@ -224,11 +224,10 @@ FftPlan make_plan(const FftShape& shape, cufftType type, std::int64_t batch, cud
     long long spectrum_embed[2] = {shape.padded_height, shape.spectrum_width()};
     const bool forward = type == CUFFT_R2C;
     std::size_t work = 0;
-    CUFFT_CHECK(cufftMakePlanMany64(plan.get(), 2, n, forward ? real_embed : spectrum_embed, 1,
-                                    forward ? shape.plane() : shape.spectrum_plane(),
-                                    forward ? spectrum_embed : real_embed, 1,
-                                    forward ? shape.spectrum_plane() : shape.plane(), type, batch,
-                                    &work));
+    CUFFT_CHECK(cufftMakePlanMany64(
+        plan.get(), 2, n, forward ? real_embed : spectrum_embed, 1,
+        forward ? shape.plane() : shape.spectrum_plane(), forward ? spectrum_embed : real_embed, 1,
+        forward ? shape.spectrum_plane() : shape.plane(), type, batch, &work));
     *work_bytes = std::max(*work_bytes, work);
     return plan;
 }
@@ -313,14 +312,14 @@ public:
                         job, layout, state.d_planes.get());
             });
             CUDA_CHECK_LAUNCH();
-            CUFFT_CHECK(cufftExecR2C(state.forward.get(), state.d_planes.get(),
-                                     state.d_spectra.get()));
+            CUFFT_CHECK(
+                cufftExecR2C(state.forward.get(), state.d_planes.get(), state.d_spectra.get()));
             multiply_spectra_kernel<<<grid_1d(shape.spectrum_plane()), kBlock1D, 0, stream>>>(
                 state.d_spectra.get(), state.d_filter_spectrum.get(), shape.spectrum_plane(),
                 job.filtered_channels);
             CUDA_CHECK_LAUNCH();
-            CUFFT_CHECK(cufftExecC2R(state.inverse.get(), state.d_spectra.get(),
-                                     state.d_planes.get()));
+            CUFFT_CHECK(
+                cufftExecC2R(state.inverse.get(), state.d_spectra.get(), state.d_planes.get()));
             dispatch_input_depth(job.in_depth, [&](auto sample) {
                 finish_kernel<decltype(sample)>
                     <<<grid_2d(job.dst_width, job.dst_height), block, 0, stream>>>(
@@ -363,12 +362,13 @@ protected:
             return Support::no("the input has NaN or Inf samples, which a transform spreads "
                                "to every output");
         }
-        const double peak = static_cast<double>(shape.plane()) * largest *
-                            std::max(1.0, tap_abs_sum(job));
+        const double peak =
+            static_cast<double>(shape.plane()) * largest * std::max(1.0, tap_abs_sum(job));
         if (peak > kMaxSpectrumMagnitude) {
             return Support::no(fmt::format(
                 "samples up to {:g} and taps summing to {:g} would overflow float32 in a {}x{} "
-                "transform", largest, tap_abs_sum(job), shape.padded_width, shape.padded_height));
+                "transform",
+                largest, tap_abs_sum(job), shape.padded_width, shape.padded_height));
         }
         return Support::yes();
     }
@@ -400,8 +400,12 @@ protected:
     // shape and filter; a run's plan points at them.
     std::unique_ptr<LaunchPlan> plan(const Job& job, const DeviceJob& dj, const Tuning&,
                                      cudaStream_t stream) const override {
-        FftKey key{0, fft_shape(job), job.filtered_channels(), job.params.filter.width,
-                   job.params.filter.height, job.params.filter.taps};
+        FftKey key{0,
+                   fft_shape(job),
+                   job.filtered_channels(),
+                   job.params.filter.width,
+                   job.params.filter.height,
+                   job.params.filter.taps};
         CUDA_CHECK(cudaGetDevice(&key.device));
         FftState& state = t_fft;
         try {
@@ -443,8 +447,8 @@ private:
                           stream>>>(dj.taps, dj.filter_width, dj.filter_height, layout,
                                     state.d_planes.get());
         CUDA_CHECK_LAUNCH();
-        CUFFT_CHECK(cufftExecR2C(filter_plan.get(), state.d_planes.get(),
-                                 state.d_filter_spectrum.get()));
+        CUFFT_CHECK(
+            cufftExecR2C(filter_plan.get(), state.d_planes.get(), state.d_filter_spectrum.get()));
         const float inverse_n = static_cast<float>(1.0 / static_cast<double>(shape.plane()));
         conjugate_scale_kernel<<<grid_1d(shape.spectrum_plane()), kBlock1D, 0, stream>>>(
             state.d_filter_spectrum.get(), shape.spectrum_plane(), inverse_n);

@@ -87,7 +87,7 @@ std::size_t intermediate_bytes(std::int64_t src_height, std::int64_t dst_width, 
 // the sum over i of row[i] * input(x + origin_x + i, y, c), the input read
 // through the x border (y is always inside the image).
 template <typename In>
-__global__ void __launch_bounds__(kRowThreadsX * kRowThreadsY)
+__global__ void __launch_bounds__(kRowThreadsX* kRowThreadsY)
     row_pass_kernel(DeviceJob job, float* tmp, std::int64_t samples) {
     extern __shared__ float s_rows[];  // [kRowThreadsY][tile_samples]
     const int fc = job.filtered_channels;
@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(kRowThreadsX * kRowThreadsY)
 // y0 + origin_y + r through the y border; the constant border's rows are
 // border_row, the border value after the row pass.
 template <typename In>
-__global__ void __launch_bounds__(kColumnThreadsX * kColumnThreadsY)
+__global__ void __launch_bounds__(kColumnThreadsX* kColumnThreadsY)
     column_pass_kernel(DeviceJob job, const float* tmp, std::int64_t samples, float border_row) {
     extern __shared__ float s_columns[];  // [tile_rows][kColumnThreadsX]
     const int tile_rows = kColumnTileRows + job.filter_height - 1;
@@ -224,8 +224,8 @@ public:
         with_kernels(job.in_depth, [&](auto row_kernel, auto column_kernel) {
             row_kernel<<<row_grid, row_block, row_bytes_, stream>>>(job, d_tmp, samples);
             CUDA_CHECK_LAUNCH();
-            column_kernel<<<column_grid, column_block, column_bytes_, stream>>>(
-                job, d_tmp, samples, border_row_);
+            column_kernel<<<column_grid, column_block, column_bytes_, stream>>>(job, d_tmp, samples,
+                                                                                border_row_);
         });
     }
 
@@ -257,13 +257,12 @@ protected:
             return Support::no(fmt::format("filter sides up to {} taps", kMaxSide));
         }
         const int fc = job.filtered_channels();
-        const std::size_t need =
-            std::max(row_tile_bytes(f.width, fc), column_tile_bytes(f.height));
+        const std::size_t need = std::max(row_tile_bytes(f.width, fc), column_tile_bytes(f.height));
         if (need > device.shared_memory_per_block_optin) {
-            return Support::no(fmt::format(
-                "the {}x{} filter needs {} KB of shared memory per block; {} has {} KB", f.width,
-                f.height, (need + 1023) / 1024, device.name,
-                device.shared_memory_per_block_optin / 1024));
+            return Support::no(
+                fmt::format("the {}x{} filter needs {} KB of shared memory per block; {} has {} KB",
+                            f.width, f.height, (need + 1023) / 1024, device.name,
+                            device.shared_memory_per_block_optin / 1024));
         }
         const std::int64_t samples = line_samples(job.dst.width, fc);
         if ((samples + kRowTileSamples - 1) / kRowTileSamples > kMaxGridY) {
@@ -286,7 +285,6 @@ protected:
         return std::make_unique<SeparableRun>(job, dj, stream);
     }
 };
-
 
 }  // namespace
 

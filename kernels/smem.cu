@@ -61,8 +61,7 @@ __global__ void __launch_bounds__(kThreads) smem_kernel(DeviceJob job, TileShape
     // bottom tails the tile is narrower, and for `valid` the input past it
     // lies outside the image.
     const int out_w = static_cast<int>(job.dst_width - x0 < kTileW ? job.dst_width - x0 : kTileW);
-    const int out_h =
-        static_cast<int>(job.dst_height - y0 < kTileH ? job.dst_height - y0 : kTileH);
+    const int out_h = static_cast<int>(job.dst_height - y0 < kTileH ? job.dst_height - y0 : kTileH);
     const int load_w = out_w + job.filter_width - 1;
     const int load_h = out_h + job.filter_height - 1;
     const int plane = tile.width * tile.height;
@@ -134,8 +133,8 @@ protected:
         const int bytes = static_cast<int>(tile_bytes(
             device_job.filter_width, device_job.filter_height, device_job.filtered_channels));
         with_kernel(device_job.in_depth, [&](auto kernel) {
-            CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            bytes));
+            CUDA_CHECK(
+                cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
         });
         return launch_only([](const DeviceJob& job, cudaStream_t stream) {
             // `valid` with a filter larger than the image leaves nothing to

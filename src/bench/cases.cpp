@@ -72,8 +72,8 @@ bool is_inline_spec(const std::string& spec) {
 
 template <typename T, typename Same>
 void push_unique(std::vector<T>& list, T item, Same same) {
-    const bool seen = std::any_of(list.begin(), list.end(),
-                                  [&](const T& other) { return same(other, item); });
+    const bool seen =
+        std::any_of(list.begin(), list.end(), [&](const T& other) { return same(other, item); });
     if (!seen) list.push_back(std::move(item));
 }
 
@@ -187,8 +187,7 @@ std::vector<Depth> parse_bench_depths(const std::vector<std::string>& lists) {
         for (const std::string& field : split_commas(list)) {
             const auto depth = parse_depth(field);
             if (!depth) {
-                throw UsageError(
-                    fmt::format("--depth \"{}\": choose from u8, u16, f32", field));
+                throw UsageError(fmt::format("--depth \"{}\": choose from u8, u16, f32", field));
             }
             push_unique(depths, *depth, std::equal_to<>());
         }
@@ -258,9 +257,9 @@ void check_bench_tuning(const Tuning& tuning, const std::vector<Backend*>& varia
                     known += fmt::format("{}{} {}", known.empty() ? "" : ", ", v->name(), p.name);
                 }
             }
-            throw UsageError(fmt::format(
-                "--param {}: none of the variants selected reads it ({})", printable(name),
-                known.empty() ? "they read none" : "they read: " + known));
+            throw UsageError(fmt::format("--param {}: none of the variants selected reads it ({})",
+                                         printable(name),
+                                         known.empty() ? "they read none" : "they read: " + known));
         }
     }
 }

@@ -149,10 +149,9 @@ std::optional<std::string> bench_refusal(const Backend& variant, const Job& job)
     return std::nullopt;
 }
 
-void run_case(const BenchPlan& plan, BenchReport& report, const cv::Mat& src,
-              const BenchSize& size, Depth depth, const Filter& filter) {
-    const std::string what =
-        fmt::format("{} {} {}", size.label(), depth_name(depth), filter.label);
+void run_case(const BenchPlan& plan, BenchReport& report, const cv::Mat& src, const BenchSize& size,
+              Depth depth, const Filter& filter) {
+    const std::string what = fmt::format("{} {} {}", size.label(), depth_name(depth), filter.label);
     const ConvParams params = params_for(filter, plan);
     const Size2D out = output_size(size.width, size.height, params);
 
@@ -227,11 +226,10 @@ void run_case(const BenchPlan& plan, BenchReport& report, const cv::Mat& src,
         if (!ref) {
             row.status = RowStatus::unverified;
         } else {
-            const Tolerance tolerance = against_reference(
-                variant.tolerance(job), ref->own, ref->choice.exact);
-            const Verdict verdict =
-                verify_output(view_of(static_cast<const cv::Mat&>(ref->output)),
-                              as_const(job.dst), tolerance);
+            const Tolerance tolerance =
+                against_reference(variant.tolerance(job), ref->own, ref->choice.exact);
+            const Verdict verdict = verify_output(view_of(static_cast<const cv::Mat&>(ref->output)),
+                                                  as_const(job.dst), tolerance);
             row.reference = std::string(ref->choice.backend->name());
             row.status = verdict.ok ? RowStatus::ok : RowStatus::wrong;
             if (!verdict.ok) {

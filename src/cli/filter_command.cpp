@@ -178,8 +178,12 @@ public:
             if (prefault_) prefault_output(header);
         };
         const std::vector<InputFile> inputs = expand_inputs({o.inputs, o.recursive, o.from});
-        PlanRequest plan{output_request(inputs.size() > 1, o.kernel), existing_, out_depth_,
-                         o.json_path, {}, {}};
+        PlanRequest plan{output_request(inputs.size() > 1, o.kernel),
+                         existing_,
+                         out_depth_,
+                         o.json_path,
+                         {},
+                         {}};
         if (o.kernel == "auto" && names_kernel()) {
             for (const Backend* b : candidates_) plan.later_kernels.emplace_back(b->name());
         }
@@ -214,10 +218,9 @@ public:
         if (params_ && work.size() == 1 && (!requested_ || cpu_requested)) {
             const detail::FormatProbe header = claimed_header(plan_[work.front()].source.path);
             const std::int64_t pixels = header.width * header.height;
-            one_image_cpu_ =
-                !requested_ && pixels > 0 &&
-                cpu_ms_before_cuda_starts(pixels * 3, params_->filter.taps.size(),
-                                          cpu_threads(), filter_runs());
+            one_image_cpu_ = !requested_ && pixels > 0 &&
+                             cpu_ms_before_cuda_starts(pixels * 3, params_->filter.taps.size(),
+                                                       cpu_threads(), filter_runs());
             prefault_ = one_image_cpu_ || cpu_requested;
         }
         if (may_use_cuda() && !work.empty() && !one_image_cpu_) warmup_.start();
@@ -228,8 +231,9 @@ public:
 
         const bool bar = stderr_is_terminal() && spdlog::get_level() <= spdlog::level::info &&
                          work.size() > 1;
-        BatchProgress progress({plan_.size(), bar, !bar || spdlog::get_level() < spdlog::level::info,
-                                options_.timings, json ? &*json : nullptr});
+        BatchProgress progress({plan_.size(), bar,
+                                !bar || spdlog::get_level() < spdlog::level::info, options_.timings,
+                                json ? &*json : nullptr});
         progress_ = &progress;
         for (const PlannedImage& image : plan_) {
             if (image.skip) progress.skipped(image.source.path, image.target.path);
@@ -304,8 +308,8 @@ private:
         out.width = size.width;
         out.height = size.height;
         if (out_depth_) {  // the channels (4 at most where not told) at that depth
-            out.pixel_bytes = (in.channels > 0 ? in.channels : 4) *
-                              static_cast<int>(depth_bytes(*out_depth_));
+            out.pixel_bytes =
+                (in.channels > 0 ? in.channels : 4) * static_cast<int>(depth_bytes(*out_depth_));
         }
         out.pixel_bytes *= 1 + kEncoderCopies;
         return out.bytes();
@@ -403,8 +407,8 @@ private:
         if (!choice.backend) throw WorkError(fmt::format("{}: {}", input, choice.reason));
         // Once per variant, not once per image of a batch.
         if (announced_.insert(choice.backend).second) {
-            progress_->log_above(fmt::format("auto: {} ({})", choice.backend->name(), choice.reason),
-                                 false);
+            progress_->log_above(
+                fmt::format("auto: {} ({})", choice.backend->name(), choice.reason), false);
         }
         return choice.backend;
     }
@@ -449,8 +453,8 @@ private:
                 params_->filter.height));
         }
         const int dst_type = cv_type_of(out_depth, work->src.channels());
-        work->dst = prefaulted_.take(static_cast<int>(size.height), static_cast<int>(size.width),
-                                     dst_type);
+        work->dst =
+            prefaulted_.take(static_cast<int>(size.height), static_cast<int>(size.width), dst_type);
         if (work->dst.empty()) {
             const auto make_output = [&] {
                 return cv::Mat(static_cast<int>(size.height), static_cast<int>(size.width),
@@ -494,9 +498,9 @@ private:
     // here for this one: not an input, not another image's output, and an
     // existing file skipped, replaced or refused as the options say.
     void retarget(ImageWork& work, const PlannedImage& image) {
-        work.target = resolve_output(
-            output_request(plan_.size() > 1, std::string(work.backend->name())),
-            {image.source.path, image.source.dir});
+        work.target =
+            resolve_output(output_request(plan_.size() > 1, std::string(work.backend->name())),
+                           {image.source.path, image.source.dir});
         work.report.output = work.target.path;
         try {
             refuse_overwriting_input(work.target.path, input_paths_);
@@ -587,8 +591,8 @@ private:
         } catch (const WorkError&) {
             throw;
         } catch (const std::exception& e) {
-            throw WorkError(fmt::format("{}: {}: {}", work.report.input, work.backend->name(),
-                                        e.what()));
+            throw WorkError(
+                fmt::format("{}: {}: {}", work.report.input, work.backend->name(), e.what()));
         }
         work.src.release();  // the input is no longer needed: memory for the next
         work.pinned.reset();
@@ -601,11 +605,11 @@ private:
         work.report.encoder = work.png_rows && work.png_rows->done ? "gpu" : "cpu";
         if (options_.encoder == "gpu" && work.report.encoder != "gpu") warn_cpu_encoded(work);
         if (work.png_rows && work.png_rows->done) {
-            write_file_atomically(
-                work.target.path,
-                encode_png_rows_stream(work.dst.cols, work.dst.rows, work.report.out_depth,
-                                       work.dst.channels(), work.png_rows->zlib,
-                                       work.png_rows->sample, work.target.path));
+            write_file_atomically(work.target.path,
+                                  encode_png_rows_stream(work.dst.cols, work.dst.rows,
+                                                         work.report.out_depth, work.dst.channels(),
+                                                         work.png_rows->zlib, work.png_rows->sample,
+                                                         work.target.path));
         } else {
             write_file_atomically(work.target.path, encode_image(work.dst, work.target.extension,
                                                                  encode, work.target.path));
@@ -652,7 +656,7 @@ private:
     std::optional<PinnedSlots> pinned_;  // a GPU batch's upload slots
     std::set<Backend*> announced_;
     std::atomic<bool> cpu_encoded_warned_{false};  // warn_cpu_encoded's once
-    std::set<std::string> retargeted_;  // outputs named once the variant was known
+    std::set<std::string> retargeted_;             // outputs named once the variant was known
     BatchProgress* progress_ = nullptr;
     CudaWarmup warmup_;
     PrefaultedOutput prefaulted_;  // a single image's output, for a CPU variant

@@ -48,14 +48,14 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
     app.add_option("inputs", o.inputs,
                    "Input images (JPEG, PNG, TIFF, ...), folders of them, quoted patterns "
                    "('*.jpg'); - reads stdin");
-    app.add_flag("-r,--recursive", o.recursive, "Folders: their subfolders too ({dir} mirrors them)");
+    app.add_flag("-r,--recursive", o.recursive,
+                 "Folders: their subfolders too ({dir} mirrors them)");
     app.add_option("--from", o.from, "Read more input paths from FILE, one a line (- for stdin)");
     app.add_option("-f,--filter", o.filter_spec,
                    "Filter: a name (edge, gaussian:5, ...), WxH:v,v,... or a file "
                    "(see 'cudaconv list filters'); none: decode and encode only")
         ->required();
-    app.add_option("-k,--kernel", o.kernel,
-                   "Variant to run, or auto (see 'cudaconv list kernels')")
+    app.add_option("-k,--kernel", o.kernel, "Variant to run, or auto (see 'cudaconv list kernels')")
         ->capture_default_str();
     app.add_option("-o,--output", o.output,
                    "Output file, folder (ends in / or exists; mirrors -r trees), template with "
@@ -63,21 +63,24 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
         ->required();
     app.add_flag("--skip-existing", o.skip_existing,
                  "Leave outputs that exist and skip their inputs (default: refuse to start)");
-    app.add_flag("--overwrite", o.overwrite, "Replace outputs that exist (default: refuse to start)");
+    app.add_flag("--overwrite", o.overwrite,
+                 "Replace outputs that exist (default: refuse to start)");
     app.add_option("-j,--jobs", o.jobs, "Decode/encode threads (default: one per core)")
         ->check(CLI::Range(1, 1024));
     app.add_option("--in-flight", o.in_flight,
                    "Images decoded and not yet written, at most (default: -j plus half as "
                    "many, at least 2); bounds memory")
         ->check(CLI::Range(1, 65536));
-    app.add_option("--format", o.format,
-                   "Format of stdout (-o -) and of stdin's {ext} (png, jpg, tif, ...); default png");
+    app.add_option(
+        "--format", o.format,
+        "Format of stdout (-o -) and of stdin's {ext} (png, jpg, tif, ...); default png");
     app.add_option("--border", o.border,
                    "reflect101 | reflect | replicate | constant | wrap | valid (and aliases)")
         ->capture_default_str();
     app.add_option("--border-value", o.border_value,
                    "Value outside the image for --border constant (default 0)");
-    app.add_option("--anchor", o.anchor, "Tap X,Y that lands on the output pixel (default: centre)");
+    app.add_option("--anchor", o.anchor,
+                   "Tap X,Y that lands on the output pixel (default: centre)");
     app.add_flag("--flip", o.flip, "True convolution: rotate the filter by 180 degrees");
     app.add_option("--scale", o.scale, "Multiply the sum by this")->capture_default_str();
     app.add_option("--delta", o.delta, "Then add this")->capture_default_str();

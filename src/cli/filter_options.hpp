@@ -18,7 +18,7 @@ struct FilterOptions {
     std::string from;                 // --from FILE|-: more inputs, one a line
     bool skip_existing = false;
     bool overwrite = false;
-    int jobs = 0;  // -j: decode/encode threads; 0 = one per core
+    int jobs = 0;       // -j: decode/encode threads; 0 = one per core
     int in_flight = 0;  // --in-flight: images held at once; 0 = -j plus half as many
     std::string filter_spec;
     std::string kernel = "auto";

@@ -29,10 +29,9 @@ int list_filters() {
         if (f.width <= kMaxPrintedSide && f.height <= kMaxPrintedSide) print_taps(f);
         else fmt::print("      (taps not shown for filters over {0}x{0})\n", kMaxPrintedSide);
     }
-    fmt::print(
-        "\nAlso: WxH:v,v,... (inline, row-major), a filter file (-f path, or -f @path): "
-        "*.mat is libvips' format,\nanything else one row per line, numbers separated by "
-        "spaces, tabs or commas, # comments.\n");
+    fmt::print("\nAlso: WxH:v,v,... (inline, row-major), a filter file (-f path, or -f @path): "
+               "*.mat is libvips' format,\nanything else one row per line, numbers separated by "
+               "spaces, tabs or commas, # comments.\n");
     return 0;
 }
 
@@ -45,8 +44,7 @@ int list_kernels() {
         fmt::print("{:<23} {:<5} {}\n", name, b->uses_cuda() ? "CUDA" : "CPU", b->summary());
         if (!path) continue;
         for (const TuningParam& p : b->tuning_params()) {
-            fmt::print("{:<29}   --param {}: {} ({} to {})\n", "", p.name, p.meaning, p.min,
-                       p.max);
+            fmt::print("{:<29}   --param {}: {} ({} to {})\n", "", p.name, p.meaning, p.min, p.max);
         }
     }
     return 0;

@@ -39,8 +39,7 @@ void print_timings(std::FILE* stream, const ImageReport& r) {
     };
     fmt::print(stream, "{} -> {}: {}x{} {}ch {} -> {}, {} {}x{}, {}\n", printable(r.input),
                printable(r.output), r.width, r.height, r.channels, depth_name(r.in_depth),
-               depth_name(r.out_depth), printable_spec(r.filter), r.filter_width,
-               r.filter_height,
+               depth_name(r.out_depth), printable_spec(r.filter), r.filter_width, r.filter_height,
                r.run.path.empty() ? r.variant : fmt::format("{} ({})", r.variant, r.run.path));
     stage("decode", r.decode_ms, true);
     stage("upload", r.run.upload_ms, on_gpu);

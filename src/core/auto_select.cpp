@@ -15,10 +15,9 @@ bool separable_ahead_of_fast(const Job& job) {
     const int side = std::max(f.width, f.height);
     const bool f32_gray = job.src.depth == Depth::f32 && gray && side >= kSeparableFirstSideF32;
     // fast-separable's tensor-core path takes u8 jobs whose border fits a u8.
-    const bool u8 = job.src.depth == Depth::u8 &&
-                    border_fits_u8(job.params.border, job.params.border_value) &&
-                    side >= (job.src.channels == 3 ? kSeparableFirstSideRgbU8
-                                                   : kSeparableFirstSideU8);
+    const bool u8 =
+        job.src.depth == Depth::u8 && border_fits_u8(job.params.border, job.params.border_value) &&
+        side >= (job.src.channels == 3 ? kSeparableFirstSideRgbU8 : kSeparableFirstSideU8);
     return f32_gray || u8;
 }
 
@@ -76,7 +75,8 @@ AutoChoice choose_variant(const Job& job, const std::vector<Backend*>& candidate
 }
 
 double estimated_cpu_ms(std::int64_t samples, std::size_t taps, unsigned cores) {
-    const double work = static_cast<double>(samples) * (static_cast<double>(taps) + kCpuSampleOverhead);
+    const double work =
+        static_cast<double>(samples) * (static_cast<double>(taps) + kCpuSampleOverhead);
     return 1000.0 * work / (kCpuTapsPerSecondPerCore * std::max(1u, cores));
 }
 

@@ -68,7 +68,6 @@ constexpr std::size_t kFftAheadOfLadderTaps = 15 * 15;
 bool fft_ahead_of_ladder(const Job& job);
 int fft_rank(const Job& job);
 
-
 struct DeviceContext {
     bool has_cuda_device = false;
     std::string no_device_reason;  // why not, when has_cuda_device is false

@@ -30,9 +30,9 @@ struct Support {
 struct PngRowsRequest {
     std::vector<int> sample_rows;  // rows to return filtered too (png_sample_rows)
     // Set by the variant:
-    bool done = false;                  // then job.dst was not written
-    std::vector<std::uint8_t> zlib;     // IDAT's zlib stream
-    std::vector<std::uint8_t> sample;   // the sample rows, each after its filter byte
+    bool done = false;                 // then job.dst was not written
+    std::vector<std::uint8_t> zlib;    // IDAT's zlib stream
+    std::vector<std::uint8_t> sample;  // the sample rows, each after its filter byte
 };
 
 struct RunOptions {

@@ -13,9 +13,8 @@ namespace cudaconv {
 std::pair<std::string, int> parse_tuning_param(std::string_view text) {
     const std::size_t eq = text.find('=');
     if (eq == std::string_view::npos || eq == 0) {
-        throw std::invalid_argument(
-            fmt::format("--param {}: expected NAME=VALUE (for example band_rows=8)",
-                        printable(text)));
+        throw std::invalid_argument(fmt::format(
+            "--param {}: expected NAME=VALUE (for example band_rows=8)", printable(text)));
     }
     const std::string_view name = text.substr(0, eq);
     const std::string_view value = text.substr(eq + 1);
@@ -35,13 +34,14 @@ std::string tuning_refusal(const Tuning& tuning, const std::vector<TuningParam>&
                                      [&](const TuningParam& p) { return p.name == name; });
         if (it == params.end()) {
             std::string known;
-            for (const TuningParam& p : params) known += (known.empty() ? "" : ", ") + std::string(p.name);
+            for (const TuningParam& p : params)
+                known += (known.empty() ? "" : ", ") + std::string(p.name);
             return fmt::format("{} has no parameter {} ({})", variant, printable(name),
                                known.empty() ? "it has none" : "it has " + known);
         }
         if (value < it->min || value > it->max) {
-            return fmt::format("{}'s {} is {} to {}; {} was given", variant, name, it->min,
-                               it->max, value);
+            return fmt::format("{}'s {} is {} to {}; {} was given", variant, name, it->min, it->max,
+                               value);
         }
     }
     return {};

@@ -71,9 +71,8 @@ public:
 
     RunTimings run(const Job& job, const RunOptions& options) override {
         return time_cpu_runs(options, [&] {
-            dispatch_depths(job, [&](auto in, auto out) {
-                correlate<decltype(in), decltype(out)>(job);
-            });
+            dispatch_depths(
+                job, [&](auto in, auto out) { correlate<decltype(in), decltype(out)>(job); });
         });
     }
 };

@@ -76,8 +76,7 @@ void check_one_clean_line(const ChildExit& m) {
 
 }  // namespace
 
-TEST_CASE("hostile: a PNG whose data inflates far past its size fails at once",
-          "[cli][hostile]") {
+TEST_CASE("hostile: a PNG whose data inflates far past its size fails at once", "[cli][hostile]") {
     TempDir dir;
     // 100x100 pixels and 2 GB of zeros after them, in a 2 MB file: OpenCV's
     // reader inflated them all (4 s) and kept the image.
@@ -99,8 +98,8 @@ TEST_CASE("hostile: files claiming huge images are refused before any allocation
     // decoding (and before the CPU variant's output, made from the header,
     // took 2 and 3 GB).
     const std::string tiny_png = black_png(46340, 46340, 0);
-    write_file(dir / "tiny.png", tiny_png.substr(0, 33) + png_chunk("IDAT", zeros_zlib(64)) +
-                                     png_chunk("IEND", ""));
+    write_file(dir / "tiny.png",
+               tiny_png.substr(0, 33) + png_chunk("IDAT", zeros_zlib(64)) + png_chunk("IEND", ""));
     write_file(dir / "tiny.jpg", jpeg_claiming(32768, 32767));
     // An 8.3 MB PNG of 32768x32767 16-bit RGBA whose data holds its rows:
     // plausible, but past --max-pixels.
@@ -142,14 +141,13 @@ TEST_CASE("hostile: files claiming huge images are refused before any allocation
     CHECK_FALSE(fs::exists(dir / "out.png"));
 }
 
-TEST_CASE("hostile: --max-pixels refuses larger inputs, and the batch goes on",
-          "[cli][hostile]") {
+TEST_CASE("hostile: --max-pixels refuses larger inputs, and the batch goes on", "[cli][hostile]") {
     TempDir dir;
     fs::copy_file(sample("camera.png"), dir / "camera.png");    // 512x512
     fs::copy_file(sample("chelsea.png"), dir / "chelsea.png");  // 451x300
-    CommandResult r = run_cudaconv({"camera.png", "chelsea.png", "-f", "edge", "-o", "out/",
-                                    "--max-pixels", "200000"},
-                                   dir.path());
+    CommandResult r = run_cudaconv(
+        {"camera.png", "chelsea.png", "-f", "edge", "-o", "out/", "--max-pixels", "200000"},
+        dir.path());
     INFO(r.err);
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.err, Contains("camera.png: 512x512 pixels is more than --max-pixels 200000 "
@@ -163,16 +161,15 @@ TEST_CASE("hostile: --max-pixels refuses larger inputs, and the batch goes on",
                      dir.path());
     CHECK(r.exit_code == 0);
     CHECK(fs::exists(dir / "zero.png"));
-    r = run_cudaconv({"camera.png", "-f", "edge", "-o", "x.png", "--max-pixels", "-5"},
-                     dir.path());
+    r = run_cudaconv({"camera.png", "-f", "edge", "-o", "x.png", "--max-pixels", "-5"}, dir.path());
     CHECK(r.exit_code == 2);
 
     // compare decodes too, under the same option.
     r = run_cudaconv({"compare", "camera.png", "camera.png", "--max-pixels", "1000"}, dir.path());
     CHECK(r.exit_code == 2);
-    CHECK_THAT(r.out + r.err, Contains("camera.png: 512x512 pixels is more than --max-pixels 1000"));
-    r = run_cudaconv({"compare", "camera.png", "camera.png", "--max-pixels", "262144"},
-                     dir.path());
+    CHECK_THAT(r.out + r.err,
+               Contains("camera.png: 512x512 pixels is more than --max-pixels 1000"));
+    r = run_cudaconv({"compare", "camera.png", "camera.png", "--max-pixels", "262144"}, dir.path());
     CHECK(r.exit_code == 0);
 }
 
@@ -187,13 +184,13 @@ TEST_CASE("hostile: under a memory limit a large image is refused with the memor
     // the output and the encoder's copies need 3.1 GB; the process may have
     // 2 GB of address space, part of it taken by its libraries and threads.
     write_file(dir / "big.png", black_png(16000, 16000, 2));
-    const ChildExit m = run_measured({"big.png", "-f", "edge", "-k", "cpu", "-j", "1", "-o",
-                                     "out.png"},
-                                    dir.path(), rlim_t{2} << 30);
+    const ChildExit m =
+        run_measured({"big.png", "-f", "edge", "-k", "cpu", "-j", "1", "-o", "out.png"}, dir.path(),
+                     rlim_t{2} << 30);
     INFO(m.err);
     CHECK(m.exit_code == 1);
-    CHECK_THAT(m.err, Contains("big.png: 16000x16000 RGB needs about 3.1 GB, ") &&
-                          Contains(" available"));
+    CHECK_THAT(m.err,
+               Contains("big.png: 16000x16000 RGB needs about 3.1 GB, ") && Contains(" available"));
     check_quick_and_small(m);
     check_one_clean_line(m);
     CHECK_FALSE(fs::exists(dir / "out.png"));

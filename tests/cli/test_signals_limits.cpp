@@ -191,8 +191,7 @@ TEST_CASE("a signal ignored by the parent stays ignored", "[cli][signal]") {
 }
 
 // A file size limit (ulimit -f): the write fails as on a full disk.
-TEST_CASE("a file size limit fails the write with a message and leaves nothing",
-          "[cli][signal]") {
+TEST_CASE("a file size limit fails the write with a message and leaves nothing", "[cli][signal]") {
     TempDir dir;
     write_large_image(dir / "big.ppm");
     fs::create_directory(dir / "out");
@@ -241,8 +240,8 @@ TEST_CASE("where the system starts fewer threads, fewer workers run", "[cli][thr
     INFO(result.err);
     REQUIRE(WIFEXITED(result.status));
     CHECK(WEXITSTATUS(result.status) == 0);
-    CHECK_THAT(result.err, Catch::Contains(
-                               "of the 1024 workers asked for (-j): the system would start only"));
+    CHECK_THAT(result.err,
+               Catch::Contains("of the 1024 workers asked for (-j): the system would start only"));
     CHECK(entries(dir / "out") == std::vector<std::string>{"edge.png"});
     const CommandResult unlimited = run_cudaconv(with({"-o", "out/reference.png"}), dir.path());
     REQUIRE(unlimited.exit_code == 0);
@@ -260,9 +259,9 @@ TEST_CASE("where the system starts no thread, the batch fails with one error lin
     TempDir dir;
     fs::create_directory(dir / "out");
     constexpr rlim_t kGiB = rlim_t{1} << 30;
-    Child child({sample("chelsea.png"), sample("camera.png"), "-f", "edge", "-k", "cpu", "-o",
-                 "out/"},
-                dir.path(), {{{RLIMIT_STACK, 64 * kGiB}, {RLIMIT_AS, 16 * kGiB}}});
+    Child child(
+        {sample("chelsea.png"), sample("camera.png"), "-f", "edge", "-k", "cpu", "-o", "out/"},
+        dir.path(), {{{RLIMIT_STACK, 64 * kGiB}, {RLIMIT_AS, 16 * kGiB}}});
     const ChildExit result = child.wait();
     check_failed(result, "cudaconv: error: cannot start a thread: ");
     INFO(result.err);

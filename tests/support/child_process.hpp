@@ -21,17 +21,17 @@ struct Limit {
 struct ChildSetup {
     std::vector<Limit> limits;
     std::vector<std::string> environment;  // NAME=VALUE, added to this process's
-    int stdout_fd = -1;        // else /dev/null
-    std::vector<int> ignored;  // signals it starts with ignored, as nohup leaves SIGHUP
+    int stdout_fd = -1;                    // else /dev/null
+    std::vector<int> ignored;              // signals it starts with ignored, as nohup leaves SIGHUP
 };
 
 // How the child ended, and what it took.
 struct ChildExit {
-    int status = 0;          // the wait status (WIFEXITED, WTERMSIG, ...)
-    int exit_code = -1;      // as a shell says it: 128 + the signal's number when one ended it
-    std::string err;         // what it wrote on stderr
-    double cpu_s = 0;        // user + system
-    long peak_rss_kb = 0;    // ru_maxrss
+    int status = 0;        // the wait status (WIFEXITED, WTERMSIG, ...)
+    int exit_code = -1;    // as a shell says it: 128 + the signal's number when one ended it
+    std::string err;       // what it wrote on stderr
+    double cpu_s = 0;      // user + system
+    long peak_rss_kb = 0;  // ru_maxrss
 };
 
 // cudaconv with `args` in `dir`: stderr to dir/stderr.txt, stdout to
