@@ -5,6 +5,7 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
@@ -214,6 +215,11 @@ Support CudaBackend::can_run(const Job& job) const {
 }
 
 RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
+    // Values it does not read, or out of range, are the caller's mistake.
+    if (const std::string refusal = tuning_refusal(options.tuning, tuning_params(), name());
+        !refusal.empty()) {
+        throw std::invalid_argument(refusal);
+    }
     const DeviceInfo& device = current_device();
     CUDA_CHECK(cudaSetDevice(device.index));
     if (!keeps_fft_state()) release_fft_state();

@@ -78,13 +78,15 @@ std::vector<TuningParam> path_params(FastPath path) {
 // jobs (3x3 to 7x7) on the register paths where they can, else on the
 // strips; larger filters on the tensor cores where measured faster or where
 // the tiles cannot run them, else on the tiles (the measurements:
-// kernels/fast_registers.cu, kernels/dense_mma.cu).
-FastPath choose_fast_path(const Job& job) {
+// kernels/fast_registers.cu, kernels/dense_mma.cu). dp4a=0 keeps u8 jobs
+// off the walk, whose sums are DP4A's, as it keeps them off the strips'.
+FastPath choose_fast_path(const Job& job, const Tuning& tuning) {
     const DeviceJob dj = device_job_of(job);
     const bool tiles_can = tiles_refusal(job).empty();
     if (strips_refusal(dj).empty() && !dense_mma_preferred(job, true)) {
         if (registers_f32_refusal(dj).empty()) return FastPath::registers;
-        if (walk_u8_refusal(dj, job.params.filter.taps).empty() && walk_u8_preferred(dj)) {
+        if (walk_u8_refusal(dj, job.params.filter.taps).empty() && walk_u8_preferred(dj) &&
+            tuning.get("dp4a").value_or(1) != 0) {
             return FastPath::walk_u8;
         }
         return FastPath::strips;
@@ -233,7 +235,7 @@ protected:
     }
     std::unique_ptr<LaunchPlan> plan(const Job& job, const DeviceJob& dj, const Tuning& tuning,
                                      cudaStream_t stream) const override {
-        return plan_path(choose_fast_path(job), job, dj, tuning, stream);
+        return plan_path(choose_fast_path(job, tuning), job, dj, tuning, stream);
     }
 };
 

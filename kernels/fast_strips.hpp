@@ -46,8 +46,8 @@ struct StripHead {
 };
 // The head for bands `rows` tall, `across` side by side, of f32 or u8
 // samples on an image `height` rows tall, where `resident` warps run at
-// once: the measured rule in fast_strips.cu. None where it would reach
-// the image's last row.
+// once: the measured rule in fast_strips.cu. The launch drops a head that
+// would reach the image's last row, the rule's or one set by tuning.
 StripHead strips_head(std::int64_t across, std::int64_t height, int side, int rows,
                       bool float_samples, std::int64_t resident);
 

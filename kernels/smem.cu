@@ -6,6 +6,9 @@
 // memory, where the warp-wide broadcast of one tap hits the L1.
 #include <cuda_runtime.h>
 
+#include <map>
+#include <mutex>
+
 #include <fmt/format.h>
 
 #include "kernels/cuda_backend.hpp"
@@ -101,6 +104,19 @@ void with_kernel(Depth depth, F&& f) {
     dispatch_input_depth(depth, [&](auto sample) { f(smem_kernel<decltype(sample)>); });
 }
 
+// Lets `kernel` take `bytes` of dynamic shared memory: the limit only
+// rises, under a lock, so that a run of a smaller tile on another thread
+// never lowers it below what a larger one's launches need.
+void allow_dynamic_shared(const void* kernel, int bytes) {
+    static std::mutex lock;
+    static std::map<const void*, int> allowed;
+    const std::lock_guard<std::mutex> guard(lock);
+    int& limit = allowed[kernel];
+    if (bytes <= limit) return;
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    limit = bytes;
+}
+
 class SmemBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "smem"; }
@@ -133,8 +149,7 @@ protected:
         const int bytes = static_cast<int>(tile_bytes(
             device_job.filter_width, device_job.filter_height, device_job.filtered_channels));
         with_kernel(device_job.in_depth, [&](auto kernel) {
-            CUDA_CHECK(
-                cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+            allow_dynamic_shared(reinterpret_cast<const void*>(kernel), bytes);
         });
         return launch_only([](const DeviceJob& job, cudaStream_t stream) {
             // `valid` with a filter larger than the image leaves nothing to

@@ -60,10 +60,9 @@ TEST_CASE("two threads run one variant at once, each with its own filter", "[gpu
                     }
                 }
                 ThreadJob& job = jobs.back();
-                find_backend("cpu-ref")->run(
-                    Job{view_of(static_cast<const cv::Mat&>(job.src)), view_of(job.expected),
-                        job.params},
-                    {});
+                find_backend("cpu-ref")->run(Job{view_of(static_cast<const cv::Mat&>(job.src)),
+                                                 view_of(job.expected), job.params},
+                                             {});
             }
         }
         std::vector<cv::Mat> outputs(2);
@@ -79,8 +78,8 @@ TEST_CASE("two threads run one variant at once, each with its own filter", "[gpu
                         RunOptions options;
                         options.repeat = 3;
                         variant->run(run, options);
-                        const Comparison c = compare_images(job.expected, outputs[t],
-                                                            variant->tolerance(run));
+                        const Comparison c =
+                            compare_images(job.expected, outputs[t], variant->tolerance(run));
                         if (!c.ok) {
                             errors[t] = "round " + std::to_string(round) + ": " + c.describe();
                             return;

@@ -69,8 +69,8 @@ void check_paths(std::string_view composite, const std::vector<PathSpec>& expect
     for (const PathSpec& p : expected) names.emplace_back(p.name);
     CHECK(paths_of(composite) == names);
     const auto& all = all_backends();
-    const auto at = std::find_if(all.begin(), all.end(),
-                                 [&](const auto& b) { return b.get() == parent; });
+    const auto at =
+        std::find_if(all.begin(), all.end(), [&](const auto& b) { return b.get() == parent; });
     REQUIRE(at != all.end());
     for (std::size_t i = 0; i < expected.size(); ++i) {
         REQUIRE(at + 1 + static_cast<std::ptrdiff_t>(i) < all.end());
@@ -110,14 +110,13 @@ void check_paths(std::string_view composite, const std::vector<PathSpec>& expect
 }  // namespace
 
 TEST_CASE("fast's named paths: registers, walk-u8, strips, tiles, mma", "[registry][paths]") {
-    check_paths("fast",
-                {{"fast.registers", {"block_rows"}},
-                 {"fast.walk-u8", {"band_rows", "tail_rows"}},
-                 {"fast.strips",
-                  {"band_rows", "head", "head_low", "head_high", "head_group", "sides_first",
-                   "dp4a"}},
-                 {"fast.tiles", {"max_blocks"}},
-                 {"fast.mma", {"max_blocks"}}});
+    check_paths("fast", {{"fast.registers", {"block_rows"}},
+                         {"fast.walk-u8", {"band_rows", "tail_rows"}},
+                         {"fast.strips",
+                          {"band_rows", "head", "head_low", "head_high", "head_group",
+                           "sides_first", "dp4a"}},
+                         {"fast.tiles", {"max_blocks"}},
+                         {"fast.mma", {"max_blocks"}}});
 }
 
 TEST_CASE("fast-separable's named paths: mma, strips", "[registry][paths]") {
@@ -140,8 +139,7 @@ TEST_CASE("a named path refuses the tuning values of the others", "[registry][pa
         tuning_refusal(Tuning{{"max_blocks", 0}}, tiles->tuning_params(), "fast.tiles").empty());
     CHECK(tuning_refusal(Tuning{{"band_rows", 5}, {"max_blocks", 3}, {"block_rows", 8}},
                          fast->tuning_params(), "fast") == "");
-    CHECK_FALSE(
-        tuning_refusal(Tuning{{"strip_rows", 16}}, fast->tuning_params(), "fast").empty());
+    CHECK_FALSE(tuning_refusal(Tuning{{"strip_rows", 16}}, fast->tuning_params(), "fast").empty());
     // Variants of their own read none.
     for (const char* name : {"cpu-ref", "cpu"}) {
         INFO(name);

@@ -114,15 +114,14 @@ TEST_CASE("merge_tuning_params: each name once, the first description, in order"
         merge_tuning_params({walk, {}, kStripParams, tiles, mma});
     std::vector<std::string> names;
     for (const TuningParam& p : merged) names.emplace_back(p.name);
-    CHECK(names == std::vector<std::string>{"band_rows", "tail_rows", "head", "dp4a",
-                                            "max_blocks"});
+    CHECK(names ==
+          std::vector<std::string>{"band_rows", "tail_rows", "head", "dp4a", "max_blocks"});
     CHECK(merged[0].meaning == "the walk's band");
     CHECK(merged[4].meaning == "the tiles' grid");
     CHECK(merge_tuning_params({}).empty());
     CHECK(merge_tuning_params({{}, {}}).empty());
     // What the merged list accepts: any path's names.
-    CHECK(tuning_refusal(Tuning{{"tail_rows", 9}, {"max_blocks", 2}, {"dp4a", 0}}, merged,
-                         "fast")
+    CHECK(tuning_refusal(Tuning{{"tail_rows", 9}, {"max_blocks", 2}, {"dp4a", 0}}, merged, "fast")
               .empty());
 }
 
