@@ -24,7 +24,7 @@ constexpr int kBlockX = 16;
 constexpr int kBlockY = 16;
 
 // Process-wide, like any __constant__ symbol: fine because runs are
-// sequential; prepare() fills it before each run's launches.
+// sequential; plan() fills it before each run's launches.
 __constant__ float c_taps[kMaxConstantTaps];
 
 template <typename In>

@@ -4,7 +4,7 @@
 // so a "pad" kernel first builds the bordered image in floats (every border
 // mode, constant values and `valid`), cuDNN runs a "valid" correlation on
 // it, and a "finish" kernel applies scale, delta, |.|, the output depth and
-// the alpha copy into our interleaved output. prepare() times each
+// the alpha copy into our interleaved output. plan() times each
 // candidate algorithm on the job's own data, untimed itself, and keeps the
 // fastest; `cudaconv -v` logs every algorithm's time or status.
 //
@@ -150,7 +150,7 @@ const char* algo_name(cudnnConvolutionFwdAlgo_t algo) {
 }
 
 // Everything one run owns: the handle, the descriptors and the buffers.
-// The destructor frees what was made, so prepare() can throw at any step.
+// The destructor frees what was made, so plan() can throw at any step.
 struct CudnnPlan {
     explicit CudnnPlan(std::shared_ptr<const CudnnApi> library_api) : api(std::move(library_api)) {}
     CudnnPlan(const CudnnPlan&) = delete;

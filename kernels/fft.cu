@@ -11,7 +11,7 @@
 // of the planes P with the zero-padded taps T never wraps for x < dst_width,
 // y < dst_height, because x + i < used_width <= Wp; so R is the exact
 // correlation there. In the frequency domain R = F^-1(F(P) . conj(F(T))) / N,
-// N = Hp * Wp. prepare() computes conj(F(T)) / N once (untimed) and keeps
+// N = Hp * Wp. plan() computes conj(F(T)) / N once (untimed) and keeps
 // it, with the plans and buffers, for the next run of the same shape and
 // taps on the thread (a batch's images, one filter); each launch
 // is pad, one batched R2C over the planes, a pointwise product, one batched
@@ -82,7 +82,7 @@ constexpr double kMaxSpectrumMagnitude = 1e36;
 // memory check refuses first and every 64-bit index product stays small.
 constexpr double kMaxTransformSamples = 1099511627776.0;
 // cuFFT's work area for these 2-D R2C/C2R plans, as a share of the batch's
-// spectra, for the memory check before any plan exists; prepare() then
+// spectra, for the memory check before any plan exists; plan() then
 // allocates what cuFFT asks for. Measured on H100 / CUDA 13 over even widths
 // 2..24010 and heights 2..16807, batches 1/3/4: never above 1.0 (odd widths,
 // which this variant never plans, reach 4).
@@ -250,7 +250,7 @@ double transform_samples(const FftShape& shape, int channels) {
            channels;
 }
 
-// What prepare() builds, kept for the next run with the same transform
+// What plan() builds, kept for the next run with the same transform
 // shape, channel count and taps: a batch filters image after image with one
 // filter, and building it (three plans, 300 MB of buffers for 12 megapixels
 // of RGB, the filter's transform) took longer than filtering. One a thread,

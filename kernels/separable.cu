@@ -58,7 +58,7 @@ constexpr int kColumnTileRows = kColumnThreadsY * kColumnSteps;
 constexpr std::int64_t kMaxGridY = 65535;
 
 // Process-wide, like any __constant__ symbol: fine because runs are
-// sequential; prepare() fills them before each run's launches.
+// sequential; plan() fills them before each run's launches.
 __constant__ float c_row[kMaxSide];
 __constant__ float c_column[kMaxSide];
 

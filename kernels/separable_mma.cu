@@ -89,7 +89,7 @@ CC_HD constexpr bool one_instruction_u8() {
 // A lane's fragment words (mma_fragments), as the device holds them: the 4
 // registers of one A fragment (a pass, k-block and hi/lo part) together,
 // lane-minor, so that a lane loads each fragment as one 16-byte vector and
-// a warp's load is 4 coalesced 128-byte lines (prepare() reorders them).
+// a warp's load is 4 coalesced 128-byte lines (MmaPath's constructor reorders them).
 static_assert(kMmaPassWords == kMaxBlocksK * 2 * 4);
 constexpr int kFragments = 2 * kMaxBlocksK * 2;  // (pass, k-block, part)
 __device__ uint4 d_fragments[kFragments * 32];

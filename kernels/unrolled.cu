@@ -66,7 +66,7 @@ constexpr int kMaxChannels = 4;
 constexpr std::int64_t kMaxGridX = 2147483647;
 
 // Process-wide, like any __constant__ symbol: fine because runs are
-// sequential; prepare() fills it before each run's launches.
+// sequential; plan() fills it before each run's launches.
 __constant__ float c_taps[kMaxTaps];
 
 std::int64_t tile_count(std::int64_t width, std::int64_t height) {
