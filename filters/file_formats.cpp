@@ -77,8 +77,8 @@ std::string row_count_problem(std::size_t got, std::size_t expected) {
 void reject_binary(std::string_view block, std::uint64_t offset, const std::string& name) {
     for (std::size_t i = 0; i < block.size(); ++i) {
         const auto byte = static_cast<unsigned char>(block[i]);
-        const bool text_control =
-            byte == '\t' || byte == '\n' || byte == '\v' || byte == '\f' || byte == '\r';
+        const bool text_control = byte == '\t' || byte == '\n' || byte == '\v' || byte == '\f' ||
+                                  byte == '\r';
         if ((byte < 0x20 && !text_control) || byte == 0x7f) {
             char hex[8];
             std::snprintf(hex, sizeof hex, "0x%02x", byte);
@@ -107,14 +107,12 @@ public:
                 }
                 return false;
             case LineReader::Status::too_long:
-                throw FilterError(name_ + ":" + std::to_string(reader_.number()) +
-                                  ": line longer than " +
-                                  std::to_string(kMaxFilterLineBytes >> 10) +
-                                  " KiB (not a filter file?)");
+                throw FilterError(
+                    name_ + ":" + std::to_string(reader_.number()) + ": line longer than " +
+                    std::to_string(kMaxFilterLineBytes >> 10) + " KiB (not a filter file?)");
             case LineReader::Status::read_error:
                 throw FilterError(name_ + ": cannot read: " + std::strerror(errno));
-            case LineReader::Status::line:
-                break;
+            case LineReader::Status::line: break;
         }
         constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
         std::string_view text = reader_.line();

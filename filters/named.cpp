@@ -303,9 +303,9 @@ std::string closest_filter_name(std::string_view name) {
     std::string best;
     std::size_t best_distance = kMaxTypoEdits + 1;
     for (const NamedFilter& f : table()) {
-        const bool prefix =
-            wanted.size() >= kMinPrefix && (f.name.substr(0, wanted.size()) == wanted ||
-                                            wanted.substr(0, f.name.size()) == f.name);
+        const bool prefix = wanted.size() >= kMinPrefix &&
+                            (f.name.substr(0, wanted.size()) == wanted ||
+                             wanted.substr(0, f.name.size()) == f.name);
         const std::size_t distance = prefix ? 0 : edit_distance(wanted, f.name);
         if (distance < best_distance && distance < wanted.size()) {
             best_distance = distance;

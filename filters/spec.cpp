@@ -42,9 +42,8 @@ Filter parse_inline_filter(const std::string& spec) {
     const std::string where = filter_where(spec);
     const std::size_t colon = spec.find(':');
     if (colon == std::string::npos) {
-        throw FilterError(where +
-                          ": an inline filter needs its values: WxH:v,v,... "
-                          "(e.g. 3x3:1,2,1,2,4,2,1,2,1)");
+        throw FilterError(where + ": an inline filter needs its values: WxH:v,v,... "
+                                  "(e.g. 3x3:1,2,1,2,4,2,1,2,1)");
     }
     const std::string size = spec.substr(0, colon);
     const std::size_t x = size.find_first_of("xX");

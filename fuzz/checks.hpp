@@ -6,15 +6,15 @@
 #include <cstdlib>
 #include <string>
 
-#define FUZZ_CHECK(condition, ...)                                                 \
-    do {                                                                           \
-        if (!(condition)) {                                                        \
-            std::fprintf(stderr, "fuzz check failed at %s:%d: %s: ", __FILE__,     \
-                         __LINE__, #condition);                                    \
-            std::fprintf(stderr, __VA_ARGS__);                                     \
-            std::fputc('\n', stderr);                                              \
-            std::abort();                                                          \
-        }                                                                          \
+#define FUZZ_CHECK(condition, ...)                                                       \
+    do {                                                                                 \
+        if (!(condition)) {                                                              \
+            std::fprintf(stderr, "fuzz check failed at %s:%d: %s: ", __FILE__, __LINE__, \
+                         #condition);                                                    \
+            std::fprintf(stderr, __VA_ARGS__);                                           \
+            std::fputc('\n', stderr);                                                    \
+            std::abort();                                                                \
+        }                                                                                \
     } while (0)
 
 namespace cudaconv::fuzz {

@@ -19,8 +19,7 @@ namespace cudaconv::fuzz {
 // out of arithmetic on accepted numbers either).
 inline void check_filter(const Filter& f) {
     FUZZ_CHECK(f.width >= 1 && f.height >= 1, "%dx%d", f.width, f.height);
-    FUZZ_CHECK(f.width <= kMaxFilterSide && f.height <= kMaxFilterSide, "%dx%d", f.width,
-               f.height);
+    FUZZ_CHECK(f.width <= kMaxFilterSide && f.height <= kMaxFilterSide, "%dx%d", f.width, f.height);
     FUZZ_CHECK(static_cast<long>(f.width) * f.height <= kMaxFilterTaps, "%dx%d", f.width, f.height);
     FUZZ_CHECK(f.taps.size() == static_cast<std::size_t>(f.width) * f.height, "%zu taps for %dx%d",
                f.taps.size(), f.width, f.height);

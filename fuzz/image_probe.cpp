@@ -28,8 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         FUZZ_CHECK(probe.format != ImageFormat::unknown, "an unknown format told %lldx%lld",
                    static_cast<long long>(probe.width), static_cast<long long>(probe.height));
         FUZZ_CHECK(probe.pixel_bytes > 0, "%s told %lldx%lld without its pixel size",
-                   cudaconv::detail::format_name(probe.format),
-                   static_cast<long long>(probe.width), static_cast<long long>(probe.height));
+                   cudaconv::detail::format_name(probe.format), static_cast<long long>(probe.width),
+                   static_cast<long long>(probe.height));
     }
     if (probe.format == ImageFormat::unknown) {
         FUZZ_CHECK(probe.problem.empty(), "an unknown format with a problem: %s",

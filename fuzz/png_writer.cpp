@@ -54,9 +54,7 @@ Params read_params(const std::uint8_t* data) {
             p.width = 2 * (1 + data[0]);
             p.height = 1 + data[1];
             break;
-        default:
-            p.width = 1 + data[0] % 32;
-            p.height = 1 + data[1] % 32;
+        default: p.width = 1 + data[0] % 32; p.height = 1 + data[1] % 32;
     }
     p.channels = 1 + (flags & 3);
     p.wide = (flags & 4) != 0;
@@ -71,8 +69,8 @@ Params read_params(const std::uint8_t* data) {
 // larger image filled with 0xA5 when p.view.
 cv::Mat make_image(const Params& p, const std::uint8_t* bytes, std::size_t size) {
     const int type = CV_MAKETYPE(p.wide ? CV_16U : CV_8U, p.channels);
-    cv::Mat image = p.view ? cv::Mat(p.height + 2, p.width + 3, type, cv::Scalar::all(0xA5))(
-                                 cv::Rect(2, 1, p.width, p.height))
+    cv::Mat image = p.view ? cv::Mat(p.height + 2, p.width + 3, type,
+                                     cv::Scalar::all(0xA5))(cv::Rect(2, 1, p.width, p.height))
                            : cv::Mat(p.height, p.width, type);
     std::size_t k = 0;
     for (int y = 0; y < image.rows; ++y) {
@@ -146,8 +144,8 @@ void check_stream(const std::vector<std::uint8_t>& idat, const Params& p) {
     const uLong produced = z.total_out;
     const uInt left_in = z.avail_in;
     inflateEnd(&z);
-    FUZZ_CHECK(status == Z_STREAM_END, "inflate: %d (%s) after %lu bytes", status,
-               problem.c_str(), produced);
+    FUZZ_CHECK(status == Z_STREAM_END, "inflate: %d (%s) after %lu bytes", status, problem.c_str(),
+               produced);
     FUZZ_CHECK(left_in == 0, "%u bytes after the stream's end", left_in);
     FUZZ_CHECK(produced == expected, "%lu bytes of rows, expected %zu", produced, expected);
     for (int y = 0; y < p.height; ++y) {
@@ -183,7 +181,7 @@ void check_pixels(const std::vector<std::uint8_t>& png, const cv::Mat& image, co
     Source source{&png};
     png_set_read_fn(png_ptr, &source, read_bytes);
     png_read_info(png_ptr, info);
-    const int colour = p.channels == 1 ? PNG_COLOR_TYPE_GRAY
+    const int colour = p.channels == 1   ? PNG_COLOR_TYPE_GRAY
                        : p.channels == 3 ? PNG_COLOR_TYPE_RGB
                                          : PNG_COLOR_TYPE_RGB_ALPHA;
     FUZZ_CHECK(png_get_image_width(png_ptr, info) == static_cast<png_uint_32>(p.width) &&

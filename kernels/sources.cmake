@@ -16,6 +16,7 @@ if(CUDACONV_WITH_CUDA)
     ${CMAKE_CURRENT_LIST_DIR}/fft/fft.cu
     ${CMAKE_CURRENT_LIST_DIR}/cudnn/cudnn_loader.cpp
     ${CMAKE_CURRENT_LIST_DIR}/cudnn/cudnn.cu
+    ${CMAKE_CURRENT_LIST_DIR}/fast/fast_paths.cu
     ${CMAKE_CURRENT_LIST_DIR}/fast/fast.cu
     ${CMAKE_CURRENT_LIST_DIR}/fast/fast_strips.cu
     ${CMAKE_CURRENT_LIST_DIR}/fast/fast_registers.cu
@@ -25,8 +26,9 @@ if(CUDACONV_WITH_CUDA)
     ${CMAKE_CURRENT_LIST_DIR}/fast_separable/separable_mma.cu
   )
 else()
-  # Without the toolkit: the fft variant's host arithmetic (bench's
-  # tolerances use it), and one stand-in for everything else src/ calls here.
+  # Without the toolkit: the fft variant's host arithmetic (its error bound,
+  # unit-tested without a GPU), and one stand-in for everything else the
+  # layers above call here.
   set(CUDACONV_KERNEL_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/fft/fft_sizes.cpp
     ${CMAKE_CURRENT_LIST_DIR}/runtime/no_cuda.cpp

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Installs what cudaconv needs from Debian 12's packages, only what is
 # missing; with --test also what scripts/test.sh's fuzz stage needs (clang
-# 14 and its libFuzzer). The CUDA toolkit (nvcc, cuFFT, optionally cuDNN)
-# is not a Debian package: where it is installed (in its default prefix or
-# on PATH) the CUDA variants are built, otherwise the CPU variants only.
+# 14 and its libFuzzer) and its format stage (clang-format 14). The CUDA
+# toolkit (nvcc, cuFFT, optionally cuDNN) is not a Debian package: where it
+# is installed (in its default prefix or on PATH) the CUDA variants are
+# built, otherwise the CPU variants only.
 set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config libopencv-dev libcli11-dev libspdlog-dev libfmt-dev
           nlohmann-json3-dev catch2 libdeflate-dev libtbb-dev libpng-dev zlib1g-dev)
 if [[ ${1:-} == --test ]]; then
-  packages+=(clang-14 libclang-rt-14-dev)
+  packages+=(clang-14 libclang-rt-14-dev clang-format-14)
 fi
 
 missing=()

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # What CI runs (.ci/run) and the README's test command: installs what is
 # missing, then runs the stages of docs/TESTING.md, each timed:
+#   format that every C++ and CUDA source is formatted as .clang-format says
+#          (scripts/format.sh --check; scripts/format.sh formats them)
 #   dev    the dev build (with the CUDA variants where the toolkit is) and
 #          its whole test suite (GPU tests skip visibly without a device)
 #   asan   the asan build (CPU variants, AddressSanitizer and UBSan) and its
@@ -14,12 +16,12 @@ cd "$(dirname "$0")/.."
 
 stages=("$@")
 if ((${#stages[@]} == 0)); then
-  stages=(dev asan fuzz)
+  stages=(format dev asan fuzz)
 fi
 for stage in "${stages[@]}"; do
   case $stage in
-    dev | asan | fuzz) ;;
-    *) echo "test.sh: no stage $stage (stages: dev asan fuzz)" >&2; exit 2 ;;
+    format | dev | asan | fuzz) ;;
+    *) echo "test.sh: no stage $stage (stages: format dev asan fuzz)" >&2; exit 2 ;;
   esac
 done
 
@@ -28,6 +30,8 @@ source scripts/cuda-env.sh
 
 run_stage() {
   case $1 in
+    format)
+      scripts/format.sh --check ;;
     dev | asan)
       cmake --preset "$1" >/dev/null && cmake --build --preset "$1" && ctest --preset "$1" ;;
     fuzz)
@@ -55,7 +59,7 @@ for stage in "${stages[@]}"; do
   start=$SECONDS
   cpu_start=$(cpu_seconds)
   if run_stage "$stage"; then result=passed; else result=FAILED; failed=1; fi
-  line="$(printf '%-4s %-6s' "$stage" "$result") in $(minutes $((SECONDS - start))), CPU $(minutes $(($(cpu_seconds) - cpu_start)))"
+  line="$(printf '%-6s %-6s' "$stage" "$result") in $(minutes $((SECONDS - start))), CPU $(minutes $(($(cpu_seconds) - cpu_start)))"
   summary+=("$line")
   echo "test.sh: stage $line (load average $(load))"
 done

@@ -48,7 +48,8 @@ struct Geometry {
 
 Geometry geometry_of(const DeviceImageRows& image) {
     Geometry g;
-    g.row_bytes = image.width * image.channels * static_cast<std::int64_t>(depth_bytes(image.depth));
+    g.row_bytes =
+        image.width * image.channels * static_cast<std::int64_t>(depth_bytes(image.depth));
     g.rows = image.height;
     g.rows_per_block = std::max<std::int64_t>(1, kBlockTargetBytes / g.stride());
     g.blocks = (g.rows + g.rows_per_block - 1) / g.rows_per_block;
@@ -434,8 +435,8 @@ __global__ void __launch_bounds__(kThreads)
 constexpr int kLayoutThreads = 256;
 
 __global__ void __launch_bounds__(kLayoutThreads)
-    layout_kernel(const BlockPlan* plans, Geometry g, std::uint64_t* offsets,
-                  std::uint8_t* stored, StreamLayout* layout) {
+    layout_kernel(const BlockPlan* plans, Geometry g, std::uint64_t* offsets, std::uint8_t* stored,
+                  StreamLayout* layout) {
     __shared__ std::uint32_t sums[2];
     __shared__ std::uint64_t dynamic_bits[kLayoutThreads];
     __shared__ std::uint64_t at;
@@ -661,8 +662,8 @@ bool png_rows_on_device_supported(std::int64_t width, int channels, Depth depth)
 
 void release_png_rows_buffers() { t_png_buffers = PngBuffers{}; }
 
-DevicePngStream compress_png_rows(const DeviceImageRows& image,
-                                  const std::vector<int>& sample_rows, cudaStream_t stream) {
+DevicePngStream compress_png_rows(const DeviceImageRows& image, const std::vector<int>& sample_rows,
+                                  cudaStream_t stream) {
     if (!png_rows_on_device_supported(image.width, image.channels, image.depth) ||
         image.height <= 0) {
         throw std::invalid_argument(
@@ -682,12 +683,11 @@ DevicePngStream compress_png_rows(const DeviceImageRows& image,
     make_codes_kernel<<<blocks, kCodeThreads, 0, stream>>>(p.symbol_counts.get(), p.plans.get(),
                                                            p.headers.get(), p.codes.get());
     CUDA_CHECK_LAUNCH();
-    measure_blocks_kernel<<<blocks, kThreads, 0, stream>>>(p.none.get(), p.up.get(), g,
-                                                           p.codes.get(), p.plans.get(),
-                                                           p.stretch_offsets.get());
+    measure_blocks_kernel<<<blocks, kThreads, 0, stream>>>(
+        p.none.get(), p.up.get(), g, p.codes.get(), p.plans.get(), p.stretch_offsets.get());
     CUDA_CHECK_LAUNCH();
-    layout_kernel<<<1, kLayoutThreads, 0, stream>>>(p.plans.get(), g, p.offsets.get(), p.stored.get(),
-                                       p.layout.get());
+    layout_kernel<<<1, kLayoutThreads, 0, stream>>>(p.plans.get(), g, p.offsets.get(),
+                                                    p.stored.get(), p.layout.get());
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaMemsetAsync(p.out.get(), 0, p.out_words * sizeof(std::uint32_t), stream));
     write_blocks_kernel<<<blocks, kThreads, 0, stream>>>(
@@ -706,8 +706,8 @@ DevicePngStream compress_png_rows(const DeviceImageRows& image,
                                    cudaMemcpyDeviceToHost, stream));
     }
     StreamLayout layout{};
-    CUDA_CHECK(cudaMemcpyAsync(&layout, p.layout.get(), sizeof layout, cudaMemcpyDeviceToHost,
-                               stream));
+    CUDA_CHECK(
+        cudaMemcpyAsync(&layout, p.layout.get(), sizeof layout, cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
 
     // zlib's two header bytes (deflate, 32 KB window, fastest; 0x7801 % 31
@@ -720,7 +720,8 @@ DevicePngStream compress_png_rows(const DeviceImageRows& image,
                                cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     for (int k = 0; k < 4; ++k) {
-        result.zlib[2 + deflate_bytes + k] = static_cast<std::uint8_t>(layout.adler >> (24 - 8 * k));
+        result.zlib[2 + deflate_bytes + k] =
+            static_cast<std::uint8_t>(layout.adler >> (24 - 8 * k));
     }
     return result;
 }

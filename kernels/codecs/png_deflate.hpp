@@ -55,8 +55,8 @@ struct DevicePngStream {
 // `sample_rows` are rows to copy back filtered as well (for the writer's
 // check of runs against a string search). Device memory is kept on this
 // thread between images of one size. Throws CudaError.
-DevicePngStream compress_png_rows(const DeviceImageRows& image,
-                                  const std::vector<int>& sample_rows, cudaStream_t stream);
+DevicePngStream compress_png_rows(const DeviceImageRows& image, const std::vector<int>& sample_rows,
+                                  cudaStream_t stream);
 
 // Frees the buffers compress_png_rows keeps on this thread.
 void release_png_rows_buffers();

@@ -4,7 +4,7 @@
 // so a "pad" kernel first builds the bordered image in floats (every border
 // mode, constant values and `valid`), cuDNN runs a "valid" correlation on
 // it, and a "finish" kernel applies scale, delta, |.|, the output depth and
-// the alpha copy into our interleaved output. prepare() times each
+// the alpha copy into our interleaved output. plan() times each
 // candidate algorithm on the job's own data, untimed itself, and keeps the
 // fastest; `cudaconv -v` logs every algorithm's time or status.
 //
@@ -150,10 +150,9 @@ const char* algo_name(cudnnConvolutionFwdAlgo_t algo) {
 }
 
 // Everything one run owns: the handle, the descriptors and the buffers.
-// The destructor frees what was made, so prepare() can throw at any step.
+// The destructor frees what was made, so plan() can throw at any step.
 struct CudnnPlan {
-    explicit CudnnPlan(std::shared_ptr<const CudnnApi> library_api)
-        : api(std::move(library_api)) {}
+    explicit CudnnPlan(std::shared_ptr<const CudnnApi> library_api) : api(std::move(library_api)) {}
     CudnnPlan(const CudnnPlan&) = delete;
     CudnnPlan& operator=(const CudnnPlan&) = delete;
     ~CudnnPlan() {
@@ -173,10 +172,9 @@ struct CudnnPlan {
     // y = 1 * conv(x, w) + 0 * y, with the given algorithm and workspace.
     cudnnStatus_t forward(cudnnConvolutionFwdAlgo_t with, std::size_t with_bytes) const {
         const float one = 1.0f, zero = 0.0f;
-        return api->cudnnConvolutionForward(handle, &one, padded_desc, d_padded.get(),
-                                            filter_desc, d_filter.get(), conv_desc, with,
-                                            d_workspace.get(), with_bytes, &zero, sums_desc,
-                                            d_sums.get());
+        return api->cudnnConvolutionForward(handle, &one, padded_desc, d_padded.get(), filter_desc,
+                                            d_filter.get(), conv_desc, with, d_workspace.get(),
+                                            with_bytes, &zero, sums_desc, d_sums.get());
     }
 
     std::shared_ptr<const CudnnApi> api;
@@ -204,8 +202,8 @@ void describe(CudnnPlan& plan) {
     // KCRS order: filter k is the taps, row-major, at k * fh * fw.
     CUDNN_CHECK(api.cudnnCreateFilterDescriptor(&plan.filter_desc));
     CUDNN_CHECK(api.cudnnSetFilter4dDescriptor(plan.filter_desc, CUDNN_DATA_FLOAT,
-                                               CUDNN_TENSOR_NCHW, s.channels, 1,
-                                               s.filter_height, s.filter_width));
+                                               CUDNN_TENSOR_NCHW, s.channels, 1, s.filter_height,
+                                               s.filter_width));
     // No padding, stride 1, no dilation; correlation, as our taps are.
     CUDNN_CHECK(api.cudnnCreateConvolutionDescriptor(&plan.conv_desc));
     CUDNN_CHECK(api.cudnnSetConvolution2dDescriptor(plan.conv_desc, 0, 0, 1, 1, 1, 1,
@@ -219,13 +217,13 @@ void describe(CudnnPlan& plan) {
     CUDNN_CHECK(api.cudnnGetConvolution2dForwardOutputDim(plan.conv_desc, plan.padded_desc,
                                                           plan.filter_desc, &n, &c, &h, &w));
     if (n != 1 || c != s.channels || h != s.dst_height || w != s.dst_width) {
-        throw CudaError(fmt::format(
-            "cuDNN would make a {}x{}x{}x{} output, not the 1x{}x{}x{} expected", n, c, h, w,
-            s.channels, s.dst_height, s.dst_width));
+        throw CudaError(
+            fmt::format("cuDNN would make a {}x{}x{}x{} output, not the 1x{}x{}x{} expected", n, c,
+                        h, w, s.channels, s.dst_height, s.dst_width));
     }
     CUDNN_CHECK(api.cudnnCreateTensorDescriptor(&plan.sums_desc));
-    CUDNN_CHECK(api.cudnnSetTensor4dDescriptor(plan.sums_desc, CUDNN_TENSOR_NCHW,
-                                               CUDNN_DATA_FLOAT, 1, s.channels, h, w));
+    CUDNN_CHECK(api.cudnnSetTensor4dDescriptor(plan.sums_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT,
+                                               1, s.channels, h, w));
 }
 
 // Times each candidate on the padded input (d_workspace holds the whole
@@ -293,6 +291,7 @@ void pad(const DeviceJob& job, const CudnnPlan& plan, cudaStream_t stream) {
 class CudnnBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "cudnn"; }
+    std::optional<int> auto_rank(const Job&) const override { return kRankCudnn; }
     std::string_view summary() const override {
         return "cuDNN forward convolution, algorithm found by timing";
     }
@@ -316,13 +315,14 @@ protected:
 
     std::size_t extra_device_bytes(const Job& job) const override {
         const CudnnShape s = shape_of(job);
-        const auto floats = static_cast<std::size_t>(s.padded_elements() + s.sums_elements() +
-                                                     s.filter_elements());
+        const auto floats =
+            static_cast<std::size_t>(s.padded_elements() + s.sums_elements() + s.filter_elements());
         return floats * sizeof(float) + kMaxWorkspaceBytes;
     }
 
 #if CUDACONV_HAVE_CUDNN
-    void prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) override {
+    std::unique_ptr<LaunchPlan> plan(const Job& job, const DeviceJob& dj, const Tuning&,
+                                     cudaStream_t stream) const override {
         auto plan = std::make_unique<CudnnPlan>(load_cudnn().api);
         const CudnnApi& api = *plan->api;
         plan->shape = shape_of(job);
@@ -347,28 +347,32 @@ protected:
         plan->d_workspace.reset();
         plan->d_workspace =
             device_array<float>((plan->workspace_bytes + sizeof(float) - 1) / sizeof(float));
-        plan_ = std::move(plan);
+        return std::make_unique<CudnnRun>(std::move(plan));
     }
-
-    void launch(const DeviceJob& job, cudaStream_t stream) override {
-        if (!plan_) throw CudaError("cudnn: launch() without prepare()");
-        const CudnnPlan& plan = *plan_;
-        pad(job, plan, stream);
-        CUDNN_CHECK(plan.forward(plan.algo, plan.workspace_bytes));
-        const Planes sums = plan.sums();
-        dispatch_input_depth(job.in_depth, [&](auto sample) {
-            finish_kernel<decltype(sample)>
-                <<<grid_for(sums), dim3(kBlockX, kBlockY), 0, stream>>>(job, sums);
-        });
-    }
-
-    void finish() override { plan_.reset(); }
 
 private:
-    std::unique_ptr<CudnnPlan> plan_;
+    // One run: the chosen algorithm's padding, forward convolution and finish.
+    class CudnnRun final : public LaunchPlan {
+    public:
+        explicit CudnnRun(std::unique_ptr<CudnnPlan> plan) : plan_(std::move(plan)) {}
+        void launch(const DeviceJob& job, cudaStream_t stream) const override {
+            const CudnnPlan& plan = *plan_;
+            pad(job, plan, stream);
+            CUDNN_CHECK(plan.forward(plan.algo, plan.workspace_bytes));
+            const Planes sums = plan.sums();
+            dispatch_input_depth(job.in_depth, [&](auto sample) {
+                finish_kernel<decltype(sample)>
+                    <<<grid_for(sums), dim3(kBlockX, kBlockY), 0, stream>>>(job, sums);
+            });
+        }
+
+    private:
+        std::unique_ptr<CudnnPlan> plan_;
+    };
 #else
     // check_job() refuses every job: cuDNN's reason is "built without headers".
-    void launch(const DeviceJob&, cudaStream_t) override {
+    std::unique_ptr<LaunchPlan> plan(const Job&, const DeviceJob&, const Tuning&,
+                                     cudaStream_t) const override {
         throw CudaError("cudnn: built without cuDNN headers");
     }
 #endif

@@ -89,8 +89,7 @@ CudnnLibrary open_cudnn(const std::vector<std::string>& names) {
                        ? loaded_path(reinterpret_cast<const void*>(api->cudnnGetVersion), opened)
                        : opened;
     if (!missing.empty()) {
-        return refuse(fmt::format("{} is not cuDNN 9: it lacks {}{}", library.path,
-                                  missing.front(),
+        return refuse(fmt::format("{} is not cuDNN 9: it lacks {}{}", library.path, missing.front(),
                                   missing.size() > 1
                                       ? fmt::format(" and {} more functions", missing.size() - 1)
                                       : std::string()));

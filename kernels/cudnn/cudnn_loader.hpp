@@ -61,9 +61,9 @@ struct CudnnApi;  // never complete without the header: api stays null
 
 struct CudnnLibrary {
     std::shared_ptr<const CudnnApi> api;  // null when cuDNN cannot be used
-    std::string problem;            // why not, for the user; empty when api is set
-    std::string path;               // the file that was loaded
-    long version = 0;               // cudnnGetVersion(): 90100 is 9.1.0
+    std::string problem;                  // why not, for the user; empty when api is set
+    std::string path;                     // the file that was loaded
+    long version = 0;                     // cudnnGetVersion(): 90100 is 9.1.0
 };
 
 // The library names tried in turn: the cuDNN 9 soname, then the dev symlink.
@@ -86,10 +86,10 @@ const CudnnLibrary& load_cudnn();
 
 #if CUDACONV_HAVE_CUDNN
 // Call through the loaded table: CUDNN_CHECK(api.cudnnCreate(&handle)).
-#define CUDNN_CHECK(call)                                                              \
-    do {                                                                               \
-        const cudnnStatus_t cc_status_ = (call);                                       \
-        if (cc_status_ != CUDNN_STATUS_SUCCESS)                                        \
-            ::cudaconv::throw_cudnn_error(cc_status_, #call, __FILE__, __LINE__);      \
+#define CUDNN_CHECK(call)                                                         \
+    do {                                                                          \
+        const cudnnStatus_t cc_status_ = (call);                                  \
+        if (cc_status_ != CUDNN_STATUS_SUCCESS)                                   \
+            ::cudaconv::throw_cudnn_error(cc_status_, #call, __FILE__, __LINE__); \
     } while (0)
 #endif

@@ -27,32 +27,31 @@ namespace cudaconv {
 // Once, by one thread, before a __syncthreads() that publishes it.
 __device__ __forceinline__ void barrier_init(std::uint64_t* barrier, std::uint32_t arrivals) {
     CUDACONV_BULK_COPY("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(barrier)),
-                 "r"(arrivals)
-                 : "memory");
+                       "r"(arrivals)
+                       : "memory");
     // Makes the initialised barrier visible to the copy engine too.
     CUDACONV_BULK_COPY("fence.mbarrier_init.release.cluster;" ::: "memory");
 }
 
 // The arrival of this phase, awaiting `bytes` from bulk copies.
 __device__ __forceinline__ void barrier_arrive_expect(std::uint64_t* barrier, std::uint32_t bytes) {
-    CUDACONV_BULK_COPY("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
-                     shared_address(barrier)),
-                 "r"(bytes)
-                 : "memory");
+    CUDACONV_BULK_COPY(
+        "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(barrier)),
+        "r"(bytes)
+        : "memory");
 }
 
 // Waits until the barrier's phase of this parity (0, 1, 0, ... for its
 // first, second, third use) has completed.
 __device__ __forceinline__ void barrier_wait(std::uint64_t* barrier, std::uint32_t parity) {
-    CUDACONV_BULK_COPY(
-        "{\n"
-        "  .reg .pred done;\n"
-        "  WAIT_%=:\n"
-        "  mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-        "  @!done bra WAIT_%=;\n"
-        "}\n" ::"r"(shared_address(barrier)),
-        "r"(parity)
-        : "memory");
+    CUDACONV_BULK_COPY("{\n"
+                       "  .reg .pred done;\n"
+                       "  WAIT_%=:\n"
+                       "  mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                       "  @!done bra WAIT_%=;\n"
+                       "}\n" ::"r"(shared_address(barrier)),
+                       "r"(parity)
+                       : "memory");
 }
 
 // Orders this thread's earlier shared-memory accesses (reads and ordinary

@@ -55,8 +55,8 @@ __device__ __forceinline__ float load_raw(const DeviceJob& job, std::int64_t x, 
 // The input sample at (x, y), which may lie outside the image: the border
 // policy says where it reads, or that it is the constant border value.
 template <typename T>
-__device__ __forceinline__ float load_bordered(const DeviceJob& job, std::int64_t x,
-                                               std::int64_t y, int c) {
+__device__ __forceinline__ float load_bordered(const DeviceJob& job, std::int64_t x, std::int64_t y,
+                                               int c) {
     const std::int64_t sx = border_index(job.border, x, job.src_width);
     const std::int64_t sy = border_index(job.border, y, job.src_height);
     if (sx == kBorderConstant || sy == kBorderConstant) return job.border_value;
@@ -125,8 +125,8 @@ template <typename Symbol>
 void copy_taps_to_constant(const Symbol& symbol, const DeviceJob& job, cudaStream_t stream) {
     const std::size_t bytes = static_cast<std::size_t>(job.filter_width) *
                               static_cast<std::size_t>(job.filter_height) * sizeof(float);
-    CUDA_CHECK(cudaMemcpyToSymbolAsync(symbol, job.taps, bytes, 0, cudaMemcpyDeviceToDevice,
-                                       stream));
+    CUDA_CHECK(
+        cudaMemcpyToSymbolAsync(symbol, job.taps, bytes, 0, cudaMemcpyDeviceToDevice, stream));
 }
 
 inline unsigned int blocks_for(std::int64_t n, int per_block) {

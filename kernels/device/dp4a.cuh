@@ -32,7 +32,8 @@ __device__ __forceinline__ unsigned int gather_bytes(const unsigned int* words, 
 #pragma unroll
     for (int c = 0; c < 4; ++c) {
         const int b = first + c * C;
-        if (c < n && b / 4 <= lo + 1) near_selector |= static_cast<unsigned int>(b - 4 * lo) << (4 * c);
+        if (c < n && b / 4 <= lo + 1)
+            near_selector |= static_cast<unsigned int>(b - 4 * lo) << (4 * c);
     }
     const unsigned int near = __byte_perm(words[lo], words[last > lo ? lo + 1 : lo], near_selector);
     if (last <= lo + 1) return near;
@@ -52,8 +53,8 @@ __device__ __forceinline__ unsigned int gather_bytes(const unsigned int* words, 
             merge |= static_cast<unsigned int>(4 + c) << (4 * c);
         }
     }
-    const unsigned int far =
-        last == hi ? words[hi] : __byte_perm(words[hi], words[hi + 1], far_selector);
+    const unsigned int far = last == hi ? words[hi]
+                                        : __byte_perm(words[hi], words[hi + 1], far_selector);
     return __byte_perm(near, far, merge);
 }
 

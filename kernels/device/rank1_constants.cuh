@@ -1,7 +1,7 @@
 #pragma once
 // A rank-1 filter's row and column as floats, copied to a variant's two
 // __constant__ arrays: what separable and fast-separable both prepare. The
-// host copies live in this object until clear() (the variant's finish()),
+// host copies live in this object until clear() or its run's plan ends,
 // so that the asynchronous copies can read them whenever the stream gets
 // there.
 #include <cuda_runtime.h>

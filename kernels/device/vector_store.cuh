@@ -42,7 +42,7 @@ __device__ __forceinline__ void store_samples(std::byte* dst, const float* value
     alignas(16) Out packed[S];
 #pragma unroll
     for (int s = 0; s < S; ++s) packed[s] = to_output<Out>(values[s]);
-    store_vector<S * static_cast<int>(sizeof(Out))>(dst, packed);
+    store_vector<S* static_cast<int>(sizeof(Out))>(dst, packed);
 }
 
 // S finished samples of a row to the output's depth, at sample k of the

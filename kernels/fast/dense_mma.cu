@@ -57,7 +57,7 @@ constexpr int kWarpsDown = 4;
 constexpr int kWarps = kWarpsAcross * kWarpsDown;
 constexpr int kThreads = 32 * kWarps;
 constexpr int kTileColumns = kWarpsAcross * 8 * kGroups;  // 64
-constexpr int kTileRows = kWarpsDown * 16;                 // 64
+constexpr int kTileRows = kWarpsDown * 16;                // 64
 constexpr int kMaxBlocks = dense_mma_blocks(kDenseMmaLargestSide);
 static_assert(kMaxBlocks == 5);
 // Magnitudes from here up (and NaN) are not split: the tile is summed in
@@ -136,8 +136,8 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const float (&a)[4], flo
 // outside the image. `valid` stages columns and rows past the image that
 // only zero taps, or outputs past the image, see: any finite value does.
 template <typename In>
-__device__ __forceinline__ float staged_sample(const DeviceJob& job, std::int64_t x,
-                                               std::int64_t y, int c) {
+__device__ __forceinline__ float staged_sample(const DeviceJob& job, std::int64_t x, std::int64_t y,
+                                               int c) {
     if (job.border == BorderMode::valid &&
         (x < 0 || y < 0 || x >= job.src_width || y >= job.src_height)) {
         return 0.0f;
@@ -169,8 +169,8 @@ __device__ __forceinline__ bool stage_rows(const DeviceJob& job, float* hi, floa
             if (r >= rows) break;
             const std::int64_t y = ys + r;
             const bool inside_down = Inside || (y >= 0 && y < job.src_height);
-            const In* row = reinterpret_cast<const In*>(job.src + y * job.src_pitch) +
-                            xs * job.channels + c;
+            const In* row =
+                reinterpret_cast<const In*>(job.src + y * job.src_pitch) + xs * job.channels + c;
 #pragma unroll
             for (int k = 0; k < kPerLane; ++k) {
                 const int col = lane + 32 * k;
@@ -254,8 +254,8 @@ __device__ __forceinline__ void filter_on_tensor_cores(const DeviceJob& job, con
     const int column0 = (warp % kWarpsAcross) * 8 * kGroups;
     // ldmatrix: lane l gives row l % 8 of matrix l / 8, the matrices being
     // A's rows 0-7 and 8-15 at columns 0-3, then at columns 4-7.
-    const int a_offset = (row0 + (lane & 7) + 8 * ((lane >> 3) & 1)) * G::kStride + column0 +
-                         4 * (lane >> 4);
+    const int a_offset =
+        (row0 + (lane & 7) + 8 * ((lane >> 3) & 1)) * G::kStride + column0 + 4 * (lane >> 4);
     // The taps lane (g, t) needs, 8 d + t - g and 4 further, hi and lo.
     const float4* b_lane = taps + kDenseTapPad + t - g;
 
@@ -273,7 +273,7 @@ __device__ __forceinline__ void filter_on_tensor_cores(const DeviceJob& job, con
             if constexpr (!Exact) ldmatrix_x4(a_lo, lo + a_row + 8 * kb);
 #pragma unroll
             for (int d = 0; d < D; ++d) {
-                const int w = kb - d;  // the output block this product adds to
+                const int w = kb - d;                 // the output block this product adds to
                 if (w < 0 || w >= kGroups) continue;  // resolved at compile time
                 mma_tf32(acc[w], a_hi, b[d].x, b[d].y);
                 if constexpr (!Exact) mma_tf32(acc[w], a_lo, b[d].x, b[d].y);
@@ -331,7 +331,8 @@ __global__ void __launch_bounds__(kThreads, 2) dense_mma_kernel(DeviceJob job, I
         const int tile = item / filtered;
         const int c = item - tile * filtered;
         const int ty = tile / items.tiles_across;
-        const std::int64_t x0 = static_cast<std::int64_t>(tile - ty * items.tiles_across) * kTileColumns;
+        const std::int64_t x0 =
+            static_cast<std::int64_t>(tile - ty * items.tiles_across) * kTileColumns;
         const std::int64_t y0 = static_cast<std::int64_t>(ty) * kTileRows;
         const bool unsafe =
             stage<D, In, Exact>(job, hi, lo, c, x0 + job.origin_x, y0 + job.origin_y, rows);
@@ -455,12 +456,7 @@ std::string dense_mma_refusal(const Job& job) {
     return {};
 }
 
-bool dense_mma_take(const Job& job, bool other_paths_can_run) {
-    if (const char* text = std::getenv("CUDACONV_FAST_MMA")) {
-        const std::string_view setting(text);
-        if (setting == "0") return !other_paths_can_run;
-        if (setting == "1") return true;
-    }
+bool dense_mma_preferred(const Job& job, bool other_paths_can_run) {
     if (!other_paths_can_run) return true;
     // The crossover with the tile path, measured on an H100, tiles against
     // this path, us:
@@ -482,10 +478,16 @@ bool dense_mma_take(const Job& job, bool other_paths_can_run) {
     return colour_u8 && side >= 15 && pixels >= kDenseMmaColourPixels;
 }
 
-void DenseMmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) {
+std::vector<TuningParam> dense_mma_tuning_params() {
+    return {
+        {"max_blocks", "the most CUDA blocks (default: as many as the device holds)", 1, 1 << 30}};
+}
+
+DenseMmaPath::DenseMmaPath(const Job& job, const DeviceJob& dj, int max_blocks,
+                           cudaStream_t stream) {
     table_ = dense_mma_tap_table(job.params.filter.taps, dj.filter_width, dj.filter_height);
-    CUDA_CHECK(cudaMemcpyToSymbolAsync(d_tap_table, table_.data(), table_.size() * sizeof(float),
-                                       0, cudaMemcpyHostToDevice, stream));
+    CUDA_CHECK(cudaMemcpyToSymbolAsync(d_tap_table, table_.data(), table_.size() * sizeof(float), 0,
+                                       cudaMemcpyHostToDevice, stream));
     blocks_ = dense_mma_blocks(dj.filter_width);
     shared_bytes_ = shared_bytes_for(blocks_, dj);
     std::int64_t resident = 1;
@@ -495,13 +497,10 @@ void DenseMmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t str
         resident = resident_blocks(reinterpret_cast<const void*>(kernel), kThreads, shared_bytes_);
     });
     if (!found) throw CudaError("fast: no tensor-core kernel for this filter width");
-    const std::int64_t items = tiles_across(dj.dst_width) * tiles_down(dj.dst_height) *
-                               dj.filtered_channels;
+    const std::int64_t items =
+        tiles_across(dj.dst_width) * tiles_down(dj.dst_height) * dj.filtered_channels;
     grid_ = static_cast<int>(std::max<std::int64_t>(1, std::min(items, resident)));
-    // Fewer blocks, for the tests: each then walks many items.
-    if (const char* cap = std::getenv("CUDACONV_FAST_BLOCKS")) {
-        if (const int n = std::atoi(cap); n > 0) grid_ = std::min(grid_, n);
-    }
+    if (max_blocks > 0) grid_ = std::min(grid_, max_blocks);
 }
 
 void DenseMmaPath::launch(const DeviceJob& job, cudaStream_t stream) const {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/job.hpp"
+#include "core/tuning.hpp"
 #include "kernels/runtime/device_job.hpp"
 
 namespace cudaconv {
@@ -23,11 +24,13 @@ constexpr int kDenseMmaLargestSide = 33;
 // magnitude (their TF32 parts must not overflow).
 std::string dense_mma_refusal(const Job& job);
 
-// Whether fast sends this job to the tensor-core path, given that the path
-// can run it: CUDACONV_FAST_MMA=1 sends every such job, =0 none; unset,
-// the measured crossover (dense_mma.cu) decides, and a job none of fast's
+// Whether fast picks the tensor-core path for a job it can run: the
+// measured crossover (dense_mma.cu) decides, and a job none of fast's
 // other paths can run always goes there (`other_paths_can_run` false).
-bool dense_mma_take(const Job& job, bool other_paths_can_run);
+bool dense_mma_preferred(const Job& job, bool other_paths_can_run);
+// The tuning parameter max_blocks caps the grid (each block then walks
+// more of the items), for tests of small images.
+std::vector<TuningParam> dense_mma_tuning_params();
 // Colour u8 images from this many pixels take the tensor-core path at
 // 15x15 (dense_mma.cu). Measured: the tile path wins at 2 megapixels and
 // below (but for 1000x1000), this path at 6 and 12; between 2 and 6 the
@@ -59,13 +62,14 @@ float tf32_round(float v);
 std::vector<float> dense_mma_tap_table(const std::vector<double>& taps, int width, int height);
 
 // What a run of the tensor-core path prepares once: the tap table on the
-// device (copied on the job's stream; the host copy is kept until clear(),
-// as the copy is asynchronous) and the launch's shape.
+// device (copied on the job's stream; the host copy is kept with the
+// object, as the copy is asynchronous; the caller holds
+// lock_constant_taps()) and the launch's shape, its grid at most
+// `max_blocks` (0: no cap).
 class DenseMmaPath {
 public:
-    void prepare(const Job& job, const DeviceJob& device_job, cudaStream_t stream);
+    DenseMmaPath(const Job& job, const DeviceJob& device_job, int max_blocks, cudaStream_t stream);
     void launch(const DeviceJob& job, cudaStream_t stream) const;
-    void clear() { table_.clear(); }
 
 private:
     std::vector<float> table_;

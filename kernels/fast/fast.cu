@@ -1,9 +1,11 @@
-// fast: the project's own direct kernel, built to run at the memory floor
-// on Hopper. What it does differently from the tutorial ladder:
+// fast.tiles: the project's own direct kernel, built to run at the memory
+// floor on Hopper, and the path of `fast` for filters 9x9 to 15x15 (the
+// paths and how fast picks one: kernels/fast/fast_paths.cu). What it does
+// differently from the tutorial ladder:
 //  - it reads and writes the image's own depth and interleaved layout (u8
 //    RGB stays u8: 2 bytes of traffic per sample, not 8 as in a float copy);
 //  - the input comes into shared memory through the bulk-copy engine
-//    (kernels/bulk_copy.cuh): a resident grid of blocks takes the image's
+//    (kernels/device/bulk_copy.cuh): a resident grid of blocks takes the image's
 //    tiles from a counter as each frees up, and while a block filters one
 //    tile the rows of its next tile are already on the way, one
 //    cp.async.bulk a row, so the bytes in flight that cover DRAM latency
@@ -25,10 +27,8 @@
 // input's type: a constant border value that is not a u8 (0.5, 300); those
 // jobs' edge tiles read through the border policy from global memory
 // instead. Jobs outside its instantiations (even or non-square sizes, an
-// anchor off centre, `valid`, u16 input, sides past 15) go to the
-// tensor-core path (kernels/dense_mma.cu), as do the larger filters it runs
-// faster; only jobs neither can run (past 33x33) are refused, and `auto`
-// then takes the next variant.
+// anchor off centre, `valid`, u16 input, sides past 15) are refused with
+// the reason; `fast` gives them to its tensor-core path (fast.mma).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -36,7 +36,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -47,12 +46,9 @@
 #include "kernels/device/bulk_copy.cuh"
 #include "kernels/runtime/cuda_backend.hpp"
 #include "kernels/runtime/cuda_check.hpp"
-#include "kernels/runtime/cuda_registry.hpp"
 #include "kernels/runtime/cuda_resources.hpp"
-#include "kernels/fast/dense_mma.hpp"
 #include "kernels/device/device_common.cuh"
-#include "kernels/fast/fast_registers.hpp"
-#include "kernels/fast/fast_strips.hpp"
+#include "kernels/fast/fast_tiles.hpp"
 #include "kernels/device/vector_store.cuh"
 
 namespace cudaconv {
@@ -61,11 +57,7 @@ namespace {
 // Odd square sizes up to 15x15: the named 3x3 filters, box/gaussian up to
 // 15 (a Gaussian of sigma <= 2.3) and dense 15x15. Each size costs build
 // time for 3 channel counts x 2 sample types.
-#ifndef CUDACONV_FAST_FEW_SIDES  // tuning builds (scripts/gpu/sweep-fast.sh) compile fewer
 constexpr std::array<int, 7> kSides{3, 5, 7, 9, 11, 13, 15};
-#else
-constexpr std::array<int, 4> kSides{3, 5, 7, 15};
-#endif
 constexpr int kLargestSide = 15;
 constexpr int kMaxTaps = kLargestSide * kLargestSide;
 // One vector per load and store: Hopper's widest per-thread access.
@@ -87,32 +79,18 @@ constexpr int kStages = 2;
 // at 3 blocks of 256 threads against 71.7 at 2, and u8 RGB edge 131.2 us
 // at 8 blocks of 128 threads making 2 rows each against 173.9 at 2 blocks
 // of 256 making 4.
-// Overridable for tuning sweeps (scripts/gpu/sweep-fast.sh).
-#ifndef CUDACONV_FAST_U8_WARPS_Y
-#define CUDACONV_FAST_U8_WARPS_Y 2
-#endif
-#ifndef CUDACONV_FAST_U8_ROWS
-#define CUDACONV_FAST_U8_ROWS 2
-#endif
-#ifndef CUDACONV_FAST_U8_MIN_BLOCKS
-#define CUDACONV_FAST_U8_MIN_BLOCKS 8
-#endif
-#ifndef CUDACONV_FAST_F32_WARPS_Y
-#define CUDACONV_FAST_F32_WARPS_Y 4
-#endif
-#ifndef CUDACONV_FAST_F32_ROWS
-#define CUDACONV_FAST_F32_ROWS 8
-#endif
-#ifndef CUDACONV_FAST_F32_MIN_BLOCKS
-#define CUDACONV_FAST_F32_MIN_BLOCKS 3
-#endif
+constexpr int kFastU8WarpsY = 2;      // u8: warps down a block
+constexpr int kFastU8Rows = 2;        // u8: output rows a thread, unrolled filters
+constexpr int kFastU8MinBlocks = 8;   // u8: blocks an SM at least, unrolled filters
+constexpr int kFastF32WarpsY = 4;     // f32: warps down a block
+constexpr int kFastF32Rows = 8;       // f32: output rows a thread, unrolled filters
+constexpr int kFastF32MinBlocks = 3;  // f32: blocks an SM at least, unrolled filters
 template <typename In>
 struct Shape {
     static constexpr bool kBytes = sizeof(In) == 1;
-    static constexpr int kWarpsY = kBytes ? CUDACONV_FAST_U8_WARPS_Y : CUDACONV_FAST_F32_WARPS_Y;
-    static constexpr int R = kBytes ? CUDACONV_FAST_U8_ROWS : CUDACONV_FAST_F32_ROWS;
-    static constexpr int kMinBlocks =
-        kBytes ? CUDACONV_FAST_U8_MIN_BLOCKS : CUDACONV_FAST_F32_MIN_BLOCKS;
+    static constexpr int kWarpsY = kBytes ? kFastU8WarpsY : kFastF32WarpsY;
+    static constexpr int R = kBytes ? kFastU8Rows : kFastF32Rows;
+    static constexpr int kMinBlocks = kBytes ? kFastU8MinBlocks : kFastF32MinBlocks;
     static constexpr int kThreads = 32 * kWarpsX * kWarpsY;
 };
 
@@ -131,52 +109,34 @@ struct Shape {
 //  - u8: J = 1 (gray 15x15 194 us against 243 at J = 3, RGB 851 against
 //    1101), at least 5 blocks an SM (u8 tiles of 11x11 to 15x15 leave
 //    room for 5 to 7).
-#ifndef CUDACONV_FAST_F32_ROLLED_FROM
-#define CUDACONV_FAST_F32_ROLLED_FROM 9
-#endif
-#ifndef CUDACONV_FAST_U8_ROLLED_FROM
-#define CUDACONV_FAST_U8_ROLLED_FROM 11
-#endif
-#ifndef CUDACONV_FAST_F32_GRAY_ROWS_A_STEP
-#define CUDACONV_FAST_F32_GRAY_ROWS_A_STEP 2
-#endif
-#ifndef CUDACONV_FAST_F32_COLOUR_ROWS_A_STEP
-#define CUDACONV_FAST_F32_COLOUR_ROWS_A_STEP 3
-#endif
-#ifndef CUDACONV_FAST_U8_ROWS_A_STEP
-#define CUDACONV_FAST_U8_ROWS_A_STEP 1
-#endif
-#ifndef CUDACONV_FAST_F32_ROLLED_ROWS
-#define CUDACONV_FAST_F32_ROLLED_ROWS 4
-#endif
-#ifndef CUDACONV_FAST_F32_ROLLED_MIN_BLOCKS
-#define CUDACONV_FAST_F32_ROLLED_MIN_BLOCKS 3
-#endif
-#ifndef CUDACONV_FAST_U8_ROLLED_MIN_BLOCKS
-#define CUDACONV_FAST_U8_ROLLED_MIN_BLOCKS 5
-#endif
+constexpr int kFastF32RolledFrom = 9;       // f32: the smallest rolled side
+constexpr int kFastU8RolledFrom = 11;       // u8: the smallest rolled side
+constexpr int kFastF32GrayRowsAStep = 2;    // J, f32 gray
+constexpr int kFastF32ColourRowsAStep = 3;  // J, f32 colour
+constexpr int kFastU8RowsAStep = 1;         // J, u8
+constexpr int kFastF32RolledRows = 4;       // R, f32 rolled (u8 rolled keeps kFastU8Rows)
+constexpr int kFastF32RolledMinBlocks = 3;  // f32 rolled: blocks an SM at least
+constexpr int kFastU8RolledMinBlocks = 5;   // u8 rolled: blocks an SM at least
 template <typename In>
 CC_HD constexpr bool rolled(int side) {
-    return side >= (sizeof(In) == 1 ? CUDACONV_FAST_U8_ROLLED_FROM : CUDACONV_FAST_F32_ROLLED_FROM);
+    return side >= (sizeof(In) == 1 ? kFastU8RolledFrom : kFastF32RolledFrom);
 }
 // J: filter rows a step (the whole filter where it is not rolled).
 template <typename In>
 CC_HD constexpr int filter_rows_a_step(int side, int channels) {
     if (!rolled<In>(side)) return side;
-    if (sizeof(In) == 1) return CUDACONV_FAST_U8_ROWS_A_STEP;
-    return channels == 1 ? CUDACONV_FAST_F32_GRAY_ROWS_A_STEP
-                         : CUDACONV_FAST_F32_COLOUR_ROWS_A_STEP;
+    if (sizeof(In) == 1) return kFastU8RowsAStep;
+    return channels == 1 ? kFastF32GrayRowsAStep : kFastF32ColourRowsAStep;
 }
 // R: output rows a thread.
 template <typename In>
 CC_HD constexpr int rows_a_thread(int side) {
-    return sizeof(In) == 4 && rolled<In>(side) ? CUDACONV_FAST_F32_ROLLED_ROWS : Shape<In>::R;
+    return sizeof(In) == 4 && rolled<In>(side) ? kFastF32RolledRows : Shape<In>::R;
 }
 template <typename In>
 CC_HD constexpr int min_blocks(int side) {
     if (!rolled<In>(side)) return Shape<In>::kMinBlocks;
-    return sizeof(In) == 1 ? CUDACONV_FAST_U8_ROLLED_MIN_BLOCKS
-                           : CUDACONV_FAST_F32_ROLLED_MIN_BLOCKS;
+    return sizeof(In) == 1 ? kFastU8RolledMinBlocks : kFastF32RolledMinBlocks;
 }
 
 __constant__ float c_taps[kMaxTaps];
@@ -286,8 +246,7 @@ __device__ __forceinline__ void add_filter_rows(int j0, const LoadRow& load_row,
 // The R x S sums over every filter row, in steps of filter_rows_a_step
 // rows (the last step takes what is left). load_row(r, window) fills the
 // window from the thread's r-th input row.
-template <int Side, int C, typename In, int R, int S, int kFirst, int kWindow,
-          typename LoadRow>
+template <int Side, int C, typename In, int R, int S, int kFirst, int kWindow, typename LoadRow>
 __device__ __forceinline__ void accumulate(const LoadRow& load_row, float (&acc)[R][S]) {
     constexpr int J = filter_rows_a_step<In>(Side, C);
     constexpr int kSteps = Side / J;
@@ -417,12 +376,11 @@ __device__ void fill_outside(const DeviceJob& job, std::int64_t k_base, std::int
     // vectors that hold outputs reach at most kHaloVectors vectors past the
     // row's last one. (Filling the whole tile cost the last tile of a row
     // of 1500 RGB pixels 650 samples a staged row, one border lookup each.)
-    const int left = static_cast<int>(min(max(-k_base, std::int64_t{0}),
-                                          std::int64_t{T::kRowSamples}));
-    const int right = static_cast<int>(min(max(row_samples - k_base, std::int64_t{0}),
-                                           std::int64_t{T::kRowSamples}));
-    const int end =
-        min((right + T::S - 1) / T::S * T::S + T::kHaloVectors * T::S, T::kRowSamples);
+    const int left =
+        static_cast<int>(min(max(-k_base, std::int64_t{0}), std::int64_t{T::kRowSamples}));
+    const int right = static_cast<int>(
+        min(max(row_samples - k_base, std::int64_t{0}), std::int64_t{T::kRowSamples}));
+    const int end = min((right + T::S - 1) / T::S * T::S + T::kHaloVectors * T::S, T::kRowSamples);
     const int outside = left + (end - right);
     const In constant = static_cast<In>(job.border_value);
     for (int i = static_cast<int>(threadIdx.x); i < T::kRows * outside; i += T::kThreads) {
@@ -491,7 +449,7 @@ __global__ void __launch_bounds__(Shape<In>::kThreads, min_blocks<In>(Side))
             // midway) still ends the walk instead of wrapping negative.
             const unsigned int index = gridDim.x + __shfl_sync(0xffffffffu, taken, 0);
             tile = index < static_cast<unsigned int>(tiles.count) ? static_cast<int>(index)
-                                                                   : tiles.count;
+                                                                  : tiles.count;
         }
         const int stage = i % kStages;
         if (lane == 0) tile_in[stage] = tile;
@@ -607,16 +565,9 @@ std::int64_t tiles_down(std::int64_t height, int tile_rows) {
     return (height + tile_rows - 1) / tile_rows;
 }
 
-// CUDACONV_FAST_BLOCKS caps the grid, so that tests of small images see
-// blocks walk several tiles, as they do on large ones.
-std::int64_t block_cap() {
-    const char* text = std::getenv("CUDACONV_FAST_BLOCKS");
-    const long long cap = text != nullptr ? std::atoll(text) : 0;
-    return cap > 0 ? cap : std::numeric_limits<std::int64_t>::max();
-}
-
 template <int Side, int C, typename In>
-void launch_one(const DeviceJob& job, TileSchedule* schedule, cudaStream_t stream) {
+void launch_one(const DeviceJob& job, TileSchedule* schedule, std::int64_t max_blocks,
+                cudaStream_t stream) {
     using T = Tile<Side, C, In>;
     auto* kernel = &fast_kernel<Side, C, In>;
     // Once an instantiation: its shared-memory limit, and how many of its
@@ -625,34 +576,34 @@ void launch_one(const DeviceJob& job, TileSchedule* schedule, cudaStream_t strea
     static const int resident = [&] {
         CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         T::kSharedBytes));
-        return resident_blocks(reinterpret_cast<const void*>(kernel), T::kThreads,
-                               T::kSharedBytes);
+        return resident_blocks(reinterpret_cast<const void*>(kernel), T::kThreads, T::kSharedBytes);
     }();
     const std::int64_t across = tiles_across(job.src_width * C, T::S);
     TileGrid tiles;
     tiles.across = static_cast<int>(across);
     tiles.count = static_cast<int>(across * tiles_down(job.src_height, T::kOutputRows));
     const auto blocks = static_cast<unsigned int>(
-        std::min({std::int64_t{tiles.count}, std::int64_t{resident}, block_cap()}));
+        std::min({std::int64_t{tiles.count}, std::int64_t{resident}, max_blocks}));
     kernel<<<blocks, T::kThreads, T::kSharedBytes, stream>>>(job, tiles, constant_fits_input(job),
                                                              schedule);
 }
 
 template <int C, typename In, std::size_t... I>
-bool launch_side(const DeviceJob& job, TileSchedule* schedule, cudaStream_t stream,
-                 std::index_sequence<I...>) {
+bool launch_side(const DeviceJob& job, TileSchedule* schedule, std::int64_t max_blocks,
+                 cudaStream_t stream, std::index_sequence<I...>) {
     return ((job.filter_width == kSides[I] &&
-             (launch_one<kSides[I], C, In>(job, schedule, stream), true)) ||
+             (launch_one<kSides[I], C, In>(job, schedule, max_blocks, stream), true)) ||
             ...);
 }
 
 template <typename In>
-bool launch_channels(const DeviceJob& job, TileSchedule* schedule, cudaStream_t stream) {
+bool launch_channels(const DeviceJob& job, TileSchedule* schedule, std::int64_t max_blocks,
+                     cudaStream_t stream) {
     constexpr auto sides = std::make_index_sequence<kSides.size()>{};
     switch (job.channels) {
-        case 1: return launch_side<1, In>(job, schedule, stream, sides);
-        case 3: return launch_side<3, In>(job, schedule, stream, sides);
-        case 4: return launch_side<4, In>(job, schedule, stream, sides);
+        case 1: return launch_side<1, In>(job, schedule, max_blocks, stream, sides);
+        case 3: return launch_side<3, In>(job, schedule, max_blocks, stream, sides);
+        case 4: return launch_side<4, In>(job, schedule, max_blocks, stream, sides);
         default: return false;
     }
 }
@@ -664,22 +615,22 @@ bool is_instantiated_side(int side) {
     return false;
 }
 
-// Why fast's CUDA-core paths (strips and tiles) cannot run a job, or empty
-// when they can. The tensor-core path (kernels/dense_mma.cu) takes the rest.
-std::string tile_paths_refusal(const Job& job) {
+}  // namespace
+
+std::string tiles_refusal(const Job& job) {
     const ConvParams& p = job.params;
     const Filter& f = p.filter;
     if (f.width != f.height || !is_instantiated_side(f.width)) {
-        return fmt::format("fast's CUDA-core paths are built for odd square filters 3x3 to "
-                           "15x15; this one is {}x{}",
+        return fmt::format("fast.tiles is built for odd square filters 3x3 to 15x15; this one is "
+                           "{}x{}",
                            f.width, f.height);
     }
     if (p.anchor_x != f.width / 2 || p.anchor_y != f.height / 2) {
-        return "fast's CUDA-core paths need the anchor at the filter's centre";
+        return "fast.tiles needs the anchor at the filter's centre";
     }
-    if (p.border == BorderMode::valid) return "fast's CUDA-core paths do not do the valid border";
-    if (job.src.depth == Depth::u16) return "fast's CUDA-core paths read u8 and f32, not u16";
-    if (job.src.channels == 2) return "fast's CUDA-core paths are built for 1, 3 and 4 channels";
+    if (p.border == BorderMode::valid) return "fast.tiles does not do the valid border";
+    if (job.src.depth == Depth::u16) return "fast.tiles reads u8 and f32, not u16";
+    if (job.src.channels == 2) return "fast.tiles is built for 1, 3 and 4 channels";
     // Tile indices are 32-bit, with room for a grid's worth of asks past
     // the last (a tile is at least 1 KB by 4 rows: about 4 TB of u8 image).
     const auto tiles_of = [&](auto sample) {
@@ -687,98 +638,56 @@ std::string tile_paths_refusal(const Job& job) {
         return tiles_across(job.src.width * job.src.channels, samples_per_vector<In>()) *
                tiles_down(job.src.height, tile_output_rows<In>(f.width));
     };
-    const std::int64_t tiles =
-        job.src.depth == Depth::u8 ? tiles_of(std::uint8_t{}) : tiles_of(float{});
+    const std::int64_t tiles = job.src.depth == Depth::u8 ? tiles_of(std::uint8_t{})
+                                                          : tiles_of(float{});
     if (tiles > std::numeric_limits<int>::max() / 2) {
-        return "the image has more tiles than fast can number";
+        return "the image has more tiles than fast.tiles can number";
     }
     return {};
 }
 
-class FastBackend final : public CudaBackend {
+std::vector<TuningParam> tiles_tuning_params() {
+    return {
+        {"max_blocks", "the most CUDA blocks (default: as many as the device holds)", 1, 1 << 30}};
+}
+
+namespace {
+
+// One run of the tile path: the taps in constant memory (held until the run
+// ends) and the counter its blocks take tiles from, zeroed.
+class TilesRun final : public LaunchPlan {
 public:
-    std::string_view name() const override { return "fast"; }
-    std::string_view summary() const override {
-        return "native depth: gray f32 3x3 blocks of rows in registers, u8 3x3 integer taps walked "
-               "through such blocks (DP4A), 3x3..7x7 warps walking bands (DP4A on integer taps), "
-               "9x9..15x15 "
-               "bulk-copied tiles taken as blocks free up, tensor cores (3xTF32) for large "
-               "colour u8 images at 15x15 and the other shapes up to 33x33";
+    TilesRun(const DeviceJob& job, int max_blocks, cudaStream_t stream)
+        : lock_(lock_constant_taps()),
+          max_blocks_(max_blocks > 0 ? max_blocks : std::numeric_limits<std::int64_t>::max()) {
+        copy_taps_to_constant(c_taps, job, stream);
+        schedule_ = device_array<TileSchedule>(1);
+        CUDA_CHECK(cudaMemsetAsync(schedule_.get(), 0, sizeof(TileSchedule), stream));
     }
 
-protected:
-    Support check_job(const Job& job, const DeviceInfo& device) const override {
-        if (device.cc_major < 9) {
-            return Support::no(fmt::format(
-                "fast stages its tiles with Hopper's bulk copies (compute capability 9.0); {} "
-                "is {}.{}",
-                device.name, device.cc_major, device.cc_minor));
-        }
-        if (tile_paths_refusal(job).empty()) return Support::yes();
-        // Every other job goes to the tensor-core path, if it can run it.
-        const std::string refusal = dense_mma_refusal(job);
-        if (refusal.empty()) return Support::yes();
-        return Support::no(refusal);
-    }
-
-    void prepare(const Job& job, const DeviceJob& device_job, cudaStream_t stream) override {
-        if (strips_take(device_job) && !dense_mma_take(job, true)) {
-            if (registers_take(device_job, job.params.filter.taps)) {
-                path_ = Path::registers;
-                register_rows_ = registers_prepare(job.params.filter.taps, device_job, stream);
-            } else {
-                path_ = Path::strips;
-                strip_plan_ = strips_prepare(job, device_job, stream);
-            }
-        } else if (dense_mma_take(job, tile_paths_refusal(job).empty())) {
-            path_ = Path::tensor_cores;
-            mma_.prepare(job, device_job, stream);
-        } else {
-            path_ = Path::tiles;
-            copy_taps_to_constant(c_taps, device_job, stream);
-            if (!schedule_) {
-                // Kept only once zeroed: a failed memset leaves none.
-                DeviceArray<TileSchedule> schedule = device_array<TileSchedule>(1);
-                CUDA_CHECK(cudaMemsetAsync(schedule.get(), 0, sizeof(TileSchedule), stream));
-                schedule_ = std::move(schedule);
-            }
-        }
-    }
-
-    void launch(const DeviceJob& job, cudaStream_t stream) override {
+    void launch(const DeviceJob& job, cudaStream_t stream) const override {
         if (job.dst_width <= 0 || job.dst_height <= 0) return;
-        switch (path_) {
-            case Path::registers: return registers_launch(job, register_rows_, stream);
-            case Path::strips: return strips_launch(job, strip_plan_, stream);
-            case Path::tensor_cores: return mma_.launch(job, stream);
-            case Path::tiles: break;
-        }
-        const bool launched = job.in_depth == Depth::u8
-                                  ? launch_channels<std::uint8_t>(job, schedule_.get(), stream)
-                                  : launch_channels<float>(job, schedule_.get(), stream);
+        const bool launched =
+            job.in_depth == Depth::u8
+                ? launch_channels<std::uint8_t>(job, schedule_.get(), max_blocks_, stream)
+                : launch_channels<float>(job, schedule_.get(), max_blocks_, stream);
         if (!launched) {
-            throw CudaError(fmt::format("fast: no instantiation for a {}x{} filter on {} channels",
-                                        job.filter_width, job.filter_height, job.channels));
+            throw CudaError(
+                fmt::format("fast.tiles: no instantiation for a {}x{} filter on {} channels",
+                            job.filter_width, job.filter_height, job.channels));
         }
-    }
-
-    void finish() override {
-        strip_plan_ = {};
-        mma_.clear();
     }
 
 private:
-    // The path this run takes, and what it prepared (prepare).
-    enum class Path { registers, strips, tensor_cores, tiles };
-    Path path_ = Path::tiles;
-    StripPlan strip_plan_;
-    int register_rows_ = 0;  // the register path's block height (f32) or band height (u8)
-    DenseMmaPath mma_;
-    DeviceArray<TileSchedule> schedule_;  // the tile path's counter, made at its first job
+    std::unique_lock<std::mutex> lock_;
+    std::int64_t max_blocks_;
+    DeviceArray<TileSchedule> schedule_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_fast_backend() { return std::make_unique<FastBackend>(); }
+std::unique_ptr<LaunchPlan> tiles_plan(const DeviceJob& job, int max_blocks, cudaStream_t stream) {
+    return std::make_unique<TilesRun>(job, max_blocks, stream);
+}
 
 }  // namespace cudaconv

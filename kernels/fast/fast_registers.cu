@@ -1,5 +1,5 @@
 // fast's register path for gray f32 images under a 3x3 filter (u8 jobs go
-// to its walk, kernels/fast_registers_u8.cu; kernels/fast.cu picks either
+// to its walk, kernels/fast/fast_registers_u8.cu; kernels/fast/fast.cu picks either
 // before the strip path): each warp takes a block of the image 32 vectors
 // (128 samples) wide and R rows down, loads its R + 2 input rows straight
 // into registers, all of them at once, sums the R output rows and stores
@@ -24,8 +24,11 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <cstdlib>
+#include <string>
+#include <string_view>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "kernels/device/border_columns.cuh"
 #include "kernels/runtime/cuda_check.hpp"
@@ -77,12 +80,12 @@ template <int R>
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
     registers_kernel(const __grid_constant__ DeviceJob job, int across) {
     const int lane = static_cast<int>(threadIdx.x) % 32;
-    const std::int64_t item = static_cast<std::int64_t>(blockIdx.x) * kWarpsPerBlock +
-                              static_cast<int>(threadIdx.x) / 32;
+    const std::int64_t item =
+        static_cast<std::int64_t>(blockIdx.x) * kWarpsPerBlock + static_cast<int>(threadIdx.x) / 32;
     const int column = static_cast<int>(item % across);
     const std::int64_t y0 = item / across * R;
     if (y0 >= job.src_height) return;  // whole warps: the shuffles below see all 32 lanes
-    const int width = static_cast<int>(job.src_width);  // < 2^30 (strips_take)
+    const int width = static_cast<int>(job.src_width);  // < 2^30 (registers_f32_refusal)
     const int k = column * kWarpSamples + lane * kLaneSamples;
 
     float win[R + 2][6];
@@ -143,7 +146,8 @@ void launch_rows(const DeviceJob& job, cudaStream_t stream) {
     const std::int64_t across = (job.src_width + kWarpSamples - 1) / kWarpSamples;
     const std::int64_t items = across * ((job.src_height + R - 1) / R);
     const std::int64_t blocks = (items + kWarpsPerBlock - 1) / kWarpsPerBlock;
-    if (blocks > 0x7fffffff) throw CudaError("fast: the image has too many rows for the register path");
+    if (blocks > 0x7fffffff)
+        throw CudaError("fast: the image has too many rows for the register path");
     registers_kernel<R><<<static_cast<unsigned int>(blocks), 32 * kWarpsPerBlock, 0, stream>>>(
         job, static_cast<int>(across));
 }
@@ -162,14 +166,44 @@ std::vector<std::int32_t> dp4a_rows(const std::vector<double>& taps) {
 // path at every size timed, 780x585 to 8000x6000 (4000x3000: 37.5 us
 // against 38.4 in blocks of 8 and 41.3 on the strip path).
 int registers_block_rows(std::int64_t width, std::int64_t height) {
-    const char* text = std::getenv("CUDACONV_FAST_REGISTERS");
-    if (text != nullptr) {
-        const int rows = std::atoi(text);
-        if (rows == 0 || rows == 4 || rows == 8) return rows;
-    }
     (void)width;  // no size measured where the strip path won
     (void)height;
     return 4;
+}
+
+std::vector<TuningParam> registers_f32_tuning_params() {
+    return {{"block_rows", "output rows a warp's block: 4 or 8 (default 4)", 4, 8}};
+}
+
+namespace {
+
+// The shape both register paths take: a centred 3x3 filter, a border other
+// than valid, rows under 2^30 samples (32-bit sample indices).
+std::string registers_shape_refusal(const DeviceJob& job, std::string_view path) {
+    if (job.filter_width != 3 || job.filter_height != 3) {
+        return fmt::format("{} takes 3x3 filters; this one is {}x{}", path, job.filter_width,
+                           job.filter_height);
+    }
+    if (job.origin_x != -1 || job.origin_y != -1) {
+        return fmt::format("{} needs the anchor at the filter's centre", path);
+    }
+    if (job.border == BorderMode::valid)
+        return fmt::format("{} does not do the valid border", path);
+    if (job.src_width * job.channels >= (std::int64_t{1} << 30)) {
+        return fmt::format("{} takes rows of fewer than 2^30 samples", path);
+    }
+    return {};
+}
+
+}  // namespace
+
+std::string registers_f32_refusal(const DeviceJob& job) {
+    std::string refusal = registers_shape_refusal(job, "fast.registers");
+    if (!refusal.empty()) return refusal;
+    if (job.in_depth != Depth::f32 || job.channels != 1) {
+        return "fast.registers takes gray (one-channel) f32 images";
+    }
+    return {};
 }
 
 // RGBA u8 images (every channel filtered) up to this many bytes a frame.
@@ -185,42 +219,44 @@ int registers_block_rows(std::int64_t width, std::int64_t height) {
 // walk at every size timed.
 constexpr std::int64_t kRgbaU8WalkBytes = std::int64_t{24} << 20;
 
-bool registers_take(const DeviceJob& job, const std::vector<double>& taps) {
-    const int rows = registers_block_rows(job.src_width, job.src_height);
-    const bool shape = job.filter_width == 3 && job.filter_height == 3 && job.origin_x == -1 &&
-                       job.origin_y == -1 && job.border != BorderMode::valid &&
-                       job.src_width * job.channels < (std::int64_t{1} << 30) && rows > 0;
-    if (!shape) return false;
-    if (job.in_depth == Depth::f32) return job.channels == 1;
-    // u8: the integer sums are the outputs as they are (scale 1, delta 0),
-    // every channel filtered (no kept alpha), into u8, a constant border
-    // value a whole u8; the rest stays with the strip path. RGBA images
-    // only up to the size where the walk was measured, unless
-    // CUDACONV_FAST_REGISTERS asks for the path (tests, sweeps).
-    const bool size_fits = job.channels != 4 || std::getenv("CUDACONV_FAST_REGISTERS") != nullptr ||
-                           job.src_width * job.channels * job.src_height <= kRgbaU8WalkBytes;
-    return job.in_depth == Depth::u8 && job.out_depth == Depth::u8 &&
-           (job.channels == 1 || job.channels == 3 || job.channels == 4) &&
-           job.filtered_channels == job.channels && job.scale == 1.0f && job.delta == 0.0f &&
-           border_fits_u8(job.border, job.border_value) && strips_dp4a_enabled() &&
-           !dp4a_rows(taps).empty() && size_fits;
-}
-
-int registers_prepare(const std::vector<double>& taps, const DeviceJob& job, cudaStream_t stream) {
-    if (job.in_depth == Depth::u8) {
-        registers_u8_prepare(dp4a_rows(taps), stream);
-        return registers_u8_band_rows();
+std::string walk_u8_refusal(const DeviceJob& job, const std::vector<double>& taps) {
+    std::string refusal = registers_shape_refusal(job, "fast.walk-u8");
+    if (!refusal.empty()) return refusal;
+    // The integer sums are the outputs as they are (scale 1, delta 0),
+    // every channel filtered (no kept alpha), into u8; the rest stays with
+    // the strip path.
+    if (job.in_depth != Depth::u8 || job.out_depth != Depth::u8) {
+        return "fast.walk-u8 takes u8 images to u8 outputs";
     }
-    copy_taps_to_constant(c_taps, job, stream);
-    return registers_block_rows(job.src_width, job.src_height);
+    if (job.channels != 1 && job.channels != 3 && job.channels != 4) {
+        return "fast.walk-u8 takes 1, 3 and 4 channels";
+    }
+    if (job.filtered_channels != job.channels) {
+        return "fast.walk-u8 filters every channel (--alpha filter on RGBA)";
+    }
+    if (job.scale != 1.0f || job.delta != 0.0f) {
+        return "fast.walk-u8 takes no --scale or --delta";
+    }
+    if (!border_fits_u8(job.border, job.border_value)) {
+        return "fast.walk-u8 takes a constant border only as a whole u8 (0 to 255)";
+    }
+    if (dp4a_rows(taps).empty()) return "fast.walk-u8 takes integer taps in [-128, 127]";
+    return {};
 }
 
-void registers_launch(const DeviceJob& job, int rows, cudaStream_t stream) {
-    if (job.in_depth == Depth::u8) return registers_u8_launch(job, rows, stream);
-    switch (rows) {
+bool walk_u8_preferred(const DeviceJob& job) {
+    return job.channels != 4 || job.src_width * job.channels * job.src_height <= kRgbaU8WalkBytes;
+}
+
+void registers_f32_prepare(const DeviceJob& job, cudaStream_t stream) {
+    copy_taps_to_constant(c_taps, job, stream);
+}
+
+void registers_f32_launch(const DeviceJob& job, int block_rows, cudaStream_t stream) {
+    switch (block_rows) {
         case 4: return launch_rows<4>(job, stream);
         case 8: return launch_rows<8>(job, stream);
-        default: throw CudaError("fast: the register path was asked for a job it does not take");
+        default: throw CudaError("fast.registers: blocks of 4 or 8 rows");
     }
 }
 

@@ -1,6 +1,6 @@
 // fast's register path for u8 images (1, 3 or 4 channels, every one
 // filtered) under a 3x3 filter of integer taps summed as they are
-// (kernels/fast_registers.hpp says which jobs): each warp walks a band of
+// (kernels/fast/fast_registers.hpp says which jobs): each warp walks a band of
 // the image 32 16-byte vectors (512 bytes) wide and a few rows down, in
 // blocks of R = 4 output rows, with no block-wide barriers.
 //  - A band of 2 blocks (the default's 8 rows) inside the image loads all
@@ -17,7 +17,7 @@
 //    on short bands rather than on a last wave of long ones.
 //  - A block's R + 2 input rows are read out of the ring into registers,
 //    a vector and the words either side of it a lane, and its R output
-//    rows are summed from them at once by DP4A (kernels/dp4a.cuh): each
+//    rows are summed from them at once by DP4A (kernels/device/dp4a.cuh): each
 //    input row's bytes under the filter's 3 columns are gathered into a
 //    word once (gather_word), for the 1 to 3 output rows that read them.
 //    No ring of accumulator rows, the strip path's (which pins its u8
@@ -43,7 +43,7 @@
 //    bands taken from an atomic counter 38.5 against 34.9, bands in plain
 //    row order 36.6 against 34.8.
 //  - Loads of one band overlapping sums of another: one block a warp (as
-//    gray f32 3x3 goes, kernels/fast_registers.cu) has its loads, sums and
+//    gray f32 3x3 goes, kernels/fast/fast_registers.cu) has its loads, sums and
 //    stores in turn, and with 80 registers a lane DRAM waits while the
 //    warps sum (ncu: 0.40 instructions issued a scheduler a cycle, DRAM at
 //    34%; 42.3 us).
@@ -56,7 +56,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +66,7 @@
 #include "kernels/device/device_common.cuh"
 #include "kernels/device/dp4a.cuh"
 #include "kernels/fast/fast_registers.hpp"
+#include "kernels/fast/fast_strips.hpp"
 
 namespace cudaconv {
 namespace {
@@ -94,13 +95,13 @@ __device__ __forceinline__ void gather_word(const unsigned int (&w)[kWindowWords
     const unsigned int a = w[g], b = w[g + 1], c = w[g + 2];
     if constexpr (C == 3) {  // sample s: bytes 4 g + 1 + s, + 3, + 6
         const unsigned int shared = __byte_perm(b, c, 0x5421);  // b1 b2 c0 c1
-        packed[0] = __byte_perm(a, b, 0x0741);                   // a1 b0 b3
-        packed[1] = __byte_perm(a, shared, 0x0642);              // a2 b1 c0
-        packed[2] = __byte_perm(a, shared, 0x0753);              // a3 b2 c1
-        packed[3] = __byte_perm(b, c, 0x0630);                   // b0 b3 c2
-    } else if constexpr (C == 4) {  // sample s: byte s of a, b and c
-        const unsigned int low = __byte_perm(a, b, 0x5140);   // a0 b0 a1 b1
-        const unsigned int high = __byte_perm(a, b, 0x7362);  // a2 b2 a3 b3
+        packed[0] = __byte_perm(a, b, 0x0741);                  // a1 b0 b3
+        packed[1] = __byte_perm(a, shared, 0x0642);             // a2 b1 c0
+        packed[2] = __byte_perm(a, shared, 0x0753);             // a3 b2 c1
+        packed[3] = __byte_perm(b, c, 0x0630);                  // b0 b3 c2
+    } else if constexpr (C == 4) {                              // sample s: byte s of a, b and c
+        const unsigned int low = __byte_perm(a, b, 0x5140);     // a0 b0 a1 b1
+        const unsigned int high = __byte_perm(a, b, 0x7362);    // a2 b2 a3 b3
         packed[0] = __byte_perm(low, c, 0x0410);
         packed[1] = __byte_perm(low, c, 0x0532);
         packed[2] = __byte_perm(high, c, 0x0610);
@@ -166,7 +167,8 @@ __device__ __forceinline__ void store_u8_rows(const unsigned int (&out)[R][4], s
 #pragma unroll
         for (int o = 0; o < R; ++o) {
             if (o < rows_left) {  // predicated stores, no branches
-                *reinterpret_cast<uint4*>(at + o * pitch) = make_uint4(out[o][0], out[o][1], out[o][2], out[o][3]);
+                *reinterpret_cast<uint4*>(at + o * pitch) =
+                    make_uint4(out[o][0], out[o][1], out[o][2], out[o][3]);
             }
         }
         return;
@@ -176,7 +178,8 @@ __device__ __forceinline__ void store_u8_rows(const unsigned int (&out)[R][4], s
         if (o >= rows_left) return;
 #pragma unroll
         for (int b = 0; b < 16; ++b) {  // unrolled: out stays in registers
-            if (b < bytes_left) at[o * pitch + b] = static_cast<std::byte>(out[o][b / 4] >> (8 * (b % 4)));
+            if (b < bytes_left)
+                at[o * pitch + b] = static_cast<std::byte>(out[o][b / 4] >> (8 * (b % 4)));
         }
     }
 }
@@ -205,8 +208,9 @@ constexpr int kRingData = 16;  // where byte k of the warp's first lane lies in 
 // them from global memory, all rows' loads in flight together. Called by
 // those lanes, out of line: only the warps at the image's sides take it.
 template <int C, int N, int Lanes>
-__device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char (*ring)[kRingRowBytes],
-                                             int slot, std::int64_t top, int column, int lane) {
+__device__ __noinline__ void patch_ring_rows(const DeviceJob& job,
+                                             unsigned char (*ring)[kRingRowBytes], int slot,
+                                             std::int64_t top, int column, int lane) {
     const int row_bytes = static_cast<int>(job.src_width) * C;
     const int base = column * 512;  // the row's byte at the ring row's kRingData
     // A patch reaches one pixel past either end: the closed forms hold on
@@ -263,7 +267,8 @@ __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char
                 }
                 if (offset < 0) continue;
                 unsigned char* row = ring[(slot + i) % kRingRows];
-                row[offset] = source < 0 ? static_cast<unsigned char>(constant) : row[kRingData + source - base];
+                row[offset] = source < 0 ? static_cast<unsigned char>(constant)
+                                         : row[kRingData + source - base];
             }
         }
         return;
@@ -274,8 +279,9 @@ __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char
     for (int i = 0; i < N; ++i) {
         const std::int64_t y = image_row(job, top + i);
         const std::uint8_t* row =
-            y == kBorderConstant ? nullptr
-                                 : reinterpret_cast<const std::uint8_t*>(job.src + y * job.src_pitch);
+            y == kBorderConstant
+                ? nullptr
+                : reinterpret_cast<const std::uint8_t*>(job.src + y * job.src_pitch);
 #pragma unroll
         for (int t = 0; t < 2 * C; ++t) {
             values[i][t] = row == nullptr || sources[t] < 0 ? constant : __ldg(row + sources[t]);
@@ -285,7 +291,8 @@ __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char
     for (int i = 0; i < N; ++i) {
 #pragma unroll
         for (int t = 0; t < 2 * C; ++t) {
-            if (offsets[t] >= 0) ring[(slot + i) % kRingRows][offsets[t]] = static_cast<unsigned char>(values[i][t]);
+            if (offsets[t] >= 0)
+                ring[(slot + i) % kRingRows][offsets[t]] = static_cast<unsigned char>(values[i][t]);
         }
     }
 }
@@ -300,8 +307,8 @@ __device__ __noinline__ void patch_ring_rows(const DeviceJob& job, unsigned char
 // alone is slower on one of them: the kernel's speed moves with its code's
 // layout.
 template <int R>
-__device__ __forceinline__ void read_window(const unsigned char (*ring)[kRingRowBytes], int first, int lane,
-                                            unsigned int (&win)[R + 2][kWindowWords]) {
+__device__ __forceinline__ void read_window(const unsigned char (*ring)[kRingRowBytes], int first,
+                                            int lane, unsigned int (&win)[R + 2][kWindowWords]) {
 #pragma unroll
     for (int i = 0; i < R + 2; ++i) {
         const unsigned char* at = ring[(first + i) % kRingRows] + kRingData + 16 * lane;
@@ -321,8 +328,9 @@ __device__ __forceinline__ void read_window(const unsigned char (*ring)[kRingRow
 // rather than cp.async: the walk's memory pattern alone takes 28.9 us
 // against 31.2 (docs/PERFORMANCE.md).
 template <int R, int Blocks>
-__device__ __forceinline__ void load_full_band(const DeviceJob& job, unsigned char (*ring)[kRingRowBytes],
-                                               int lane, int k, int row_bytes, std::int64_t y0) {
+__device__ __forceinline__ void load_full_band(const DeviceJob& job,
+                                               unsigned char (*ring)[kRingRowBytes], int lane,
+                                               int k, int row_bytes, std::int64_t y0) {
     constexpr int kIn = Blocks * R + 2;
     const bool copies_vector = k < row_bytes;
     const int side_offset = lane == 0 ? -4 : 16;  // from the lane's vector
@@ -355,18 +363,17 @@ __device__ __forceinline__ void load_full_band(const DeviceJob& job, unsigned ch
 
 // Blocks an SM at least (which caps registers at 102): 5 is faster than 4
 // (111 registers) and 6 (80) on 4000x3000 RGB u8 edge and 780x585 on an
-// H100. A build macro, for scripts/gpu/sweep-fast.sh.
-#ifndef CUDACONV_WALK_MIN_BLOCKS
-#define CUDACONV_WALK_MIN_BLOCKS 5
-#endif
+// H100.
+constexpr int kWalkMinBlocks = 5;
 
 // The walk over `down` bands of band_rows rows, `across` bands wide: the
 // walk of whole bands from the image's top, or the tail walk (Tail: bands
 // of one block from row first_row on, launched after the walk of whole
 // bands to take its warps' places as it ends: registers_u8_tail_rows).
 template <int R, int C, bool TakeAbs, bool Tail>
-__global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
-    walk_kernel(const __grid_constant__ DeviceJob job, int across, int down, int band_rows, int first_row) {
+__global__ void __launch_bounds__(32 * kWalkWarps, kWalkMinBlocks)
+    walk_kernel(const __grid_constant__ DeviceJob job, int across, int down, int band_rows,
+                int first_row) {
     static_assert(3 * R + 2 <= kRingRows, "the ring holds a block's rows and the next two blocks'");
     __shared__ alignas(16) unsigned char ring[kWalkWarps][kRingRows][kRingRowBytes];
 #if __CUDA_ARCH__ >= 900
@@ -383,10 +390,11 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
     if (band >= across * down) return;  // whole warps: __syncwarp below sees all 32 lanes
     // The side columns first: their warps patch their rows (patch_ring_rows).
     const int2 at = sides_first_at(band, across, down);
-    const int row_bytes = static_cast<int>(job.src_width) * C;  // < 2^30 (registers_take)
+    const int row_bytes = static_cast<int>(job.src_width) * C;  // < 2^30 (walk_u8_refusal)
     const int k = at.x * 512 + lane * 16;
     const std::int64_t y0 = (Tail ? first_row : 0) + static_cast<std::int64_t>(at.y) * band_rows;
-    const int out_rows = static_cast<int>(job.src_height - y0 < band_rows ? job.src_height - y0 : band_rows);
+    const int out_rows =
+        static_cast<int>(job.src_height - y0 < band_rows ? job.src_height - y0 : band_rows);
     const int steps = (out_rows + R - 1) / R;
     unsigned char(*my_ring)[kRingRowBytes] = ring[warp];  // row r: input row y0 - 1 + r
     // A warp patches where its ring rows hold bytes before the row or the
@@ -466,7 +474,9 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
             constexpr int kLanes = C == 4 ? 1 : 32;
             if (kLanes == 32 || lane == 0) {
                 if (s == 0) patch_ring_rows<C, R + 2, kLanes>(job, my_ring, 0, y0 - 1, at.x, lane);
-                else patch_ring_rows<C, R, kLanes>(job, my_ring, s * R + 2, y0 + s * R + 1, at.x, lane);
+                else
+                    patch_ring_rows<C, R, kLanes>(job, my_ring, s * R + 2, y0 + s * R + 1, at.x,
+                                                  lane);
             }
             __syncwarp();
         }
@@ -488,24 +498,38 @@ __global__ void __launch_bounds__(32 * kWalkWarps, CUDACONV_WALK_MIN_BLOCKS)
 #endif
 }
 
-
 }  // namespace
 
-int registers_u8_band_rows() {
-    const char* text = std::getenv("CUDACONV_FAST_WALK");
-    const int rows = text != nullptr ? std::atoi(text) : 0;
-    if (rows > 0 && rows <= 4096) return (rows + kRows - 1) / kRows * kRows;
-    return 8;
+std::vector<TuningParam> walk_u8_tuning_params() {
+    return {
+        {"band_rows", "rows of a warp's band, rounded up to whole blocks of 4 (default 8)", 1,
+         4096},
+        {"tail_rows", "bottom rows the tail walk takes (default: the measured rule; 0: none)", 0,
+         1 << 30},
+    };
 }
 
-void registers_u8_prepare(const std::vector<std::int32_t>& dp4a_rows, cudaStream_t stream) {
-    if (dp4a_rows.size() != 3) throw CudaError("fast: the register path takes 3 rows of DP4A taps");
-    CUDA_CHECK(cudaMemcpyToSymbolAsync(c_dp4a_rows, dp4a_rows.data(), 3 * sizeof(std::int32_t), 0,
+WalkSettings walk_settings(const Tuning& tuning) {
+    WalkSettings s;
+    if (const auto rows = tuning.get("band_rows"))
+        s.band_rows = (*rows + kRows - 1) / kRows * kRows;
+    if (const auto tail = tuning.get("tail_rows")) s.tail_rows = *tail;
+    return s;
+}
+
+void registers_u8_prepare(const std::vector<double>& taps, cudaStream_t stream) {
+    // Group 0 of each filter row's DP4A words: a 3x3 row fits one word.
+    const std::vector<std::int32_t> words = strips_dp4a_words(taps, 3);
+    if (words.empty()) throw CudaError("fast.walk-u8 takes integer taps in [-128, 127]");
+    const std::int32_t rows[3] = {words[0 * kDp4aGroups], words[1 * kDp4aGroups],
+                                  words[2 * kDp4aGroups]};
+    CUDA_CHECK(cudaMemcpyToSymbolAsync(c_dp4a_rows, rows, 3 * sizeof(std::int32_t), 0,
                                        cudaMemcpyHostToDevice, stream));
 }
 
 std::int64_t registers_u8_tail_rows(std::int64_t height, std::int64_t across, int band_rows,
-                                    std::int64_t resident_warps) {
+                                    std::int64_t resident_warps,
+                                    std::optional<std::int64_t> wanted_rows) {
     // The share of a wave, in percent, by the waves of the image's bands
     // (H100, RGB u8 edge, with the tail walk against without): under 3/4 of
     // a wave, the whole image (780x585 6.7 us against 8.2, 1920x1080 10.0
@@ -515,14 +539,10 @@ std::int64_t registers_u8_tail_rows(std::int64_t height, std::int64_t across, in
     // 13.6 with half a wave, 13.7 with the whole image; gray 4000x3000
     // within 0.2 us either way).
     std::int64_t wanted = -1;
-    if (const char* text = std::getenv("CUDACONV_FAST_WALK_TAIL")) {
-        char* end = nullptr;
-        const long long rows = std::strtoll(text, &end, 10);
-        if (end != text && *end == '\0' && rows >= 0) wanted = std::min<std::int64_t>(rows, height);
-    }
+    if (wanted_rows && *wanted_rows >= 0) wanted = std::min(*wanted_rows, height);
     if (wanted < 0) {
         const std::int64_t band_warps = across * ((height + band_rows - 1) / band_rows);
-        const std::int64_t share = 4 * band_warps <= 3 * resident_warps ? 100000  // percent
+        const std::int64_t share = 4 * band_warps <= 3 * resident_warps  ? 100000  // percent
                                    : 2 * band_warps < 3 * resident_warps ? 0
                                                                          : 50;
         const std::int64_t tail_warps = resident_warps * share / 100;
@@ -537,13 +557,17 @@ namespace {
 // The walk of the job, whose bottom rows (registers_u8_tail_rows) the tail
 // walk takes.
 template <int C, bool TakeAbs>
-void launch_walks(const DeviceJob& job, std::int64_t across, int band_rows, cudaStream_t stream) {
+void launch_walks(const DeviceJob& job, std::int64_t across, const WalkSettings& settings,
+                  cudaStream_t stream) {
+    const int band_rows = settings.band_rows;
     constexpr unsigned int kThreads = 32 * kWalkWarps;
     auto* head_kernel = &walk_kernel<kRows, C, TakeAbs, false>;
     auto* tail_kernel = &walk_kernel<kRows, C, TakeAbs, true>;
     static const std::int64_t resident_warps =  // asked once a kernel
-        std::int64_t{kWalkWarps} * resident_blocks(reinterpret_cast<const void*>(head_kernel), kThreads, 0);
-    const std::int64_t tail_rows = registers_u8_tail_rows(job.src_height, across, band_rows, resident_warps);
+        std::int64_t{kWalkWarps} *
+        resident_blocks(reinterpret_cast<const void*>(head_kernel), kThreads, 0);
+    const std::int64_t tail_rows = registers_u8_tail_rows(job.src_height, across, band_rows,
+                                                          resident_warps, settings.tail_rows);
     const std::int64_t head_rows = job.src_height - tail_rows;
     // CUDA blocks for `down` bands across, a warp a band.
     const auto blocks_for = [across](std::int64_t down) {
@@ -551,8 +575,8 @@ void launch_walks(const DeviceJob& job, std::int64_t across, int band_rows, cuda
     };
     if (head_rows > 0) {
         const std::int64_t down = (head_rows + band_rows - 1) / band_rows;
-        head_kernel<<<blocks_for(down), kThreads, 0, stream>>>(job, static_cast<int>(across),
-                                                                static_cast<int>(down), band_rows, 0);
+        head_kernel<<<blocks_for(down), kThreads, 0, stream>>>(
+            job, static_cast<int>(across), static_cast<int>(down), band_rows, 0);
     }
     if (tail_rows > 0) {
         const std::int64_t down = (tail_rows + kRows - 1) / kRows;
@@ -568,15 +592,15 @@ void launch_walks(const DeviceJob& job, std::int64_t across, int band_rows, cuda
         follows.val.programmaticStreamSerializationAllowed = 1;
         config.attrs = &follows;
         config.numAttrs = head_rows > 0 && current_device().cc_major >= 9 ? 1 : 0;
-        CUDA_CHECK(cudaLaunchKernelEx(&config, tail_kernel, job, static_cast<int>(across), static_cast<int>(down),
-                                      kRows, static_cast<int>(head_rows)));
+        CUDA_CHECK(cudaLaunchKernelEx(&config, tail_kernel, job, static_cast<int>(across),
+                                      static_cast<int>(down), kRows, static_cast<int>(head_rows)));
     }
 }
 
 }  // namespace
 
-void registers_u8_launch(const DeviceJob& job, int band_rows, cudaStream_t stream) {
-    if (band_rows <= 0 || band_rows % kRows != 0) {
+void registers_u8_launch(const DeviceJob& job, const WalkSettings& settings, cudaStream_t stream) {
+    if (settings.band_rows <= 0 || settings.band_rows % kRows != 0) {
         throw CudaError("fast: the register path's bands are whole blocks of 4 rows");
     }
     const std::int64_t across = (job.src_width * job.channels + 511) / 512;
@@ -584,12 +608,12 @@ void registers_u8_launch(const DeviceJob& job, int band_rows, cudaStream_t strea
         throw CudaError("fast: the image has too many rows for the register path");
     }
     switch (job.channels * 2 + (job.take_abs ? 1 : 0)) {
-        case 2: return launch_walks<1, false>(job, across, band_rows, stream);
-        case 3: return launch_walks<1, true>(job, across, band_rows, stream);
-        case 6: return launch_walks<3, false>(job, across, band_rows, stream);
-        case 7: return launch_walks<3, true>(job, across, band_rows, stream);
-        case 8: return launch_walks<4, false>(job, across, band_rows, stream);
-        case 9: return launch_walks<4, true>(job, across, band_rows, stream);
+        case 2: return launch_walks<1, false>(job, across, settings, stream);
+        case 3: return launch_walks<1, true>(job, across, settings, stream);
+        case 6: return launch_walks<3, false>(job, across, settings, stream);
+        case 7: return launch_walks<3, true>(job, across, settings, stream);
+        case 8: return launch_walks<4, false>(job, across, settings, stream);
+        case 9: return launch_walks<4, true>(job, across, settings, stream);
         default: throw CudaError("fast: the register path was asked for a job it does not take");
     }
 }

@@ -22,17 +22,19 @@
 // Square odd filters 3..31 with a centred anchor, any input depth, every
 // border but `valid`; anything else is refused with the reason. Jobs on u8
 // images (a constant border's value a whole u8) go to the tensor-core path
-// instead (kernels/separable_mma.cu), which multiplies the same taps as two
+// instead (kernels/fast_separable/separable_mma.cu), which multiplies the same taps as two
 // band matrices, several times faster than this one on 4000x3000
-// Gaussians (kernels/separable_mma.hpp).
+// Gaussians (kernels/fast_separable/separable_mma.hpp).
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <limits>
+#include <memory>
+#include <optional>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -85,11 +87,11 @@ CC_HD constexpr int ring_rows(int side) { return lag_steps(side) <= 1 ? 32 : 64;
 // row pass a warp's 16 staged rows (or its 16 ring rows) then fall on 16
 // different banks, and the other half-warp 16 samples further on.
 struct Layout {
-    int pixels;         // strip width
-    int samples;        // pixels * channels: block threads
-    int channel_floats; // one staged row of one channel: pixels + side - 1
-    int stage_stride;   // one staged row, every channel
-    int ring_stride;    // one intermediate row
+    int pixels;          // strip width
+    int samples;         // pixels * channels: block threads
+    int channel_floats;  // one staged row of one channel: pixels + side - 1
+    int stage_stride;    // one staged row, every channel
+    int ring_stride;     // one intermediate row
     int ring_rows;
 
     CC_HD Layout(int side, int channels, int strip)
@@ -122,7 +124,7 @@ struct StagedColumns {
 
 template <int K>
 __device__ __forceinline__ StagedColumns staged_columns(const DeviceJob& job, const Layout& layout,
-                                                       std::int64_t x_first) {
+                                                        std::int64_t x_first) {
     StagedColumns s;
     const int channels = job.channels;
     const int span = layout.channel_floats * channels;
@@ -176,8 +178,7 @@ __device__ __forceinline__ void load_step(const DeviceJob& job, const StagedColu
 // The loaded samples to the staging planes: channel c of pixel p of row i
 // at i * stage_stride + c * channel_floats + p.
 __device__ __forceinline__ void store_step(float* stage, const Layout& layout,
-                                           const StagedColumns& cols,
-                                           const float (&v)[2][kStep]) {
+                                           const StagedColumns& cols, const float (&v)[2][kStep]) {
 #pragma unroll
     for (int i = 0; i < kStep; ++i) {
         stage[i * layout.stage_stride + cols.stage_offset[0]] = v[0][i];
@@ -235,8 +236,7 @@ __global__ void __launch_bounds__(kMaxThreads, 2)
             __syncthreads();
             if (s + 1 < row_steps) {
                 const int next = (s + 1) * kStep;
-                load_step<In>(job, cols, y0 - kRadius + next, min(kStep, mid_rows - next),
-                              loaded);
+                load_step<In>(job, cols, y0 - kRadius + next, min(kStep, mid_rows - next), loaded);
             }
             const int m = s * kStep + row_item;
             if (m < mid_rows) {
@@ -254,8 +254,8 @@ __global__ void __launch_bounds__(kMaxThreads, 2)
                         if (i >= 0 && i < K) acc[o] = fmaf(c_row[i], v, acc[o]);
                     }
                 }
-                float* out = ring + (m & (kRing - 1)) * layout.ring_stride +
-                             row_group * kStep * C + row_channel;
+                float* out = ring + (m & (kRing - 1)) * layout.ring_stride + row_group * kStep * C +
+                             row_channel;
 #pragma unroll
                 for (int o = 0; o < kStep; ++o) out[o * C] = acc[o];
             }
@@ -321,8 +321,8 @@ bool is_instantiated_side(int side) {
 int choose_strip_rows(std::int64_t width, std::int64_t height, int side, int strip,
                       int blocks_per_sm, int sms) {
     const std::int64_t across = (width + strip - 1) / strip;
-    const std::int64_t per_wave = static_cast<std::int64_t>(std::max(1, blocks_per_sm)) *
-                                  std::max(1, sms);
+    const std::int64_t per_wave =
+        static_cast<std::int64_t>(std::max(1, blocks_per_sm)) * std::max(1, sms);
     int best = kMaxStripRows;
     double best_cost = std::numeric_limits<double>::infinity();
     for (int rows = kStep; rows <= kMaxStripRows; rows += kStep) {
@@ -339,54 +339,74 @@ int choose_strip_rows(std::int64_t width, std::int64_t height, int side, int str
     return best;
 }
 
-class FastSeparableBackend final : public CudaBackend {
+// fast-separable.strips's limits: the CUDA-core path of this file.
+Support strips_support(const Job& job, const DeviceInfo& device) {
+    const ConvParams& p = job.params;
+    const Filter& f = p.filter;
+    if (f.width != f.height || !is_instantiated_side(f.width)) {
+        return Support::no(fmt::format(
+            "fast-separable.strips is built for odd square filters 3x3 to {0}x{0}; this one is "
+            "{1}x{2}",
+            kMaxSide, f.width, f.height));
+    }
+    if (!separate(f)) {
+        return Support::no("the filter is not rank 1 (not an outer product of a row and a column)");
+    }
+    if (p.anchor_x != f.width / 2 || p.anchor_y != f.height / 2) {
+        return Support::no("fast-separable.strips needs the anchor at the filter's centre");
+    }
+    if (p.border == BorderMode::valid) {
+        return Support::no("fast-separable.strips does not do the valid border");
+    }
+    if (job.src.height > kMaxGridY * kMaxStripRows) {
+        return Support::no("the image is taller than fast-separable.strips' grid can cover");
+    }
+    if (job.src.channels < 1 || job.src.channels > 4) {
+        return Support::no("fast-separable.strips takes 1 to 4 channels");
+    }
+    const Layout layout(f.width, job.src.channels, strip_pixels(job.src.channels));
+    const std::size_t bytes = layout.floats() * sizeof(float);
+    if (bytes > device.shared_memory_per_block_optin) {
+        return Support::no(fmt::format("needs {} KB of shared memory per block; {} has {} KB",
+                                       (bytes + 1023) / 1024, device.name,
+                                       device.shared_memory_per_block_optin / 1024));
+    }
+    return Support::yes();
+}
+
+// fast-separable.mma's limits: the tensor-core path (kernels/fast_separable/separable_mma.cu).
+Support mma_support(const Job& job, const DeviceInfo& device) {
+    const DeviceJob dj = device_job_of(job);
+    if (!mma_take(job, dj)) {
+        return Support::no(
+            "fast-separable.mma takes rank-1 odd square filters up to 33x33, centred, on u8 "
+            "images of 1 to 4 channels, every border but valid (a constant one a whole u8)");
+    }
+    const std::size_t bytes = mma_shared_bytes(dj);
+    if (bytes > device.shared_memory_per_block_optin) {
+        return Support::no(fmt::format(
+            "fast-separable.mma needs {} KB of shared memory per block; {} has {} KB",
+            (bytes + 1023) / 1024, device.name, device.shared_memory_per_block_optin / 1024));
+    }
+    return Support::yes();
+}
+
+std::vector<TuningParam> strips_params() {
+    return {{"strip_rows",
+             "rows a block's strip, a multiple of 16 (default: the fewest waves of blocks)", kStep,
+             kMaxStripRows}};
+}
+std::vector<TuningParam> mma_params() {
+    return {{"max_blocks", "the most CUDA blocks (default: a block a tile)", 1, 1 << 30}};
+}
+
+// One run of the CUDA-core path: the taps in constant memory (held until the
+// run ends) and the strips' shape.
+class StripsRun final : public LaunchPlan {
 public:
-    std::string_view name() const override { return "fast-separable"; }
-    std::string_view summary() const override {
-        return "rank-1 filters in one kernel, intermediate in shared memory (odd square 3..31)";
-    }
-
-protected:
-    Support check_job(const Job& job, const DeviceInfo& device) const override {
-        const ConvParams& p = job.params;
-        const Filter& f = p.filter;
-        if (f.width != f.height || !is_instantiated_side(f.width)) {
-            return Support::no(fmt::format(
-                "fast-separable is built for odd square filters 3x3 to {0}x{0}; this one is {1}x{2}",
-                kMaxSide, f.width, f.height));
-        }
-        if (!separate(f)) {
-            return Support::no(
-                "the filter is not rank 1 (not an outer product of a row and a column)");
-        }
-        if (p.anchor_x != f.width / 2 || p.anchor_y != f.height / 2) {
-            return Support::no("fast-separable needs the anchor at the filter's centre");
-        }
-        if (p.border == BorderMode::valid) {
-            return Support::no("fast-separable does not do the valid border");
-        }
-        if (job.src.height > kMaxGridY * kMaxStripRows) {
-            return Support::no("the image is taller than fast-separable's grid can cover");
-        }
-        if (job.src.channels < 1 || job.src.channels > 4) {
-            return Support::no("fast-separable takes 1 to 4 channels");
-        }
-        const Layout layout(f.width, job.src.channels, strip_pixels(job.src.channels));
-        const std::size_t bytes = layout.floats() * sizeof(float);
-        if (bytes > device.shared_memory_per_block_optin) {
-            return Support::no(fmt::format("needs {} KB of shared memory per block; {} has {} KB",
-                                           (bytes + 1023) / 1024, device.name,
-                                           device.shared_memory_per_block_optin / 1024));
-        }
-        return Support::yes();
-    }
-
-    void prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) override {
-        tensor_cores_ = mma_take(job, dj) &&
-                        mma_shared_bytes(dj) <= current_device().shared_memory_per_block_optin;
-        if (tensor_cores_) return mma_.prepare(job, dj, stream);
+    StripsRun(const Job& job, const DeviceJob& dj, const Tuning& tuning, cudaStream_t stream)
+        : lock_(lock_constant_taps()) {
         taps_.upload(job.params.filter, "fast-separable", c_row, c_column, stream);
-
         strip_ = strip_pixels(dj.channels);
         const Layout layout(dj.filter_width, dj.channels, strip_);
         shared_bytes_ = layout.floats() * sizeof(float);
@@ -404,46 +424,131 @@ protected:
         }
         strip_rows_ = choose_strip_rows(dj.src_width, dj.src_height, dj.filter_width, strip_,
                                         blocks_per_sm, current_device().multiprocessors);
-        // A fixed strip height, a multiple of 16: for the tests, whose small
-        // images would otherwise always get the shortest strips (and never
-        // wrap the ring of intermediate rows), and for tuning.
-        if (const char* rows = std::getenv("CUDACONV_FAST_SEPARABLE_ROWS")) {
-            const int r = std::atoi(rows);
-            if (r >= kStep && r % kStep == 0 && (dj.src_height + r - 1) / r <= kMaxGridY) {
-                strip_rows_ = r;
+        // A set strip height: for the tests, whose small images would
+        // otherwise always get the shortest strips (and never wrap the ring
+        // of intermediate rows), and for tuning.
+        if (const auto rows = tuning.get("strip_rows")) {
+            if (*rows < kStep || *rows % kStep != 0 || *rows > kMaxStripRows ||
+                (dj.src_height + *rows - 1) / *rows > kMaxGridY) {
+                throw std::invalid_argument(fmt::format(
+                    "fast-separable.strips: strip_rows is a multiple of {} up to {}, and at most "
+                    "{} strips down the image",
+                    kStep, kMaxStripRows, kMaxGridY));
             }
+            strip_rows_ = *rows;
         }
     }
 
-    void launch(const DeviceJob& job, cudaStream_t stream) override {
+    void launch(const DeviceJob& job, cudaStream_t stream) const override {
         if (job.dst_width <= 0 || job.dst_height <= 0) return;
-        if (tensor_cores_) return mma_.launch(job, stream);
         with_kernel(job.filter_width, job.in_depth, [&](auto kernel) {
             const dim3 grid(blocks_for(job.src_width, strip_),
                             blocks_for(job.src_height, strip_rows_));
             kernel<<<grid, strip_ * job.channels, shared_bytes_, stream>>>(job, strip_,
-                                                                            strip_rows_);
+                                                                           strip_rows_);
         });
     }
-
-    void finish() override {
-        taps_.clear();
-        mma_.clear();
-    }
+    std::string_view path() const override { return "fast-separable.strips"; }
 
 private:
-    bool tensor_cores_ = false;  // this run's jobs go to the tensor-core path
-    MmaPath mma_;
+    std::unique_lock<std::mutex> lock_;
     Rank1Constants taps_;
     int strip_ = 0;
     int strip_rows_ = kStep;
     std::size_t shared_bytes_ = 0;
 };
 
+// One run of the tensor-core path.
+class MmaRun final : public LaunchPlan {
+public:
+    MmaRun(const Job& job, const DeviceJob& dj, const Tuning& tuning, cudaStream_t stream)
+        : lock_(lock_constant_taps()),
+          mma_(job, dj, tuning.get("max_blocks").value_or(0), stream) {}
+    void launch(const DeviceJob& job, cudaStream_t stream) const override {
+        if (job.dst_width <= 0 || job.dst_height <= 0) return;
+        mma_.launch(job, stream);
+    }
+    std::string_view path() const override { return "fast-separable.mma"; }
+
+private:
+    std::unique_lock<std::mutex> lock_;
+    MmaPath mma_;
+};
+
+// fast-separable: the tensor-core path for every job it takes (measured
+// faster on all of them, kernels/fast_separable/separable_mma.hpp), the CUDA-core path for
+// the rest.
+class FastSeparableBackend final : public CudaBackend {
+public:
+    std::string_view name() const override { return "fast-separable"; }
+    std::string_view summary() const override {
+        return "rank-1 filters: tensor cores on u8 (up to 33x33), else one kernel with the "
+               "intermediate in shared memory (odd square 3..31)";
+    }
+    std::optional<int> auto_rank(const Job& job) const override { return fast_separable_rank(job); }
+    std::vector<TuningParam> tuning_params() const override {
+        return merge_tuning_params({mma_params(), strips_params()});
+    }
+
+protected:
+    Support check_job(const Job& job, const DeviceInfo& device) const override {
+        if (mma_support(job, device).ok) return Support::yes();
+        return strips_support(job, device);
+    }
+
+    std::unique_ptr<LaunchPlan> plan(const Job& job, const DeviceJob& dj, const Tuning& tuning,
+                                     cudaStream_t stream) const override {
+        if (mma_support(job, current_device()).ok) {
+            return std::make_unique<MmaRun>(job, dj, tuning, stream);
+        }
+        return std::make_unique<StripsRun>(job, dj, tuning, stream);
+    }
+};
+
+// The two paths by name: fast-separable.mma and fast-separable.strips.
+class FastSeparablePath final : public CudaBackend {
+public:
+    enum class Kind { mma, strips };
+    explicit FastSeparablePath(Kind kind) : kind_(kind) {}
+
+    std::string_view name() const override {
+        return kind_ == Kind::mma ? "fast-separable.mma" : "fast-separable.strips";
+    }
+    std::string_view summary() const override {
+        return kind_ == Kind::mma ? "two banded matrix products on the tensor cores (u8)"
+                                  : "one kernel a strip, the intermediate in shared memory";
+    }
+    std::string_view parent() const override { return "fast-separable"; }
+    std::optional<int> auto_rank(const Job&) const override { return std::nullopt; }
+    std::vector<TuningParam> tuning_params() const override {
+        return kind_ == Kind::mma ? mma_params() : strips_params();
+    }
+
+protected:
+    Support check_job(const Job& job, const DeviceInfo& device) const override {
+        return kind_ == Kind::mma ? mma_support(job, device) : strips_support(job, device);
+    }
+    std::unique_ptr<LaunchPlan> plan(const Job& job, const DeviceJob& dj, const Tuning& tuning,
+                                     cudaStream_t stream) const override {
+        if (kind_ == Kind::mma) return std::make_unique<MmaRun>(job, dj, tuning, stream);
+        return std::make_unique<StripsRun>(job, dj, tuning, stream);
+    }
+
+private:
+    Kind kind_;
+};
+
 }  // namespace
 
 std::unique_ptr<Backend> make_fast_separable_backend() {
     return std::make_unique<FastSeparableBackend>();
+}
+
+std::vector<std::unique_ptr<Backend>> make_fast_separable_paths() {
+    std::vector<std::unique_ptr<Backend>> paths;
+    paths.push_back(std::make_unique<FastSeparablePath>(FastSeparablePath::Kind::mma));
+    paths.push_back(std::make_unique<FastSeparablePath>(FastSeparablePath::Kind::strips));
+    return paths;
 }
 
 }  // namespace cudaconv

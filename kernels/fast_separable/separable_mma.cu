@@ -89,7 +89,7 @@ CC_HD constexpr bool one_instruction_u8() {
 // A lane's fragment words (mma_fragments), as the device holds them: the 4
 // registers of one A fragment (a pass, k-block and hi/lo part) together,
 // lane-minor, so that a lane loads each fragment as one 16-byte vector and
-// a warp's load is 4 coalesced 128-byte lines (prepare() reorders them).
+// a warp's load is 4 coalesced 128-byte lines (MmaPath's constructor reorders them).
 static_assert(kMmaPassWords == kMaxBlocksK * 2 * 4);
 constexpr int kFragments = 2 * kMaxBlocksK * 2;  // (pass, k-block, part)
 __device__ uint4 d_fragments[kFragments * 32];
@@ -152,12 +152,11 @@ __device__ __forceinline__ std::uint32_t u8_pair_to_half2(const std::uint32_t (&
         constexpr unsigned kSelector = (P0 & 3) | (4 << 4) | ((P1 & 3) << 8) | (4 << 12);
         magic = __byte_perm(a[P0 / 4], 0x64646464u, kSelector);
     } else {
-        const std::uint32_t t =
-            __byte_perm(a[P0 / 4], a[P1 / 4], (P0 & 3) | ((4 + (P1 & 3)) << 8));
+        const std::uint32_t t = __byte_perm(a[P0 / 4], a[P1 / 4], (P0 & 3) | ((4 + (P1 & 3)) << 8));
         magic = (t & 0x00ff00ffu) | 0x64006400u;
     }
-    const __half2 v = __hsub2(*reinterpret_cast<const __half2*>(&magic),
-                              __half2half2(__ushort_as_half(0x6400)));
+    const __half2 v =
+        __hsub2(*reinterpret_cast<const __half2*>(&magic), __half2half2(__ushort_as_half(0x6400)));
     return *reinterpret_cast<const std::uint32_t*>(&v);
 }
 
@@ -251,8 +250,9 @@ __device__ __forceinline__ void stage_tile(const DeviceJob& job, int filtered, _
     // Vector loads need rows that start on 16-byte boundaries. Device
     // images are pitched, so theirs do; a job whose rows did not would
     // gather every item, slower but the same.
-    const bool aligned = ((reinterpret_cast<std::uintptr_t>(job.src) |
-                           static_cast<std::uintptr_t>(job.src_pitch)) & 15) == 0;
+    const bool aligned =
+        ((reinterpret_cast<std::uintptr_t>(job.src) | static_cast<std::uintptr_t>(job.src_pitch)) &
+         15) == 0;
     // Items a batch, their loads in flight together: at most 24 registers
     // of them (twice that spilled on 3 and 4 channels).
     constexpr int kBatch = 6 / C < kPerThread ? 6 / C : kPerThread;
@@ -354,8 +354,8 @@ __device__ __forceinline__ void filter_rows(const __half* plane, int r0,
     // ldmatrix.trans matrices: staged rows 0-7 and 8-15 of a k-block at the
     // pair's first 8 pixels, then the same at its next 8 (B fragments of
     // the pair's two tiles).
-    const __half* source = plane + (r0 + ((lane >> 3) & 1) * 8 + (lane & 7)) * G::kStagedStride +
-                           (lane >> 4) * 8;
+    const __half* source =
+        plane + (r0 + ((lane >> 3) & 1) * 8 + (lane & 7)) * G::kStagedStride + (lane >> 4) * 8;
     std::uint32_t mid_hi[2 * kPairs][2];
     std::uint32_t mid_lo[2 * kPairs][2];
 #pragma unroll
@@ -425,8 +425,8 @@ __device__ __forceinline__ std::uint8_t saturated_u8(float v) {
 
 // An output that is not u8, to the image. Out of line: filter_rows's
 // finish is inlined 32 times a channel.
-__device__ __noinline__ void store_wide(const DeviceJob& job, std::int64_t x, std::int64_t y,
-                                        int c, float value) {
+__device__ __noinline__ void store_wide(const DeviceJob& job, std::int64_t x, std::int64_t y, int c,
+                                        float value) {
     if (x < job.dst_width && y < job.dst_height) store_output(job, x, y, c, value);
 }
 
@@ -446,8 +446,8 @@ __device__ __forceinline__ void store_out_tile(const DeviceJob& job, const std::
     const int bytes = pixels * C;
     std::uint8_t* first_row =
         reinterpret_cast<std::uint8_t*>(job.dst + y0 * job.dst_pitch) + x0 * C;
-    const std::uintptr_t alignment =
-        reinterpret_cast<std::uintptr_t>(first_row) | static_cast<std::uintptr_t>(job.dst_pitch);
+    const std::uintptr_t alignment = reinterpret_cast<std::uintptr_t>(first_row) |
+                                     static_cast<std::uintptr_t>(job.dst_pitch);
     if (pixels == kTilePixels && rows == kTileRows && (alignment & 15) == 0) {
         constexpr int kVectorsPerRow = kTilePixels * C / 16;
         for (int v = static_cast<int>(threadIdx.x); v < kTileRows * kVectorsPerRow; v += kThreads) {
@@ -478,9 +478,8 @@ __global__ void __launch_bounds__(kThreads, min_blocks<KB, C>())
     extern __shared__ __align__(16) unsigned char smem[];
     const int filtered = job.filtered_channels;
     __half* staged = reinterpret_cast<__half*>(smem);
-    std::uint8_t* out_tile = job.out_depth == Depth::u8
-                                 ? smem + sizeof(__half) * G::halves(filtered)
-                                 : nullptr;
+    std::uint8_t* out_tile =
+        job.out_depth == Depth::u8 ? smem + sizeof(__half) * G::halves(filtered) : nullptr;
 
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int r0 = 16 * (static_cast<int>(threadIdx.x) >> 5);  // this warp's rows of a tile
@@ -526,7 +525,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks<KB, C>())
                 // output: |v| as a mask, and cvt's rounding half to even
                 // with negatives and NaN to 0.
                 std::uint8_t* out = out_tile + (r0 + 2 * t) * G::out_stride(C) + g * C + c;
-                filter_rows<KB>(plane, r0, column_a, row_a, [&](int u, const float (&sums)[2][4]) {
+                filter_rows<KB>(plane, r0, column_a, row_a, [&](int u, const float(&sums)[2][4]) {
 #pragma unroll
                     for (int h = 0; h < 2; ++h) {
 #pragma unroll
@@ -540,7 +539,7 @@ __global__ void __launch_bounds__(kThreads, min_blocks<KB, C>())
                     }
                 });
             } else {
-                filter_rows<KB>(plane, r0, column_a, row_a, [&](int u, const float (&sums)[2][4]) {
+                filter_rows<KB>(plane, r0, column_a, row_a, [&](int u, const float(&sums)[2][4]) {
 #pragma unroll
                     for (int h = 0; h < 2; ++h) {
 #pragma unroll
@@ -601,11 +600,6 @@ std::int64_t tiles_of(const DeviceJob& job, std::int64_t* across = nullptr) {
     const std::int64_t x = (job.dst_width + kTilePixels - 1) / kTilePixels;
     if (across) *across = x;
     return x * ((job.dst_height + kTileRows - 1) / kTileRows);
-}
-
-bool mma_enabled() {
-    const char* text = std::getenv("CUDACONV_FAST_SEPARABLE_MMA");
-    return text == nullptr || std::string_view(text) != "0";
 }
 
 }  // namespace
@@ -673,7 +667,6 @@ std::vector<std::uint32_t> mma_fragments(const Rank1Filter& f, const MmaTapScale
 }
 
 bool mma_take(const Job& job, const DeviceJob& dj) {
-    if (!mma_enabled()) return false;
     const int side = dj.filter_width;
     const int largest_side = 16 * (kMaxBlocksK - 1) + 1;
     if (dj.filter_height != side || side % 2 == 0 || side > largest_side) return false;
@@ -697,7 +690,7 @@ std::size_t mma_shared_bytes(const DeviceJob& dj) {
                : Geometry<3>::bytes(dj.filtered_channels, dj.channels, u8_out);
 }
 
-void MmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) {
+MmaPath::MmaPath(const Job& job, const DeviceJob& dj, int max_blocks, cudaStream_t stream) {
     const auto factors = separate(job.params.filter);
     if (!factors) throw CudaError("fast-separable: the filter is not rank 1");
     const MmaTapScales s = mma_tap_scales(*factors);
@@ -731,10 +724,7 @@ void MmaPath::prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) 
     // time at its end (ncu: 154.7 K active cycles of 202.4 K) and is 10%
     // slower (H200, RGB u8 sigma=5: 102.8 against 92.0 us).
     grid_ = static_cast<int>(std::max<std::int64_t>(1, tiles_of(dj)));
-    // Fewer blocks, for the tests: each then walks many tiles.
-    if (const char* blocks = std::getenv("CUDACONV_FAST_SEPARABLE_BLOCKS")) {
-        if (const int n = std::atoi(blocks); n > 0) grid_ = std::min(grid_, n);
-    }
+    if (max_blocks > 0) grid_ = std::min(grid_, max_blocks);
 }
 
 void MmaPath::launch(const DeviceJob& job, cudaStream_t stream) const {

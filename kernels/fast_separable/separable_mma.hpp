@@ -21,9 +21,7 @@ namespace cudaconv {
 // to 4 channels; every border but valid, a constant border's value a whole
 // u8. It is faster than the CUDA-core path on every such job measured
 // (4000x3000 Gaussians 3 to 31 on an H100: RGB 73.5-88 us, where the
-// CUDA-core path takes 528-672), so it takes them all;
-// CUDACONV_FAST_SEPARABLE_MMA=0 turns it off, so that tests and benchmarks
-// reach the CUDA-core path for the same jobs.
+// CUDA-core path takes 528-672), so fast-separable picks it for them all.
 bool mma_take(const Job& job, const DeviceJob& device_job);
 
 // Shared memory a block of the tensor-core path takes for this job: up to
@@ -72,13 +70,14 @@ std::vector<std::uint32_t> mma_fragments(const Rank1Filter& factors, const MmaTa
 
 // What a run of the tensor-core path prepares once: the taps as the tensor
 // cores' operand fragments (built here, copied to the device on the job's
-// stream; the host copy is kept until clear(), as the copy is
-// asynchronous) and the launch's shape.
+// stream; the host copy is kept with the object, as the copy is
+// asynchronous; the caller holds lock_constant_taps()) and the launch's
+// shape, its grid at most `max_blocks` (0: a block a tile; fewer make each
+// block walk many tiles, for the tests).
 class MmaPath {
 public:
-    void prepare(const Job& job, const DeviceJob& device_job, cudaStream_t stream);
+    MmaPath(const Job& job, const DeviceJob& device_job, int max_blocks, cudaStream_t stream);
     void launch(const DeviceJob& job, cudaStream_t stream) const;
-    void clear() { fragments_.clear(); }
 
 private:
     std::vector<std::uint32_t> fragments_;

@@ -4,21 +4,21 @@
 // Scheme. Output (x, y) reads the bordered input over a window of
 // used = (dst_width + fw - 1) x (dst_height + fh - 1) samples, starting at
 // (origin_x, origin_y). A pad kernel writes that window, one float plane per
-// filtered channel, into Hp x Wp planes (fast sizes of kernels/fft_sizes.hpp)
+// filtered channel, into Hp x Wp planes (fast sizes of kernels/fft/fft_sizes.hpp)
 // and zeros the rest. Every border mode, constant and valid included, is
 // thereby applied exactly in the spatial domain, by the shared policy. The
 // circular correlation R(x, y) = sum_ij T(i, j) P((x + i) mod Wp, (y + j) mod Hp)
 // of the planes P with the zero-padded taps T never wraps for x < dst_width,
 // y < dst_height, because x + i < used_width <= Wp; so R is the exact
 // correlation there. In the frequency domain R = F^-1(F(P) . conj(F(T))) / N,
-// N = Hp * Wp. prepare() computes conj(F(T)) / N once (untimed) and keeps
+// N = Hp * Wp. plan() computes conj(F(T)) / N once (untimed) and keeps
 // it, with the plans and buffers, for the next run of the same shape and
 // taps on the thread (a batch's images, one filter); each launch
 // is pad, one batched R2C over the planes, a pointwise product, one batched
 // C2R, and a finish kernel that crops, applies scale/delta/abs and the output
 // depth, interleaves the channels and copies alpha.
 //
-// Accuracy (the bound of fft_error_bound() in kernels/fft_sizes.hpp). Let
+// Accuracy (the bound of fft_error_bound() in kernels/fft/fft_sizes.hpp). Let
 // u = 2^-24, S = sum |taps|, M = max |P|, p and t the padded planes. A
 // Cooley-Tukey FFT with accurate twiddles has a normwise error
 // ||fl(Fx) - Fx||_2 <= c u log2(N) ||Fx||_2, c about 5 (Gentleman & Sande
@@ -82,7 +82,7 @@ constexpr double kMaxSpectrumMagnitude = 1e36;
 // memory check refuses first and every 64-bit index product stays small.
 constexpr double kMaxTransformSamples = 1099511627776.0;
 // cuFFT's work area for these 2-D R2C/C2R plans, as a share of the batch's
-// spectra, for the memory check before any plan exists; prepare() then
+// spectra, for the memory check before any plan exists; plan() then
 // allocates what cuFFT asks for. Measured on H100 / CUDA 13 over even widths
 // 2..24010 and heights 2..16807, batches 1/3/4: never above 1.0 (odd widths,
 // which this variant never plans, reach 4).
@@ -224,11 +224,10 @@ FftPlan make_plan(const FftShape& shape, cufftType type, std::int64_t batch, cud
     long long spectrum_embed[2] = {shape.padded_height, shape.spectrum_width()};
     const bool forward = type == CUFFT_R2C;
     std::size_t work = 0;
-    CUFFT_CHECK(cufftMakePlanMany64(plan.get(), 2, n, forward ? real_embed : spectrum_embed, 1,
-                                    forward ? shape.plane() : shape.spectrum_plane(),
-                                    forward ? spectrum_embed : real_embed, 1,
-                                    forward ? shape.spectrum_plane() : shape.plane(), type, batch,
-                                    &work));
+    CUFFT_CHECK(cufftMakePlanMany64(
+        plan.get(), 2, n, forward ? real_embed : spectrum_embed, 1,
+        forward ? shape.plane() : shape.spectrum_plane(), forward ? spectrum_embed : real_embed, 1,
+        forward ? shape.spectrum_plane() : shape.plane(), type, batch, &work));
     *work_bytes = std::max(*work_bytes, work);
     return plan;
 }
@@ -251,7 +250,7 @@ double transform_samples(const FftShape& shape, int channels) {
            channels;
 }
 
-// What prepare() builds, kept for the next run with the same transform
+// What plan() builds, kept for the next run with the same transform
 // shape, channel count and taps: a batch filters image after image with one
 // filter, and building it (three plans, 300 MB of buffers for 12 megapixels
 // of RGB, the filter's transform) took longer than filtering. One a thread,
@@ -296,9 +295,53 @@ struct FftState {
 
 thread_local FftState t_fft;
 
+// One run of the fft variant: its launches, on the thread's kept state.
+class FftRun final : public LaunchPlan {
+public:
+    explicit FftRun(FftState& state) : state_(state) {}
+
+    void launch(const DeviceJob& job, cudaStream_t stream) const override {
+        FftState& state = state_;
+        const FftShape& shape = state.key->shape;
+        const PlaneLayout layout = layout_of(shape);
+        const dim3 block(kBlockX, kBlockY);
+        try {
+            dispatch_input_depth(job.in_depth, [&](auto sample) {
+                pad_image_kernel<decltype(sample)>
+                    <<<grid_2d(layout.width, layout.height), block, 0, stream>>>(
+                        job, layout, state.d_planes.get());
+            });
+            CUDA_CHECK_LAUNCH();
+            CUFFT_CHECK(
+                cufftExecR2C(state.forward.get(), state.d_planes.get(), state.d_spectra.get()));
+            multiply_spectra_kernel<<<grid_1d(shape.spectrum_plane()), kBlock1D, 0, stream>>>(
+                state.d_spectra.get(), state.d_filter_spectrum.get(), shape.spectrum_plane(),
+                job.filtered_channels);
+            CUDA_CHECK_LAUNCH();
+            CUFFT_CHECK(
+                cufftExecC2R(state.inverse.get(), state.d_spectra.get(), state.d_planes.get()));
+            dispatch_input_depth(job.in_depth, [&](auto sample) {
+                finish_kernel<decltype(sample)>
+                    <<<grid_2d(job.dst_width, job.dst_height), block, 0, stream>>>(
+                        job, layout, state.d_planes.get());
+            });
+        } catch (...) {
+            // Whatever failed, the next run builds afresh; the caller waits
+            // for the stream before anything of this run is freed.
+            static_cast<void>(cudaStreamSynchronize(stream));
+            state.clear();
+            throw;
+        }
+    }
+
+private:
+    FftState& state_;
+};
+
 class FftBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "fft"; }
+    std::optional<int> auto_rank(const Job& job) const override { return fft_rank(job); }
     std::string_view summary() const override {
         return "cuFFT: frequency-domain product, for large filters";
     }
@@ -319,12 +362,13 @@ protected:
             return Support::no("the input has NaN or Inf samples, which a transform spreads "
                                "to every output");
         }
-        const double peak = static_cast<double>(shape.plane()) * largest *
-                            std::max(1.0, tap_abs_sum(job));
+        const double peak =
+            static_cast<double>(shape.plane()) * largest * std::max(1.0, tap_abs_sum(job));
         if (peak > kMaxSpectrumMagnitude) {
             return Support::no(fmt::format(
                 "samples up to {:g} and taps summing to {:g} would overflow float32 in a {}x{} "
-                "transform", largest, tap_abs_sum(job), shape.padded_width, shape.padded_height));
+                "transform",
+                largest, tap_abs_sum(job), shape.padded_width, shape.padded_height));
         }
         return Support::yes();
     }
@@ -341,9 +385,27 @@ protected:
         return total < 0x1p62 ? static_cast<std::size_t>(total) : (std::size_t{1} << 62);
     }
 
-    void prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) override {
-        FftKey key{0, fft_shape(job), job.filtered_channels(), job.params.filter.width,
-                   job.params.filter.height, job.params.filter.taps};
+    bool keeps_fft_state() const override { return true; }
+
+    Tolerance tolerance(const Job& job) const override {
+        // The float32 transforms' absolute bound (kernels/fft/fft_sizes.hpp).
+        const double bound = fft_error_bound(job);
+        Tolerance t;
+        t.integer_levels = 1.0 + std::floor(bound);
+        t.float_absolute = bound;
+        return t;
+    }
+
+    // The plans and buffers stay on the thread (t_fft) between runs of one
+    // shape and filter; a run's plan points at them.
+    std::unique_ptr<LaunchPlan> plan(const Job& job, const DeviceJob& dj, const Tuning&,
+                                     cudaStream_t stream) const override {
+        FftKey key{0,
+                   fft_shape(job),
+                   job.filtered_channels(),
+                   job.params.filter.width,
+                   job.params.filter.height,
+                   job.params.filter.taps};
         CUDA_CHECK(cudaGetDevice(&key.device));
         FftState& state = t_fft;
         try {
@@ -359,40 +421,7 @@ protected:
             state.clear();
             throw;
         }
-    }
-
-    void launch(const DeviceJob& job, cudaStream_t stream) override {
-        FftState& state = t_fft;
-        const FftShape& shape = state.key->shape;
-        const PlaneLayout layout = layout_of(shape);
-        const dim3 block(kBlockX, kBlockY);
-        try {
-            dispatch_input_depth(job.in_depth, [&](auto sample) {
-                pad_image_kernel<decltype(sample)>
-                    <<<grid_2d(layout.width, layout.height), block, 0, stream>>>(
-                        job, layout, state.d_planes.get());
-            });
-            CUDA_CHECK_LAUNCH();
-            CUFFT_CHECK(cufftExecR2C(state.forward.get(), state.d_planes.get(),
-                                     state.d_spectra.get()));
-            multiply_spectra_kernel<<<grid_1d(shape.spectrum_plane()), kBlock1D, 0, stream>>>(
-                state.d_spectra.get(), state.d_filter_spectrum.get(), shape.spectrum_plane(),
-                job.filtered_channels);
-            CUDA_CHECK_LAUNCH();
-            CUFFT_CHECK(cufftExecC2R(state.inverse.get(), state.d_spectra.get(),
-                                     state.d_planes.get()));
-            dispatch_input_depth(job.in_depth, [&](auto sample) {
-                finish_kernel<decltype(sample)>
-                    <<<grid_2d(job.dst_width, job.dst_height), block, 0, stream>>>(
-                        job, layout, state.d_planes.get());
-            });
-        } catch (...) {
-            // Whatever failed, the next run builds afresh; the caller waits
-            // for the stream before anything of this run is freed.
-            static_cast<void>(cudaStreamSynchronize(stream));
-            state.clear();
-            throw;
-        }
+        return std::make_unique<FftRun>(state);
     }
 
 private:
@@ -418,8 +447,8 @@ private:
                           stream>>>(dj.taps, dj.filter_width, dj.filter_height, layout,
                                     state.d_planes.get());
         CUDA_CHECK_LAUNCH();
-        CUFFT_CHECK(cufftExecR2C(filter_plan.get(), state.d_planes.get(),
-                                 state.d_filter_spectrum.get()));
+        CUFFT_CHECK(
+            cufftExecR2C(filter_plan.get(), state.d_planes.get(), state.d_filter_spectrum.get()));
         const float inverse_n = static_cast<float>(1.0 / static_cast<double>(shape.plane()));
         conjugate_scale_kernel<<<grid_1d(shape.spectrum_plane()), kBlock1D, 0, stream>>>(
             state.d_filter_spectrum.get(), shape.spectrum_plane(), inverse_n);

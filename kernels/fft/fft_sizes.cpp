@@ -87,20 +87,20 @@ double tap_abs_sum(const Job& job) {
 }
 
 double max_abs_padded_sample(const Job& job) {
-    double largest =
-        job.params.border == BorderMode::constant ? std::abs(job.params.border_value) : 0.0;
+    double largest = job.params.border == BorderMode::constant ? std::abs(job.params.border_value)
+                                                               : 0.0;
     const ConstImageView& src = job.src;
     const int filtered = job.filtered_channels();
     for (std::int64_t y = 0; y < src.height && src.data != nullptr; ++y) {
         double row_max = 0.0;
         switch (src.depth) {
             case Depth::u8:
-                row_max = max_abs_in_row<std::uint8_t>(src.row(y), src.width, src.channels,
-                                                       filtered);
+                row_max =
+                    max_abs_in_row<std::uint8_t>(src.row(y), src.width, src.channels, filtered);
                 break;
             case Depth::u16:
-                row_max = max_abs_in_row<std::uint16_t>(src.row(y), src.width, src.channels,
-                                                        filtered);
+                row_max =
+                    max_abs_in_row<std::uint16_t>(src.row(y), src.width, src.channels, filtered);
                 break;
             case Depth::f32:
                 row_max = max_abs_in_row<float>(src.row(y), src.width, src.channels, filtered);
@@ -113,8 +113,8 @@ double max_abs_padded_sample(const Job& job) {
 }
 
 double fft_error_bound(const FftShape& shape, double tap_abs_sum, double max_abs_sample) {
-    const double samples = static_cast<double>(shape.padded_width) *
-                           static_cast<double>(shape.padded_height);
+    const double samples =
+        static_cast<double>(shape.padded_width) * static_cast<double>(shape.padded_height);
     return kFftErrorFactor * kFloat32Roundoff * (std::log2(samples) + 2.0) * tap_abs_sum *
            max_abs_sample;
 }

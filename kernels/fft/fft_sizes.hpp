@@ -27,8 +27,8 @@ std::int64_t next_fast_even_fft_size(std::int64_t n);
 // input over a (used_width x used_height) window; zero-padded to the
 // transform size, a circular correlation then never wraps into an output.
 struct FftShape {
-    std::int64_t used_width = 0;   // dst_width + filter_width - 1
-    std::int64_t used_height = 0;  // dst_height + filter_height - 1
+    std::int64_t used_width = 0;     // dst_width + filter_width - 1
+    std::int64_t used_height = 0;    // dst_height + filter_height - 1
     std::int64_t padded_width = 0;   // even and fast, >= used_width
     std::int64_t padded_height = 0;  // fast, >= max(used_height, 2)
 

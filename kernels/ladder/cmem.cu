@@ -24,7 +24,7 @@ constexpr int kBlockX = 16;
 constexpr int kBlockY = 16;
 
 // Process-wide, like any __constant__ symbol: fine because runs are
-// sequential; prepare() fills it before each run's launches.
+// sequential; plan() fills it before each run's launches.
 __constant__ float c_taps[kMaxConstantTaps];
 
 template <typename In>
@@ -48,6 +48,7 @@ __global__ void cmem_kernel(DeviceJob job) {
 class CmemBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "cmem"; }
+    std::optional<int> auto_rank(const Job&) const override { return kRankCmem; }
     std::string_view summary() const override {
         return "one thread per output, filter taps in __constant__ memory";
     }
@@ -67,19 +68,23 @@ protected:
         return Support::yes();
     }
 
-    void prepare(const Job&, const DeviceJob& job, cudaStream_t stream) override {
-        copy_taps_to_constant(c_taps, job, stream);
-    }
-
-    void launch(const DeviceJob& job, cudaStream_t stream) override {
-        // `valid` with a filter larger than the image leaves nothing to do
-        // (and a zero-sized grid is a launch error).
-        if (job.dst_width <= 0 || job.dst_height <= 0) return;
-        const dim3 block(kBlockX, kBlockY);
-        const dim3 grid(blocks_for(job.dst_width, kBlockX), blocks_for(job.dst_height, kBlockY));
-        dispatch_input_depth(job.in_depth, [&](auto sample) {
-            cmem_kernel<decltype(sample)><<<grid, block, 0, stream>>>(job);
-        });
+    std::unique_ptr<LaunchPlan> plan(const Job&, const DeviceJob& device_job, const Tuning&,
+                                     cudaStream_t stream) const override {
+        std::unique_lock<std::mutex> lock = lock_constant_taps();
+        copy_taps_to_constant(c_taps, device_job, stream);
+        return launch_only(
+            [](const DeviceJob& job, cudaStream_t stream) {
+                // `valid` with a filter larger than the image leaves nothing
+                // to do (and a zero-sized grid is a launch error).
+                if (job.dst_width <= 0 || job.dst_height <= 0) return;
+                const dim3 block(kBlockX, kBlockY);
+                const dim3 grid(blocks_for(job.dst_width, kBlockX),
+                                blocks_for(job.dst_height, kBlockY));
+                dispatch_input_depth(job.in_depth, [&](auto sample) {
+                    cmem_kernel<decltype(sample)><<<grid, block, 0, stream>>>(job);
+                });
+            },
+            std::move(lock));
     }
 };
 

@@ -1,7 +1,7 @@
 // naive: one thread per output pixel, image and filter in global memory.
 // The first rung of the ladder (first-principles blog, lecture): every tap
 // reads the input straight from global memory through the border policy
-// (direct_sum, kernels/device_common.cuh).
+// (direct_sum, kernels/device/device_common.cuh).
 #include <cuda_runtime.h>
 
 #include "kernels/runtime/cuda_backend.hpp"
@@ -31,6 +31,7 @@ __global__ void naive_kernel(DeviceJob job) {
 class NaiveBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "naive"; }
+    std::optional<int> auto_rank(const Job&) const override { return kRankNaive; }
     std::string_view summary() const override {
         return "one thread per output, image and filter in global memory";
     }
@@ -42,11 +43,15 @@ protected:
         return Support::yes();
     }
 
-    void launch(const DeviceJob& job, cudaStream_t stream) override {
-        const dim3 block(kBlockX, kBlockY);
-        const dim3 grid(blocks_for(job.dst_width, kBlockX), blocks_for(job.dst_height, kBlockY));
-        dispatch_input_depth(job.in_depth, [&](auto sample) {
-            naive_kernel<decltype(sample)><<<grid, block, 0, stream>>>(job);
+    std::unique_ptr<LaunchPlan> plan(const Job&, const DeviceJob&, const Tuning&,
+                                     cudaStream_t) const override {
+        return launch_only([](const DeviceJob& job, cudaStream_t stream) {
+            const dim3 block(kBlockX, kBlockY);
+            const dim3 grid(blocks_for(job.dst_width, kBlockX),
+                            blocks_for(job.dst_height, kBlockY));
+            dispatch_input_depth(job.in_depth, [&](auto sample) {
+                naive_kernel<decltype(sample)><<<grid, block, 0, stream>>>(job);
+            });
         });
     }
 };

@@ -27,6 +27,7 @@
 #include "kernels/runtime/cuda_backend.hpp"
 #include "kernels/runtime/cuda_check.hpp"
 #include "kernels/runtime/cuda_registry.hpp"
+#include "kernels/runtime/cuda_resources.hpp"
 #include "kernels/device/device_common.cuh"
 #include "kernels/device/rank1_constants.cuh"
 
@@ -57,7 +58,7 @@ constexpr int kColumnTileRows = kColumnThreadsY * kColumnSteps;
 constexpr std::int64_t kMaxGridY = 65535;
 
 // Process-wide, like any __constant__ symbol: fine because runs are
-// sequential; prepare() fills them before each run's launches.
+// sequential; plan() fills them before each run's launches.
 __constant__ float c_row[kMaxSide];
 __constant__ float c_column[kMaxSide];
 
@@ -86,7 +87,7 @@ std::size_t intermediate_bytes(std::int64_t src_height, std::int64_t dst_width, 
 // the sum over i of row[i] * input(x + origin_x + i, y, c), the input read
 // through the x border (y is always inside the image).
 template <typename In>
-__global__ void __launch_bounds__(kRowThreadsX * kRowThreadsY)
+__global__ void __launch_bounds__(kRowThreadsX* kRowThreadsY)
     row_pass_kernel(DeviceJob job, float* tmp, std::int64_t samples) {
     extern __shared__ float s_rows[];  // [kRowThreadsY][tile_samples]
     const int fc = job.filtered_channels;
@@ -131,7 +132,7 @@ __global__ void __launch_bounds__(kRowThreadsX * kRowThreadsY)
 // y0 + origin_y + r through the y border; the constant border's rows are
 // border_row, the border value after the row pass.
 template <typename In>
-__global__ void __launch_bounds__(kColumnThreadsX * kColumnThreadsY)
+__global__ void __launch_bounds__(kColumnThreadsX* kColumnThreadsY)
     column_pass_kernel(DeviceJob job, const float* tmp, std::int64_t samples, float border_row) {
     extern __shared__ float s_columns[];  // [tile_rows][kColumnThreadsX]
     const int tile_rows = kColumnTileRows + job.filter_height - 1;
@@ -178,49 +179,12 @@ void with_kernels(Depth depth, F&& f) {
     });
 }
 
-class SeparableBackend final : public CudaBackend {
+// One run: the taps in constant memory (held until the run ends), the
+// kernels' shared memory, and the intermediate rows.
+class SeparableRun final : public LaunchPlan {
 public:
-    std::string_view name() const override { return "separable"; }
-    std::string_view summary() const override {
-        return "row pass + column pass for rank-1 filters (gaussian, box, sobel, ...)";
-    }
-
-protected:
-    Support check_job(const Job& job, const DeviceInfo& device) const override {
-        const Filter& f = job.params.filter;
-        if (!separate(f)) {
-            return Support::no(
-                "the filter is not rank 1 (not an outer product of a row and a column)");
-        }
-        if (f.width > kMaxSide || f.height > kMaxSide) {
-            return Support::no(fmt::format("filter sides up to {} taps", kMaxSide));
-        }
-        const int fc = job.filtered_channels();
-        const std::size_t need =
-            std::max(row_tile_bytes(f.width, fc), column_tile_bytes(f.height));
-        if (need > device.shared_memory_per_block_optin) {
-            return Support::no(fmt::format(
-                "the {}x{} filter needs {} KB of shared memory per block; {} has {} KB", f.width,
-                f.height, (need + 1023) / 1024, device.name,
-                device.shared_memory_per_block_optin / 1024));
-        }
-        const std::int64_t samples = line_samples(job.dst.width, fc);
-        if ((samples + kRowTileSamples - 1) / kRowTileSamples > kMaxGridY) {
-            return Support::no(fmt::format("images up to {} samples wide ({} per row here)",
-                                           kMaxGridY * kRowTileSamples, samples));
-        }
-        if ((job.dst.height + kColumnTileRows - 1) / kColumnTileRows > kMaxGridY) {
-            return Support::no(
-                fmt::format("images up to {} rows tall", kMaxGridY * kColumnTileRows));
-        }
-        return Support::yes();
-    }
-
-    std::size_t extra_device_bytes(const Job& job) const override {
-        return intermediate_bytes(job.src.height, job.dst.width, job.filtered_channels());
-    }
-
-    void prepare(const Job& job, const DeviceJob& dj, cudaStream_t stream) override {
+    SeparableRun(const Job& job, const DeviceJob& dj, cudaStream_t stream)
+        : lock_(lock_constant_taps()) {
         taps_.upload(job.params.filter, "separable", c_row, c_column, stream);
         // An out-of-image row of the constant border: every sample is the
         // border value, so the row pass gives it times the row's sum.
@@ -238,16 +202,12 @@ protected:
                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(column_bytes_)));
         });
-        // Last, so that nothing above can throw and leak it (run() calls
-        // finish() only once prepare() has returned).
         const std::size_t bytes =
             intermediate_bytes(dj.src_height, dj.dst_width, dj.filtered_channels);
-        void* p = nullptr;
-        CUDA_CHECK(cudaMalloc(&p, bytes == 0 ? 1 : bytes));
-        d_tmp_ = static_cast<float*>(p);
+        d_tmp_ = device_array<float>(std::max<std::size_t>(1, bytes / sizeof(float)));
     }
 
-    void launch(const DeviceJob& job, cudaStream_t stream) override {
+    void launch(const DeviceJob& job, cudaStream_t stream) const override {
         // `valid` with a filter larger than the image leaves nothing to do
         // (and a zero-sized grid is a launch error).
         if (job.dst_width <= 0 || job.dst_height <= 0) return;
@@ -260,27 +220,70 @@ protected:
         const dim3 column_block(kColumnThreadsX, kColumnThreadsY);
         const dim3 column_grid(blocks_for(samples, kColumnThreadsX),
                                blocks_for(job.dst_height, kColumnTileRows));
+        float* d_tmp = d_tmp_.get();
         with_kernels(job.in_depth, [&](auto row_kernel, auto column_kernel) {
-            row_kernel<<<row_grid, row_block, row_bytes_, stream>>>(job, d_tmp_, samples);
+            row_kernel<<<row_grid, row_block, row_bytes_, stream>>>(job, d_tmp, samples);
             CUDA_CHECK_LAUNCH();
-            column_kernel<<<column_grid, column_block, column_bytes_, stream>>>(
-                job, d_tmp_, samples, border_row_);
+            column_kernel<<<column_grid, column_block, column_bytes_, stream>>>(job, d_tmp, samples,
+                                                                                border_row_);
         });
     }
 
-    void finish() override {
-        float* d_tmp = d_tmp_;
-        d_tmp_ = nullptr;  // freed at most once, even if cudaFree throws
-        if (d_tmp != nullptr) CUDA_CHECK(cudaFree(d_tmp));
-        taps_.clear();
-    }
-
 private:
+    std::unique_lock<std::mutex> lock_;
     Rank1Constants taps_;
     float border_row_ = 0.0f;
     std::size_t row_bytes_ = 0;
     std::size_t column_bytes_ = 0;
-    float* d_tmp_ = nullptr;
+    DeviceArray<float> d_tmp_;
+};
+
+class SeparableBackend final : public CudaBackend {
+public:
+    std::string_view name() const override { return "separable"; }
+    std::optional<int> auto_rank(const Job&) const override { return kRankSeparable; }
+    std::string_view summary() const override {
+        return "row pass + column pass for rank-1 filters (gaussian, box, sobel, ...)";
+    }
+
+protected:
+    Support check_job(const Job& job, const DeviceInfo& device) const override {
+        const Filter& f = job.params.filter;
+        if (!separate(f)) {
+            return Support::no(
+                "the filter is not rank 1 (not an outer product of a row and a column)");
+        }
+        if (f.width > kMaxSide || f.height > kMaxSide) {
+            return Support::no(fmt::format("filter sides up to {} taps", kMaxSide));
+        }
+        const int fc = job.filtered_channels();
+        const std::size_t need = std::max(row_tile_bytes(f.width, fc), column_tile_bytes(f.height));
+        if (need > device.shared_memory_per_block_optin) {
+            return Support::no(
+                fmt::format("the {}x{} filter needs {} KB of shared memory per block; {} has {} KB",
+                            f.width, f.height, (need + 1023) / 1024, device.name,
+                            device.shared_memory_per_block_optin / 1024));
+        }
+        const std::int64_t samples = line_samples(job.dst.width, fc);
+        if ((samples + kRowTileSamples - 1) / kRowTileSamples > kMaxGridY) {
+            return Support::no(fmt::format("images up to {} samples wide ({} per row here)",
+                                           kMaxGridY * kRowTileSamples, samples));
+        }
+        if ((job.dst.height + kColumnTileRows - 1) / kColumnTileRows > kMaxGridY) {
+            return Support::no(
+                fmt::format("images up to {} rows tall", kMaxGridY * kColumnTileRows));
+        }
+        return Support::yes();
+    }
+
+    std::size_t extra_device_bytes(const Job& job) const override {
+        return intermediate_bytes(job.src.height, job.dst.width, job.filtered_channels());
+    }
+
+    std::unique_ptr<LaunchPlan> plan(const Job& job, const DeviceJob& dj, const Tuning&,
+                                     cudaStream_t stream) const override {
+        return std::make_unique<SeparableRun>(job, dj, stream);
+    }
 };
 
 }  // namespace

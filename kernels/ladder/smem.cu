@@ -6,6 +6,9 @@
 // memory, where the warp-wide broadcast of one tap hits the L1.
 #include <cuda_runtime.h>
 
+#include <map>
+#include <mutex>
+
 #include <fmt/format.h>
 
 #include "kernels/runtime/cuda_backend.hpp"
@@ -61,8 +64,7 @@ __global__ void __launch_bounds__(kThreads) smem_kernel(DeviceJob job, TileShape
     // bottom tails the tile is narrower, and for `valid` the input past it
     // lies outside the image.
     const int out_w = static_cast<int>(job.dst_width - x0 < kTileW ? job.dst_width - x0 : kTileW);
-    const int out_h =
-        static_cast<int>(job.dst_height - y0 < kTileH ? job.dst_height - y0 : kTileH);
+    const int out_h = static_cast<int>(job.dst_height - y0 < kTileH ? job.dst_height - y0 : kTileH);
     const int load_w = out_w + job.filter_width - 1;
     const int load_h = out_h + job.filter_height - 1;
     const int plane = tile.width * tile.height;
@@ -102,9 +104,23 @@ void with_kernel(Depth depth, F&& f) {
     dispatch_input_depth(depth, [&](auto sample) { f(smem_kernel<decltype(sample)>); });
 }
 
+// Lets `kernel` take `bytes` of dynamic shared memory: the limit only
+// rises, under a lock, so that a run of a smaller tile on another thread
+// never lowers it below what a larger one's launches need.
+void allow_dynamic_shared(const void* kernel, int bytes) {
+    static std::mutex lock;
+    static std::map<const void*, int> allowed;
+    const std::lock_guard<std::mutex> guard(lock);
+    int& limit = allowed[kernel];
+    if (bytes <= limit) return;
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    limit = bytes;
+}
+
 class SmemBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "smem"; }
+    std::optional<int> auto_rank(const Job&) const override { return kRankSmem; }
     std::string_view summary() const override {
         return "input tile + halo in shared memory, loaded by all threads";
     }
@@ -127,27 +143,26 @@ protected:
         return Support::yes();
     }
 
-    void prepare(const Job&, const DeviceJob& job, cudaStream_t) override {
+    std::unique_ptr<LaunchPlan> plan(const Job&, const DeviceJob& device_job, const Tuning&,
+                                     cudaStream_t) const override {
         // Past 48 KB a kernel must opt in to its dynamic shared memory.
-        const int bytes = static_cast<int>(
-            tile_bytes(job.filter_width, job.filter_height, job.filtered_channels));
-        with_kernel(job.in_depth, [&](auto kernel) {
-            CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            bytes));
+        const int bytes = static_cast<int>(tile_bytes(
+            device_job.filter_width, device_job.filter_height, device_job.filtered_channels));
+        with_kernel(device_job.in_depth, [&](auto kernel) {
+            allow_dynamic_shared(reinterpret_cast<const void*>(kernel), bytes);
         });
-    }
-
-    void launch(const DeviceJob& job, cudaStream_t stream) override {
-        // `valid` with a filter larger than the image leaves nothing to do
-        // (and a zero-sized grid is a launch error).
-        if (job.dst_width <= 0 || job.dst_height <= 0) return;
-        const TileShape tile{kTileW + job.filter_width - 1, kTileH + job.filter_height - 1};
-        const std::size_t bytes =
-            tile_bytes(job.filter_width, job.filter_height, job.filtered_channels);
-        const dim3 block(kTileW, kTileH);
-        const dim3 grid(static_cast<unsigned int>(tile_count(job.dst_width, job.dst_height)));
-        with_kernel(job.in_depth,
-                    [&](auto kernel) { kernel<<<grid, block, bytes, stream>>>(job, tile); });
+        return launch_only([](const DeviceJob& job, cudaStream_t stream) {
+            // `valid` with a filter larger than the image leaves nothing to
+            // do (and a zero-sized grid is a launch error).
+            if (job.dst_width <= 0 || job.dst_height <= 0) return;
+            const TileShape tile{kTileW + job.filter_width - 1, kTileH + job.filter_height - 1};
+            const std::size_t bytes =
+                tile_bytes(job.filter_width, job.filter_height, job.filtered_channels);
+            const dim3 block(kTileW, kTileH);
+            const dim3 grid(static_cast<unsigned int>(tile_count(job.dst_width, job.dst_height)));
+            with_kernel(job.in_depth,
+                        [&](auto kernel) { kernel<<<grid, block, bytes, stream>>>(job, tile); });
+        });
     }
 };
 

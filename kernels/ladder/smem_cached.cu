@@ -88,6 +88,7 @@ __global__ void __launch_bounds__(kThreads) smem_cached_kernel(DeviceJob job) {
 class SmemCachedBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "smem-cached"; }
+    std::optional<int> auto_rank(const Job&) const override { return kRankSmemCached; }
     std::string_view summary() const override {
         return "own tile in shared memory, halo read from global through the caches";
     }
@@ -104,14 +105,17 @@ protected:
         return Support::yes();
     }
 
-    void launch(const DeviceJob& job, cudaStream_t stream) override {
-        // `valid` with a filter larger than the image leaves nothing to do
-        // (and a zero-sized grid is a launch error).
-        if (job.dst_width <= 0 || job.dst_height <= 0) return;
-        const dim3 block(kTileW, kTileH);
-        const dim3 grid(static_cast<unsigned int>(tile_count(job.dst_width, job.dst_height)));
-        dispatch_input_depth(job.in_depth, [&](auto sample) {
-            smem_cached_kernel<decltype(sample)><<<grid, block, 0, stream>>>(job);
+    std::unique_ptr<LaunchPlan> plan(const Job&, const DeviceJob&, const Tuning&,
+                                     cudaStream_t) const override {
+        return launch_only([](const DeviceJob& job, cudaStream_t stream) {
+            // `valid` with a filter larger than the image leaves nothing to
+            // do (and a zero-sized grid is a launch error).
+            if (job.dst_width <= 0 || job.dst_height <= 0) return;
+            const dim3 block(kTileW, kTileH);
+            const dim3 grid(static_cast<unsigned int>(tile_count(job.dst_width, job.dst_height)));
+            dispatch_input_depth(job.in_depth, [&](auto sample) {
+                smem_cached_kernel<decltype(sample)><<<grid, block, 0, stream>>>(job);
+            });
         });
     }
 };

@@ -66,7 +66,7 @@ constexpr int kMaxChannels = 4;
 constexpr std::int64_t kMaxGridX = 2147483647;
 
 // Process-wide, like any __constant__ symbol: fine because runs are
-// sequential; prepare() fills it before each run's launches.
+// sequential; plan() fills it before each run's launches.
 __constant__ float c_taps[kMaxTaps];
 
 std::int64_t tile_count(std::int64_t width, std::int64_t height) {
@@ -163,6 +163,7 @@ std::string instantiated_list() {
 class UnrolledBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "unrolled"; }
+    std::optional<int> auto_rank(const Job&) const override { return kRankUnrolled; }
     std::string_view summary() const override {
         return "smem tiling with the filter size a template parameter, loops unrolled";
     }
@@ -183,11 +184,14 @@ protected:
         return Support::yes();
     }
 
-    void prepare(const Job&, const DeviceJob& job, cudaStream_t stream) override {
-        copy_taps_to_constant(c_taps, job, stream);
+    std::unique_ptr<LaunchPlan> plan(const Job&, const DeviceJob& device_job, const Tuning&,
+                                     cudaStream_t stream) const override {
+        std::unique_lock<std::mutex> lock = lock_constant_taps();
+        copy_taps_to_constant(c_taps, device_job, stream);
+        return launch_only(&launch_unrolled, std::move(lock));
     }
 
-    void launch(const DeviceJob& job, cudaStream_t stream) override {
+    static void launch_unrolled(const DeviceJob& job, cudaStream_t stream) {
         // `valid` with a filter larger than the image leaves nothing to do
         // (and a zero-sized grid is a launch error).
         if (job.dst_width <= 0 || job.dst_height <= 0) return;

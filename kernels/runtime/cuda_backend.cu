@@ -5,6 +5,7 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
@@ -162,11 +163,40 @@ const DeviceInfo& current_device() {
     return probe.devices.front();
 }
 
+std::unique_lock<std::mutex> lock_constant_taps() {
+    static std::mutex constant_taps;
+    return std::unique_lock<std::mutex>(constant_taps);
+}
+
 int resident_blocks(const void* kernel, int threads, std::size_t shared_bytes) {
     int per_sm = 0;
     CUDA_CHECK(
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared_bytes));
     return std::max(1, per_sm) * std::max(1, current_device().multiprocessors);
+}
+
+DeviceJob device_job_of(const Job& job) {
+    DeviceJob dj;
+    dj.src_width = job.src.width;
+    dj.src_height = job.src.height;
+    dj.dst_width = job.dst.width;
+    dj.dst_height = job.dst.height;
+    dj.channels = job.src.channels;
+    dj.filtered_channels = job.filtered_channels();
+    dj.in_depth = job.src.depth;
+    dj.out_depth = job.dst.depth;
+    dj.filter_width = job.params.filter.width;
+    dj.filter_height = job.params.filter.height;
+    dj.origin_x = origin_x(job.params);
+    dj.origin_y = origin_y(job.params);
+    dj.centre_x = centre_offset_x(job.params);
+    dj.centre_y = centre_offset_y(job.params);
+    dj.border = job.params.border;
+    dj.border_value = static_cast<float>(job.params.border_value);
+    dj.scale = static_cast<float>(job.params.scale);
+    dj.delta = static_cast<float>(job.params.delta);
+    dj.take_abs = job.params.take_abs;
+    return dj;
 }
 
 Support CudaBackend::can_run(const Job& job) const {
@@ -176,18 +206,23 @@ Support CudaBackend::can_run(const Job& job) const {
     const std::size_t need = base_device_bytes(job) + extra_device_bytes(job);
     if (static_cast<double>(need) >
         kUsableMemoryShare * static_cast<double>(device.global_memory_bytes)) {
-        return Support::no(fmt::format("needs {:.1f} GiB of device memory, {} has {:.1f} GiB",
-                                       static_cast<double>(need) / (1u << 30), device.name,
-                                       static_cast<double>(device.global_memory_bytes) /
-                                           (1u << 30)));
+        return Support::no(
+            fmt::format("needs {:.1f} GiB of device memory, {} has {:.1f} GiB",
+                        static_cast<double>(need) / (1u << 30), device.name,
+                        static_cast<double>(device.global_memory_bytes) / (1u << 30)));
     }
     return check_job(job, device);
 }
 
 RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
+    // Values it does not read, or out of range, are the caller's mistake.
+    if (const std::string refusal = tuning_refusal(options.tuning, tuning_params(), name());
+        !refusal.empty()) {
+        throw std::invalid_argument(refusal);
+    }
     const DeviceInfo& device = current_device();
     CUDA_CHECK(cudaSetDevice(device.index));
-    if (name() != "fft") release_fft_state();
+    if (!keeps_fft_state()) release_fft_state();
     const Stream stream;
     // Device memory of this run alone, declared before the guard so that the
     // guard's wait comes before it is freed.
@@ -216,11 +251,10 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     // Memory the caller locked is copied at full speed.
     const Event up_start, up_stop;
     CUDA_CHECK(cudaEventRecord(up_start.get(), stream.get()));
-    CUDA_CHECK(cudaMemcpy2DAsync(d_src.get(), src_row, job.src.data,
-                                 static_cast<std::size_t>(job.src.row_bytes),
-                                 job.src.packed_row_bytes(),
-                                 static_cast<std::size_t>(job.src.height),
-                                 cudaMemcpyHostToDevice, stream.get()));
+    CUDA_CHECK(cudaMemcpy2DAsync(
+        d_src.get(), src_row, job.src.data, static_cast<std::size_t>(job.src.row_bytes),
+        job.src.packed_row_bytes(), static_cast<std::size_t>(job.src.height),
+        cudaMemcpyHostToDevice, stream.get()));
     CUDA_CHECK(cudaMemcpyAsync(d_taps.get(), taps.data(), taps.size() * sizeof(float),
                                cudaMemcpyHostToDevice, stream.get()));
     CUDA_CHECK(cudaEventRecord(up_stop.get(), stream.get()));
@@ -234,31 +268,12 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     // (0xFF bytes are 255, 65535 or NaN).
     CUDA_CHECK(cudaMemsetAsync(d_dst.get(), 0xFF, dst_bytes, stream.get()));
 
-    DeviceJob dj;
+    DeviceJob dj = device_job_of(job);
     dj.src = d_src.get();
     dj.dst = d_dst.get();
     dj.taps = d_taps.get();
-    dj.src_width = job.src.width;
-    dj.src_height = job.src.height;
     dj.src_pitch = static_cast<std::int64_t>(src_row);
-    dj.dst_width = job.dst.width;
-    dj.dst_height = job.dst.height;
     dj.dst_pitch = static_cast<std::int64_t>(dst_row);
-    dj.channels = job.src.channels;
-    dj.filtered_channels = job.filtered_channels();
-    dj.in_depth = job.src.depth;
-    dj.out_depth = job.dst.depth;
-    dj.filter_width = job.params.filter.width;
-    dj.filter_height = job.params.filter.height;
-    dj.origin_x = origin_x(job.params);
-    dj.origin_y = origin_y(job.params);
-    dj.centre_x = centre_offset_x(job.params);
-    dj.centre_y = centre_offset_y(job.params);
-    dj.border = job.params.border;
-    dj.border_value = static_cast<float>(job.params.border_value);
-    dj.scale = static_cast<float>(job.params.scale);
-    dj.delta = static_cast<float>(job.params.delta);
-    dj.take_abs = job.params.take_abs;
 
     // Copies 1..k-1 of the input and output for rotated launches; all hold
     // the same input, so whichever copy the last launch wrote is the output.
@@ -281,8 +296,9 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     const std::byte* d_result =
         launches[launch_count > 0 ? static_cast<std::size_t>(launch_count - 1) % copies : 0].dst;
 
-    prepare(job, dj, stream.get());
-    try {
+    {
+        const std::unique_ptr<LaunchPlan> plan = this->plan(job, dj, options.tuning, stream.get());
+        timings.path = std::string(plan->path());
         const Event start, stop;
         std::optional<StreamHold> hold;
         if (options.hold_timed_launches) hold.emplace();
@@ -290,7 +306,7 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
             const bool held = hold && i > 0;
             if (held) hold->hold(stream.get());
             CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
-            launch(launches[static_cast<std::size_t>(i) % copies], stream.get());
+            plan->launch(launches[static_cast<std::size_t>(i) % copies], stream.get());
             CUDA_CHECK_LAUNCH();
             CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
             if (held) hold->release();
@@ -303,14 +319,10 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
             }
             if (i >= options.warmup) timings.filter_ms.push_back(elapsed_ms(start, stop));
         }
-    } catch (...) {
-        finish();
-        throw;
     }
-    finish();
 
-    if (options.png_rows && compress_for_png(job, d_result, dst_row, *options.png_rows,
-                                             timings, stream.get())) {
+    if (options.png_rows &&
+        compress_for_png(job, d_result, dst_row, *options.png_rows, timings, stream.get())) {
         timings.upload_ms = elapsed_ms(up_start, up_stop);
         return timings;
     }
@@ -318,10 +330,9 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     const Event down_start, down_stop;
     CUDA_CHECK(cudaEventRecord(down_start.get(), stream.get()));
     CUDA_CHECK(cudaMemcpy2DAsync(job.dst.data, static_cast<std::size_t>(job.dst.row_bytes),
-                                 d_result, dst_row,
-                                 job.dst.packed_row_bytes(),
-                                 static_cast<std::size_t>(job.dst.height),
-                                 cudaMemcpyDeviceToHost, stream.get()));
+                                 d_result, dst_row, job.dst.packed_row_bytes(),
+                                 static_cast<std::size_t>(job.dst.height), cudaMemcpyDeviceToHost,
+                                 stream.get()));
     CUDA_CHECK(cudaEventRecord(down_stop.get(), stream.get()));
     CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     timings.upload_ms = elapsed_ms(up_start, up_stop);

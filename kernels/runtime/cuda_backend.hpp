@@ -6,13 +6,59 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
 
+#include "core/auto_select.hpp"
 #include "core/backend.hpp"
 #include "kernels/runtime/device_info.hpp"
 #include "kernels/runtime/device_job.hpp"
 
 namespace cudaconv {
+
+// What one run of a CUDA variant prepared (taps in constant memory, plans,
+// scratch buffers): made before the run's first launch, used by each of its
+// launches, destroyed after the last. The variant objects keep no state of
+// a job, so that two threads can run the same variant at once; variants
+// whose taps live in a __constant__ symbol hold that symbol's lock
+// (ConstantTapsLock) in their plan, so such runs take turns.
+class LaunchPlan {
+public:
+    virtual ~LaunchPlan() = default;
+    // One filtering of job.src into job.dst; timed by the caller.
+    virtual void launch(const DeviceJob& job, cudaStream_t stream) const = 0;
+    // The named path that runs, for a composite variant (RunTimings::path).
+    virtual std::string_view path() const { return {}; }
+};
+
+// A plan that is a launch function and nothing else: for the variants that
+// prepare nothing, or only constant memory (`lock` then held with it).
+template <typename Launch>
+std::unique_ptr<LaunchPlan> launch_only(Launch launch, std::unique_lock<std::mutex> lock = {}) {
+    class Plan final : public LaunchPlan {
+    public:
+        Plan(Launch launch, std::unique_lock<std::mutex> lock)
+            : launch_(std::move(launch)), lock_(std::move(lock)) {}
+        void launch(const DeviceJob& job, cudaStream_t stream) const override {
+            launch_(job, stream);
+        }
+
+    private:
+        Launch launch_;
+        std::unique_lock<std::mutex> lock_;
+    };
+    return std::make_unique<Plan>(std::move(launch), std::move(lock));
+}
+
+// The lock of the device's __constant__ tap symbols: a run that writes one
+// holds it from its copy to its last launch.
+std::unique_lock<std::mutex> lock_constant_taps();
+
+// The job as the device sees it, without its buffers (src, dst and taps
+// null, pitches 0): what the paths' checks read before a run.
+DeviceJob device_job_of(const Job& job);
 
 class CudaBackend : public Backend {
 public:
@@ -26,16 +72,18 @@ protected:
     virtual Support check_job(const Job& job, const DeviceInfo& device) const = 0;
     // Device bytes the variant needs beyond the input, output and taps.
     virtual std::size_t extra_device_bytes(const Job&) const { return 0; }
-    // Once per run, untimed: e.g. taps to constant memory, plans.
-    virtual void prepare(const Job&, const DeviceJob&, cudaStream_t) {}
-    // One filtering of job.src into job.dst; timed by the caller.
-    virtual void launch(const DeviceJob& job, cudaStream_t stream) = 0;
-    // After the last launch: free what prepare() made.
-    virtual void finish() {}
+    // Once per run, untimed: what the launches need (taps to constant
+    // memory, plans, buffers), with `tuning` in place of the rules' choices.
+    virtual std::unique_ptr<LaunchPlan> plan(const Job& job, const DeviceJob& device_job,
+                                             const Tuning& tuning, cudaStream_t stream) const = 0;
+    // Whether the variant keeps fft's plans between runs (the fft variant):
+    // the others free them first, so that they have the memory their check
+    // counted on.
+    virtual bool keeps_fft_state() const { return false; }
 };
 
 // Frees what the fft variant keeps on this thread between runs of one shape
-// and filter (kernels/fft.cu), so that another variant's run has the device
+// and filter (kernels/fft/fft.cu), so that another variant's run has the device
 // memory its check counted on. A no-op when fft kept nothing.
 void release_fft_state();
 

@@ -21,25 +21,27 @@ private:
     cudaError_t status_;
 };
 
-[[noreturn]] void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line);
-[[noreturn]] void throw_cufft_error(cufftResult status, const char* call, const char* file, int line);
+[[noreturn]] void throw_cuda_error(cudaError_t status, const char* call, const char* file,
+                                   int line);
+[[noreturn]] void throw_cufft_error(cufftResult status, const char* call, const char* file,
+                                    int line);
 const char* cufft_result_name(cufftResult status);
 
 }  // namespace cudaconv
 
-#define CUDA_CHECK(call)                                                               \
-    do {                                                                               \
-        const cudaError_t cc_status_ = (call);                                         \
-        if (cc_status_ != cudaSuccess)                                                 \
-            ::cudaconv::throw_cuda_error(cc_status_, #call, __FILE__, __LINE__);       \
+#define CUDA_CHECK(call)                                                         \
+    do {                                                                         \
+        const cudaError_t cc_status_ = (call);                                   \
+        if (cc_status_ != cudaSuccess)                                           \
+            ::cudaconv::throw_cuda_error(cc_status_, #call, __FILE__, __LINE__); \
     } while (0)
 
 // After every kernel launch: launch-configuration errors surface here.
 #define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
 
-#define CUFFT_CHECK(call)                                                              \
-    do {                                                                               \
-        const cufftResult cc_status_ = (call);                                         \
-        if (cc_status_ != CUFFT_SUCCESS)                                               \
-            ::cudaconv::throw_cufft_error(cc_status_, #call, __FILE__, __LINE__);      \
+#define CUFFT_CHECK(call)                                                         \
+    do {                                                                          \
+        const cufftResult cc_status_ = (call);                                    \
+        if (cc_status_ != CUFFT_SUCCESS)                                          \
+            ::cudaconv::throw_cufft_error(cc_status_, #call, __FILE__, __LINE__); \
     } while (0)

@@ -3,6 +3,7 @@
 // order of the tutorial ladder. src/variants/registry.cpp adds them after the
 // CPU variants.
 #include <memory>
+#include <vector>
 
 #include "core/backend.hpp"
 
@@ -18,5 +19,8 @@ std::unique_ptr<Backend> make_fft_backend();
 std::unique_ptr<Backend> make_cudnn_backend();
 std::unique_ptr<Backend> make_fast_backend();
 std::unique_ptr<Backend> make_fast_separable_backend();
+// The composites' named paths ("fast.strips", ...), listed after each.
+std::vector<std::unique_ptr<Backend>> make_fast_paths();
+std::vector<std::unique_ptr<Backend>> make_fast_separable_paths();
 
 }  // namespace cudaconv

@@ -32,7 +32,7 @@ const char* cufft_result_name(cufftResult status) {
 
 void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line) {
     throw CudaError(std::string("CUDA error in ") + call + " at " + file + ":" +
-                    std::to_string(line) + ": " + cudaGetErrorString(status),
+                        std::to_string(line) + ": " + cudaGetErrorString(status),
                     status);
 }
 

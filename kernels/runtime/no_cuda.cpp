@@ -4,6 +4,7 @@
 // `-k smem`, `list kernels` and `bench -k all` say why they cannot run
 // rather than not knowing them.
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -23,9 +24,12 @@ std::string no_device_reason() { return std::string("no CUDA device (") + kNoCud
 
 class NotBuiltBackend final : public Backend {
 public:
-    explicit NotBuiltBackend(std::string_view name) : name_(name) {}
+    explicit NotBuiltBackend(std::string_view name, std::string_view parent = {})
+        : name_(name), parent_(parent) {}
 
     std::string_view name() const override { return name_; }
+    std::string_view parent() const override { return parent_; }
+    std::optional<int> auto_rank(const Job&) const override { return std::nullopt; }
     std::string_view summary() const override {
         return "not in this build (built without the CUDA toolkit)";
     }
@@ -37,6 +41,7 @@ public:
 
 private:
     std::string_view name_;
+    std::string_view parent_;
 };
 
 std::unique_ptr<Backend> not_built(std::string_view name) {
@@ -71,5 +76,22 @@ std::unique_ptr<Backend> make_fft_backend() { return not_built("fft"); }
 std::unique_ptr<Backend> make_cudnn_backend() { return not_built("cudnn"); }
 std::unique_ptr<Backend> make_fast_backend() { return not_built("fast"); }
 std::unique_ptr<Backend> make_fast_separable_backend() { return not_built("fast-separable"); }
+
+std::vector<std::unique_ptr<Backend>> make_fast_paths() {
+    std::vector<std::unique_ptr<Backend>> paths;
+    for (const char* name :
+         {"fast.registers", "fast.walk-u8", "fast.strips", "fast.tiles", "fast.mma"}) {
+        paths.push_back(std::make_unique<NotBuiltBackend>(name, "fast"));
+    }
+    return paths;
+}
+
+std::vector<std::unique_ptr<Backend>> make_fast_separable_paths() {
+    std::vector<std::unique_ptr<Backend>> paths;
+    for (const char* name : {"fast-separable.mma", "fast-separable.strips"}) {
+        paths.push_back(std::make_unique<NotBuiltBackend>(name, "fast-separable"));
+    }
+    return paths;
+}
 
 }  // namespace cudaconv

@@ -8,11 +8,12 @@
 # ratio of their medians. A WRONG output or a refusal is printed as it is.
 #
 #   scripts/gpu/ab.sh "4000x3000x1 f32 random:3" "4000x3000x3 u8 edge"
-#   ROUNDS=5 scripts/gpu/ab.sh "4000x3000x1 f32 random:7 fast CUDACONV_STRIPS_ROWS=8"
+#   ROUNDS=5 scripts/gpu/ab.sh "4000x3000x3 u8 edge fast.strips band_rows=16"
 #
 # A job is "SIZE DEPTH FILTER [VARIANT [NAME=VALUE ...]]": the variant is
-# fast unless named; the NAME=VALUE pairs are set in the environment of
-# both binaries for that job. ROUNDS (default 3) rounds a job; CUDACONV
+# fast unless named; the NAME=VALUE pairs go to both binaries as
+# `bench --param NAME=VALUE` (a binary that lacks the variant or the
+# parameter prints its refusal). ROUNDS (default 3) rounds a job; CUDACONV
 # (default: unpack both from .carry) and BASELINE name other binaries.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -42,13 +43,12 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || 
 printf '%-52s %-26s %-26s %s\n' "job" "A (µs)" "B (µs)" "B/A"
 for job in "$@"; do
   read -r size depth filter variant rest <<<"$job"
-  read -ra env_pairs <<<"${rest:-}"
+  read -ra params <<<"${rest:-}"
   variant=${variant:-fast}
   a=() b=()
   for ((r = 0; r < rounds; ++r)); do
-    # In a subshell each, so that the job's NAME=VALUE pairs stay with it.
-    a+=("$( ((${#env_pairs[@]})) && export "${env_pairs[@]}"; time_one "$before" "$size" "$depth" "$filter" "$variant")")
-    b+=("$( ((${#env_pairs[@]})) && export "${env_pairs[@]}"; time_one "$after" "$size" "$depth" "$filter" "$variant")")
+    a+=("$(time_one "$before" "$size" "$depth" "$filter" "$variant" "${params[@]}")")
+    b+=("$(time_one "$after" "$size" "$depth" "$filter" "$variant" "${params[@]}")")
   done
   ma=$(echo "${a[*]}" | median) mb=$(echo "${b[*]}" | median)
   ratio=$([[ -n $ma && -n $mb ]] && awk -v a="$ma" -v b="$mb" 'BEGIN {printf "%.3f", b / a}' || echo "-")

@@ -84,17 +84,17 @@ for run in none edge dense31; do
   "$cudaconv" "$work/warm" -f "$spec" -k "$kernel" -o "$work/warm-out-$run/" -q || say "warm-up -f $run failed"
 done
 # HOST_PNG=1 adds an edge run whose PNGs the workers compress
-# (CUDACONV_DEVICE_PNG=0), to compare with the device's compression.
+# (--encoder cpu), to compare with the device's compression.
 runs=(none edge dense31)
 [[ ${HOST_PNG:-0} == 1 ]] && runs+=(edge-host-png)
 for run in "${runs[@]}"; do
   rm -rf "$work/out-$run" "$final/cudaconv-$run.json"  # --json refuses a file that exists
   spec=$run
   kernel=auto
-  device_png=1
+  encoder=auto
   [[ $run == dense31 ]] && spec=$work/dense31.txt && kernel=${DENSE_KERNEL:-auto}
-  [[ $run == edge-host-png ]] && spec=edge && device_png=0
-  timed "cudaconv-$run" env CUDACONV_DEVICE_PNG=$device_png "$cudaconv" "$work/in" -f "$spec" -k "$kernel" -o "$work/out-$run/{stem}.png" --json "$final/cudaconv-$run.json" -v
+  [[ $run == edge-host-png ]] && spec=edge && encoder=cpu
+  timed "cudaconv-$run" "$cudaconv" "$work/in" -f "$spec" -k "$kernel" --encoder "$encoder" -o "$work/out-$run/{stem}.png" --json "$final/cudaconv-$run.json" -v
   say "cudaconv -f $run: $(grep 'info: done' "$final/cudaconv-$run.err" | tail -1)"
   # -v's line on CUDA's start-up.
   awk '/CUDA start-up/ {sub(/.*debug: /, ""); print "  " $0}' "$final/cudaconv-$run.err" |

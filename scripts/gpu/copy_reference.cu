@@ -40,8 +40,8 @@ int main() {
     for (const Job& job : jobs) {
         // Sources and destinations over at least 4 times the L2, as the
         // bench rotates its inputs.
-        const int buffers = static_cast<int>(
-            std::max<std::size_t>(2, 4 * static_cast<std::size_t>(device.l2CacheSize) / job.bytes + 1));
+        const int buffers = static_cast<int>(std::max<std::size_t>(
+            2, 4 * static_cast<std::size_t>(device.l2CacheSize) / job.bytes + 1));
         std::vector<void*> from(buffers), to(buffers);
         for (int b = 0; b < buffers; ++b) {
             check_cuda(cudaMalloc(&from[b], job.bytes), "cudaMalloc");
@@ -52,8 +52,9 @@ int main() {
         const cudaconv::HeldTimes memcpy_result = cudaconv::time_held(
             hold, stream,
             [&](int b) {
-                check_cuda(cudaMemcpyAsync(to[b], from[b], job.bytes, cudaMemcpyDeviceToDevice, stream),
-                      "cudaMemcpyAsync");
+                check_cuda(
+                    cudaMemcpyAsync(to[b], from[b], job.bytes, cudaMemcpyDeviceToDevice, stream),
+                    "cudaMemcpyAsync");
             },
             buffers);
         const cudaconv::HeldTimes kernel_result = cudaconv::time_held(

@@ -8,7 +8,8 @@
 
 namespace cudaconv {
 
-__global__ void copy_vectors(const uint4* __restrict__ from, uint4* __restrict__ to, std::size_t n) {
+__global__ void copy_vectors(const uint4* __restrict__ from, uint4* __restrict__ to,
+                             std::size_t n) {
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
     for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
          i += stride) {

@@ -48,7 +48,8 @@ HeldTimes time_held(StreamHold& hold, cudaStream_t stream, Launch launch, int bu
         hold.release();
         check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
         if (hold.timed_out()) {
-            std::printf("a launch waited on the device while the stream was held: no device time\n");
+            std::printf(
+                "a launch waited on the device while the stream was held: no device time\n");
             std::exit(1);
         }
         float ms = 0;

@@ -52,8 +52,13 @@ def entries(fatbin):
 
 def normalise(blob):
     # Anonymous namespaces and internal symbols are named with a hash of the
-    # source file's path, so one source built in two checkouts differs there.
-    return re.sub(rb'(_GLOBAL__N__|_INTERNAL_)[0-9a-f]{8}_', rb'\1xxxxxxxx_', blob)
+    # source file's path, so one source built in two checkouts differs there;
+    # their names also end in a hash of the file's text
+    # (`_GLOBAL__N__<path hash>_20_fast_cu_<text hash>`), which a change to
+    # host code alone moves. Both are masked, keeping every length.
+    blob = re.sub(rb'(_GLOBAL__N__|_INTERNAL_)[0-9a-f]{8}_', rb'\1xxxxxxxx_', blob)
+    return re.sub(rb'((?:_GLOBAL__N__|_INTERNAL_)xxxxxxxx_\d+_[A-Za-z0-9_]+?_cu_)[0-9a-f]{8}',
+                  rb'\1xxxxxxxx', blob)
 
 
 def ptx_text(payload):

@@ -15,8 +15,7 @@ LineReader::LineReader(std::istream& in, std::size_t max_line_bytes, Ends ends, 
 
 LineReader::LineReader(std::string_view text, std::size_t max_line_bytes, Ends ends,
                        BlockCheck check)
-    : max_line_(max_line_bytes), ends_(ends), check_(std::move(check)), data_(text),
-      at_end_(true) {
+    : max_line_(max_line_bytes), ends_(ends), check_(std::move(check)), data_(text), at_end_(true) {
     if (check_ && !text.empty()) check_(text, 0);
 }
 
@@ -42,8 +41,8 @@ LineReader::Status LineReader::next() {
         const std::string_view rest = data_.substr(pos_);
         const std::size_t end = ends_ == Ends::any ? rest.find_first_of("\r\n") : rest.find('\n');
         // A \r last in the block may be the first half of \r\n.
-        const bool end_unsure =
-            end != std::string_view::npos && rest[end] == '\r' && end + 1 == rest.size();
+        const bool end_unsure = end != std::string_view::npos && rest[end] == '\r' &&
+                                end + 1 == rest.size();
         if ((end == std::string_view::npos || end_unsure) && !at_end_) {
             // One byte of slack: the \r of a \r\n that the block cut off.
             if (rest.size() > max_line_ + 1) {

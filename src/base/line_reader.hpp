@@ -29,8 +29,7 @@ public:
     // Lines of a stream (a file, a pipe, stdin), read in blocks.
     LineReader(std::istream& in, std::size_t max_line_bytes, Ends ends, BlockCheck check = {});
     // Lines of text already in memory.
-    LineReader(std::string_view text, std::size_t max_line_bytes, Ends ends,
-               BlockCheck check = {});
+    LineReader(std::string_view text, std::size_t max_line_bytes, Ends ends, BlockCheck check = {});
 
     // Moves to the next line. `line` when there is one (line(), number());
     // `too_long` when it is longer than max_line_bytes (number() is its

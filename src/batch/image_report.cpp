@@ -39,8 +39,8 @@ void print_timings(std::FILE* stream, const ImageReport& r) {
     };
     fmt::print(stream, "{} -> {}: {}x{} {}ch {} -> {}, {} {}x{}, {}\n", printable(r.input),
                printable(r.output), r.width, r.height, r.channels, depth_name(r.in_depth),
-               depth_name(r.out_depth), printable_spec(r.filter), r.filter_width,
-               r.filter_height, r.variant);
+               depth_name(r.out_depth), printable_spec(r.filter), r.filter_width, r.filter_height,
+               r.run.path.empty() ? r.variant : fmt::format("{} ({})", r.variant, r.run.path));
     stage("decode", r.decode_ms, true);
     stage("upload", r.run.upload_ms, on_gpu);
     fmt::print(stream, "  {:<9}{:>10.3f} ms", "filter", s.median_ms);
@@ -64,6 +64,8 @@ nlohmann::json to_json(const ImageReport& r) {
         {"input", r.input},
         {"output", r.output},
         {"variant", r.variant},
+        {"path", r.run.path.empty() ? nlohmann::json() : nlohmann::json(r.run.path)},
+        {"encoder", r.encoder},
         {"filter", {{"spec", r.filter}, {"width", r.filter_width}, {"height", r.filter_height}}},
         {"image",
          {{"width", r.width},

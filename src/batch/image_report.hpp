@@ -16,6 +16,7 @@ struct ImageReport {
     std::string input;
     std::string output;
     std::string variant;
+    std::string encoder = "cpu";  // "gpu" where the device compressed a PNG's rows
     std::string filter;
     int filter_width = 0;
     int filter_height = 0;

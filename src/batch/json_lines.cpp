@@ -24,8 +24,8 @@ JsonLines::JsonLines(const std::string& path, bool overwrite) {
         return;
     }
     name_ = path;
-    fd_ = ::open(path.c_str(),
-                 O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL), 0666);
+    fd_ =
+        ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL), 0666);
     if (fd_ < 0) throw WorkError(name_ + ": cannot write: " + errno_text(errno));
     owned_ = true;
 }
@@ -38,8 +38,8 @@ void JsonLines::write_line(const std::string& line) {
     const std::string text = line + "\n";
     // --timings prints on stdout through stdio: its text goes out first.
     if (!owned_) std::fflush(stdout);
-    if (const int err = write_all(fd_, reinterpret_cast<const std::uint8_t*>(text.data()),
-                                  text.size())) {
+    if (const int err =
+            write_all(fd_, reinterpret_cast<const std::uint8_t*>(text.data()), text.size())) {
         throw WorkError(name_ + ": cannot write: " + errno_text(err));
     }
 }

@@ -42,8 +42,9 @@ public:
         if (!threads.start([this] { relay(gpu_queue_, stages_.filter, encode_queue_); })) {
             cannot_start(threads, starting, "the batch's GPU thread");
         }
-        if (stages_.prepare_for_gpu &&
-            !threads.start([this] { relay(prepare_queue_, stages_.prepare_for_gpu, gpu_queue_); })) {
+        if (stages_.prepare_for_gpu && !threads.start([this] {
+                relay(prepare_queue_, stages_.prepare_for_gpu, gpu_queue_);
+            })) {
             cannot_start(threads, starting, "the thread that prepares images for the GPU");
         }
         // Workers: as many as asked where the system gives them, else half
@@ -51,8 +52,8 @@ public:
         const std::size_t first_worker = threads.size();
         int started = 0;
         while (started < options_.workers && threads.start([this, running, number = started] {
-                   if (number < running.get()) worker_loop();
-               })) {
+            if (number < running.get()) worker_loop();
+        })) {
             ++started;
         }
         if (started == 0) cannot_start(threads, starting, "the batch's first worker");

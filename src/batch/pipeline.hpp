@@ -63,8 +63,8 @@ struct PipelineStages {
 };
 
 struct PipelineOptions {
-    std::size_t count = 0;        // indices 0..count-1, decoded in order
-    int workers = 1;              // -j (fewer run where the system will not start that many)
+    std::size_t count = 0;  // indices 0..count-1, decoded in order
+    int workers = 1;        // -j (fewer run where the system will not start that many)
     std::size_t max_in_flight = 1;
 };
 

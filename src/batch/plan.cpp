@@ -30,8 +30,8 @@ std::string canonical(const std::string& path) {
 }
 
 bool writes_folders(const std::string& output) {
-    return output.find('{') != std::string::npos ||
-           (!output.empty() && output.back() == '/') || fs::is_directory(output);
+    return output.find('{') != std::string::npos || (!output.empty() && output.back() == '/') ||
+           fs::is_directory(output);
 }
 
 std::string existing_refusal(const std::vector<std::string>& existing) {
@@ -45,9 +45,8 @@ std::string existing_refusal(const std::vector<std::string>& existing) {
     const bool one = existing.size() == 1;
     return fmt::format("{} output{} exist{} already: {}; nothing was done (--overwrite replaces "
                        "{}, --skip-existing keeps {} and skips {} input{})",
-                       existing.size(), one ? "" : "s", one ? "s" : "", names,
-                       one ? "it" : "them", one ? "it" : "them", one ? "its" : "their",
-                       one ? "" : "s");
+                       existing.size(), one ? "" : "s", one ? "s" : "", names, one ? "it" : "them",
+                       one ? "it" : "them", one ? "its" : "their", one ? "" : "s");
 }
 
 // Whether the plan makes `folder`: it is one of the planned folders, or
@@ -72,12 +71,13 @@ void check_json_file(const PlanRequest& request, const std::vector<InputFile>& i
         std::any_of(request.other_inputs.begin(), request.other_inputs.end(),
                     [&](const std::string& other) { return canonical(other) == target; });
     if (reads_it) {
-        throw UsageError(
-            fmt::format("--json {}: the JSON file would overwrite an input; nothing was done", json));
+        throw UsageError(fmt::format(
+            "--json {}: the JSON file would overwrite an input; nothing was done", json));
     }
     if (const auto owner = output_owner.find(target); owner != output_owner.end()) {
-        throw UsageError(fmt::format("--json {}: {}'s image output is that file too; nothing was done",
-                                     json, owner->second));
+        throw UsageError(
+            fmt::format("--json {}: {}'s image output is that file too; nothing was done", json,
+                        owner->second));
     }
     // The outputs -k auto names only once it has chosen, by the variant's name.
     const fs::path name = fs::path(json).filename();
@@ -94,7 +94,8 @@ void check_json_file(const PlanRequest& request, const std::vector<InputFile>& i
         }
     }
     std::error_code ec;
-    if (fs::exists(fs::symlink_status(json, ec)) && request.existing != ExistingOutputs::overwrite) {
+    if (fs::exists(fs::symlink_status(json, ec)) &&
+        request.existing != ExistingOutputs::overwrite) {
         throw UsageError(fmt::format(
             "--json {}: exists already; nothing was done ({})", json,
             request.existing == ExistingOutputs::skip

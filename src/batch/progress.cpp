@@ -51,10 +51,9 @@ bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
 std::string progress_line(const ProgressState& s, int columns) {
     const std::size_t finished = s.done + s.failed;
     const double rate = s.elapsed_s > 0.0 ? static_cast<double>(finished) / s.elapsed_s : 0.0;
-    const std::string count = fmt::format("{:>{}}/{}", finished, fmt::format("{}", s.total).size(),
-                                          s.total);
-    const int percent =
-        s.total ? static_cast<int>(100 * finished / s.total) : 100;
+    const std::string count =
+        fmt::format("{:>{}}/{}", finished, fmt::format("{}", s.total).size(), s.total);
+    const int percent = s.total ? static_cast<int>(100 * finished / s.total) : 100;
     std::string tail = rate > 0.0 ? fmt::format("  {:.1f} images/s", rate) : "  -- images/s";
     if (rate > 0.0 && finished < s.total) {
         tail += "  ETA " + clock_text(static_cast<double>(s.total - finished) / rate);
@@ -64,9 +63,8 @@ std::string progress_line(const ProgressState& s, int columns) {
     const int room = columns - 1 - static_cast<int>(head.size() + tail.size()) - 2;
     if (room < kMinBarCells) return (head + tail.substr(2)).substr(0, std::max(columns - 1, 0));
     const int cells = std::min(room, kMaxBarCells);
-    const int filled = s.total ? static_cast<int>(static_cast<std::size_t>(cells) * finished /
-                                                  s.total)
-                               : cells;
+    const int filled =
+        s.total ? static_cast<int>(static_cast<std::size_t>(cells) * finished / s.total) : cells;
     return head + "[" + std::string(static_cast<std::size_t>(filled), '#') +
            std::string(static_cast<std::size_t>(cells - filled), '.') + "]" + tail;
 }
@@ -83,9 +81,14 @@ std::string summary_line(const BatchSummary& s, std::size_t total, int signal_nu
 }
 
 nlohmann::json summary_json(const BatchSummary& s, std::size_t total, int signal_number) {
-    return {{"summary", true},           {"total", total},        {"done", s.done},
-            {"skipped", s.skipped},      {"failed", s.failed},    {"not_done", s.not_done},
-            {"wall_s", s.wall_s},        {"images_per_s", s.images_per_s()},
+    return {{"summary", true},
+            {"total", total},
+            {"done", s.done},
+            {"skipped", s.skipped},
+            {"failed", s.failed},
+            {"not_done", s.not_done},
+            {"wall_s", s.wall_s},
+            {"images_per_s", s.images_per_s()},
             {"interrupted", signal_number != 0}};
 }
 
@@ -123,8 +126,8 @@ void BatchProgress::done(const ImageReport& report, std::size_t index) {
     line["index"] = index;
     // When the image started and finished, from the batch's start: a
     // timeline of the workers (stalls, the order of work) for tuning.
-    const double started_ms = std::max(
-        0.0, std::chrono::duration<double, std::milli>(report.started - start_).count());
+    const double started_ms =
+        std::max(0.0, std::chrono::duration<double, std::milli>(report.started - start_).count());
     line["batch_ms"] = {{"start", started_ms}, {"end", started_ms + report.total_ms}};
     emit_json(line);
     redraw(false);
@@ -158,7 +161,8 @@ BatchSummary BatchProgress::finish(int signal_number) {
     const std::size_t total = options_.total;
     counts_.not_done = total - counts_.done - counts_.skipped - counts_.failed;
     // One image with nothing unusual needs no summary: its own line said it all.
-    if (total > 1 || signal_number != 0) spdlog::info("{}", summary_line(counts_, total, signal_number));
+    if (total > 1 || signal_number != 0)
+        spdlog::info("{}", summary_line(counts_, total, signal_number));
     emit_json(summary_json(counts_, total, signal_number));
     return counts_;
 }

@@ -43,11 +43,11 @@ std::string summary_line(const BatchSummary& summary, std::size_t total, int sig
 nlohmann::json summary_json(const BatchSummary& summary, std::size_t total, int signal_number);
 
 struct ProgressOptions {
-    std::size_t total = 0;        // planned images, skipped included
-    bool progress_bar = false;    // stderr is a terminal and not -q
-    bool log_each = true;         // an info line per image (off under a bar)
-    bool timings = false;         // --timings: stage times on stdout
-    JsonLines* json = nullptr;    // --json FILE or -, opened (nullptr = none)
+    std::size_t total = 0;      // planned images, skipped included
+    bool progress_bar = false;  // stderr is a terminal and not -q
+    bool log_each = true;       // an info line per image (off under a bar)
+    bool timings = false;       // --timings: stage times on stdout
+    JsonLines* json = nullptr;  // --json FILE or -, opened (nullptr = none)
 };
 
 class BatchProgress {

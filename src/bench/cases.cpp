@@ -72,8 +72,8 @@ bool is_inline_spec(const std::string& spec) {
 
 template <typename T, typename Same>
 void push_unique(std::vector<T>& list, T item, Same same) {
-    const bool seen = std::any_of(list.begin(), list.end(),
-                                  [&](const T& other) { return same(other, item); });
+    const bool seen =
+        std::any_of(list.begin(), list.end(), [&](const T& other) { return same(other, item); });
     if (!seen) list.push_back(std::move(item));
 }
 
@@ -187,8 +187,7 @@ std::vector<Depth> parse_bench_depths(const std::vector<std::string>& lists) {
         for (const std::string& field : split_commas(list)) {
             const auto depth = parse_depth(field);
             if (!depth) {
-                throw UsageError(
-                    fmt::format("--depth \"{}\": choose from u8, u16, f32", field));
+                throw UsageError(fmt::format("--depth \"{}\": choose from u8, u16, f32", field));
             }
             push_unique(depths, *depth, std::equal_to<>());
         }
@@ -200,10 +199,26 @@ std::vector<Depth> parse_bench_depths(const std::vector<std::string>& lists) {
 std::vector<Backend*> select_bench_variants(const std::string& list) {
     std::vector<Backend*> variants;
     if (trimmed(list) == "all") {
-        for (const auto& b : all_backends()) variants.push_back(b.get());
+        for (const auto& b : all_backends()) {
+            if (b->parent().empty()) variants.push_back(b.get());
+        }
         return variants;
     }
     for (const std::string& name : split_commas(list)) {
+        // NAME.*: the composite NAME's named paths.
+        if (name.size() > 2 && name.compare(name.size() - 2, 2, ".*") == 0) {
+            const std::string parent = name.substr(0, name.size() - 2);
+            bool any = false;
+            for (const auto& b : all_backends()) {
+                if (b->parent() != parent) continue;
+                push_unique(variants, b.get(), std::equal_to<>());
+                any = true;
+            }
+            if (!any) {
+                throw UsageError(fmt::format("-k \"{}\": {} has no named paths", name, parent));
+            }
+            continue;
+        }
         Backend* backend = find_backend(name);
         if (!backend) {
             throw UsageError(fmt::format("-k \"{}\": unknown variant (choose all, or a comma "
@@ -213,6 +228,40 @@ std::vector<Backend*> select_bench_variants(const std::string& list) {
         push_unique(variants, backend, std::equal_to<>());
     }
     return variants;
+}
+
+Tuning tuning_for(const Backend& variant, const Tuning& tuning) {
+    Tuning read;
+    for (const TuningParam& p : variant.tuning_params()) {
+        if (const auto value = tuning.get(p.name)) read.set(std::string(p.name), *value);
+    }
+    return read;
+}
+
+void check_bench_tuning(const Tuning& tuning, const std::vector<Backend*>& variants) {
+    for (const auto& [name, value] : tuning.values()) {
+        bool read = false;
+        for (const Backend* v : variants) {
+            const std::vector<TuningParam> params = v->tuning_params();
+            const bool reads = std::any_of(params.begin(), params.end(),
+                                           [&](const TuningParam& p) { return p.name == name; });
+            if (!reads) continue;
+            read = true;
+            const std::string refusal = tuning_refusal(tuning_for(*v, tuning), params, v->name());
+            if (!refusal.empty()) throw UsageError("--param " + name + ": " + refusal);
+        }
+        if (!read) {
+            std::string known;
+            for (const Backend* v : variants) {
+                for (const TuningParam& p : v->tuning_params()) {
+                    known += fmt::format("{}{} {}", known.empty() ? "" : ", ", v->name(), p.name);
+                }
+            }
+            throw UsageError(fmt::format("--param {}: none of the variants selected reads it ({})",
+                                         printable(name),
+                                         known.empty() ? "they read none" : "they read: " + known));
+        }
+    }
 }
 
 }  // namespace cudaconv

@@ -56,6 +56,13 @@ std::vector<Depth> parse_bench_depths(const std::vector<std::string>& lists);
 
 // "all": every registered variant, in registry order; else a comma list of
 // names, each of which must be registered.
+// "all" (every variant but the composites' named paths), or a comma list
+// of names, NAME.* standing for the named paths of NAME (fast.*).
 std::vector<Backend*> select_bench_variants(const std::string& list);
+// The values of `tuning` that `variant` reads.
+Tuning tuning_for(const Backend& variant, const Tuning& tuning);
+// Throws UsageError when some value of `tuning` is read by none of
+// `variants`, or is out of range for one that reads it.
+void check_bench_tuning(const Tuning& tuning, const std::vector<Backend*>& variants);
 
 }  // namespace cudaconv

@@ -7,9 +7,8 @@
 namespace cudaconv {
 
 double tap_samples(const Job& job) {
-    return static_cast<double>(job.params.filter.taps.size()) *
-           static_cast<double>(job.dst.width) * static_cast<double>(job.dst.height) *
-           job.filtered_channels();
+    return static_cast<double>(job.params.filter.taps.size()) * static_cast<double>(job.dst.width) *
+           static_cast<double>(job.dst.height) * job.filtered_channels();
 }
 
 ReferenceChoice choose_reference(const Job& job) {

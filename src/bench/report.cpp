@@ -156,8 +156,7 @@ void print_notes(std::FILE* out, const BenchReport& report) {
                                [&](const auto& p) { return p.first == r.reason; });
         if (it == refusals.end()) {
             refusals.push_back({r.reason, {r.variant}});
-        } else if (std::find(it->second.begin(), it->second.end(), r.variant) ==
-                   it->second.end()) {
+        } else if (std::find(it->second.begin(), it->second.end(), r.variant) == it->second.end()) {
             it->second.push_back(r.variant);
         }
     }
@@ -203,8 +202,8 @@ std::string bench_csv(const BenchReport& report) {
         std::string times = ",,,,,,";
         if (r.timed()) {
             times = fmt::format("{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},", r.time.runs,
-                                r.time.median_ms * 1e3, r.time.min_ms * 1e3,
-                                r.time.max_ms * 1e3, r.mpix_per_s, r.gb_per_s);
+                                r.time.median_ms * 1e3, r.time.min_ms * 1e3, r.time.max_ms * 1e3,
+                                r.mpix_per_s, r.gb_per_s);
             if (r.copy_share) times += fmt::format("{:.4f}", *r.copy_share);
         }
         csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(r.variant),
@@ -241,6 +240,7 @@ nlohmann::ordered_json bench_json(const BenchReport& report) {
     for (const BenchRow& r : report.rows) {
         Json row = {
             {"variant", r.variant},
+            {"path", r.path.empty() ? Json() : Json(r.path)},
             {"uses_cuda", r.uses_cuda},
             {"filter",
              {{"spec", r.filter}, {"width", r.filter_width}, {"height", r.filter_height}}},

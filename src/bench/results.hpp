@@ -30,6 +30,7 @@ TimingSummary summarize_runs(std::vector<double> runs_ms);
 
 struct BenchRow {
     std::string variant;
+    std::string path;  // the named path a composite ran (RunTimings::path)
     bool uses_cuda = false;
     std::string filter;  // the spec, e.g. "gaussian:5"
     int filter_width = 0;
@@ -45,15 +46,15 @@ struct BenchRow {
     std::optional<Verdict> verdict;
 
     TimingSummary time;
-    double mpix_per_s = 0.0;            // output pixels per second, 1e6
-    double gb_per_s = 0.0;              // input plus output bytes per second, 1e9
-    std::optional<double> copy_share;   // gb_per_s over the device's copy GB/s (CUDA rows)
+    double mpix_per_s = 0.0;           // output pixels per second, 1e6
+    double gb_per_s = 0.0;             // input plus output bytes per second, 1e9
+    std::optional<double> copy_share;  // gb_per_s over the device's copy GB/s (CUDA rows)
 
     bool timed() const { return status == RowStatus::ok || status == RowStatus::unverified; }
 };
 
 struct BenchContext {
-    std::string date;  // local "YYYY-MM-DD HH:MM TZ", when the bench started
+    std::string date;          // local "YYYY-MM-DD HH:MM TZ", when the bench started
     bool cuda_wanted = false;  // some selected variant uses CUDA
     std::string device_name;   // empty: no CUDA device
     std::string device_problem;

@@ -11,7 +11,7 @@
 
 #include "bench/random_data.hpp"
 #include "bench/reference.hpp"
-#include "bench/tolerance.hpp"
+#include "core/tolerance.hpp"
 #include "bench/verify.hpp"
 #include "io/image_io.hpp"
 #include "kernels/runtime/copy_bandwidth.hpp"
@@ -89,11 +89,11 @@ void poison(cv::Mat& image) { std::memset(image.data, 0xFF, image.total() * imag
 RunTimings time_cpu_variant(Backend& variant, const Job& job, const BenchPlan& plan) {
     const auto start = Clock::now();
     for (int i = 0; i < plan.warmup && seconds_since(start) < plan.cpu_budget_s; ++i) {
-        variant.run(job, {0, 1});
+        variant.run(job, RunOptions{});
     }
     RunTimings timings;
     for (int i = 0; i < plan.repeat; ++i) {
-        const RunTimings one = variant.run(job, {0, 1});
+        const RunTimings one = variant.run(job, RunOptions{});
         timings.filter_ms.insert(timings.filter_ms.end(), one.filter_ms.begin(),
                                  one.filter_ms.end());
         if (seconds_since(start) >= plan.cpu_budget_s) break;
@@ -128,12 +128,12 @@ Reference compute_reference(const Job& job, const cv::Mat& src, const std::strin
     const Job ref_job{view_of(src), view_of(ref.output), job.params};
     const auto start = Clock::now();
     try {
-        ref.choice.backend->run(ref_job, {0, 1});
+        ref.choice.backend->run(ref_job, RunOptions{});
     } catch (const std::exception& e) {
         throw std::runtime_error(fmt::format("{}: the reference {} failed: {}", what,
                                              ref.choice.backend->name(), e.what()));
     }
-    ref.own = variant_tolerance(ref.choice.backend->name(), job);
+    ref.own = ref.choice.backend->tolerance(job);
     spdlog::info("{}: reference {} ({}; {:.2f} s)", what, ref.choice.backend->name(),
                  ref.choice.why, seconds_since(start));
     return ref;
@@ -149,10 +149,9 @@ std::optional<std::string> bench_refusal(const Backend& variant, const Job& job)
     return std::nullopt;
 }
 
-void run_case(const BenchPlan& plan, BenchReport& report, const cv::Mat& src,
-              const BenchSize& size, Depth depth, const Filter& filter) {
-    const std::string what =
-        fmt::format("{} {} {}", size.label(), depth_name(depth), filter.label);
+void run_case(const BenchPlan& plan, BenchReport& report, const cv::Mat& src, const BenchSize& size,
+              Depth depth, const Filter& filter) {
+    const std::string what = fmt::format("{} {} {}", size.label(), depth_name(depth), filter.label);
     const ConvParams params = params_for(filter, plan);
     const Size2D out = output_size(size.width, size.height, params);
 
@@ -203,8 +202,12 @@ void run_case(const BenchPlan& plan, BenchReport& report, const cv::Mat& src,
             continue;
         }
         poison(dst);
-        RunOptions options{plan.warmup, plan.repeat, report.context.rotate_bytes};
+        RunOptions options;
+        options.warmup = plan.warmup;
+        options.repeat = plan.repeat;
+        options.rotate_bytes = report.context.rotate_bytes;
         options.hold_timed_launches = plan.device_timing;
+        options.tuning = tuning_for(variant, plan.tuning);
         RunTimings timings;
         try {
             timings = variant.uses_cuda() ? variant.run(job, options)
@@ -217,16 +220,16 @@ void run_case(const BenchPlan& plan, BenchReport& report, const cv::Mat& src,
             continue;
         }
         row.time = summarize_runs(timings.filter_ms);
+        row.path = timings.path;
         fill_throughput(row, report.context);
 
         if (!ref) {
             row.status = RowStatus::unverified;
         } else {
-            const Tolerance tolerance = against_reference(
-                variant_tolerance(variant.name(), job), ref->own, ref->choice.exact);
-            const Verdict verdict =
-                verify_output(view_of(static_cast<const cv::Mat&>(ref->output)),
-                              as_const(job.dst), tolerance);
+            const Tolerance tolerance =
+                against_reference(variant.tolerance(job), ref->own, ref->choice.exact);
+            const Verdict verdict = verify_output(view_of(static_cast<const cv::Mat&>(ref->output)),
+                                                  as_const(job.dst), tolerance);
             row.reference = std::string(ref->choice.backend->name());
             row.status = verdict.ok ? RowStatus::ok : RowStatus::wrong;
             if (!verdict.ok) {

@@ -33,6 +33,8 @@ struct BenchPlan {
     // latency included (how ../shared/peers/npp_bench.cu times NPP).
     bool device_timing = true;
     double cpu_budget_s = kCpuRowBudgetSeconds;
+    // --param: each variant gets the values it reads (tuning_for).
+    Tuning tuning;
 };
 
 // Never throws for a variant's failure (that row says `error`); throws

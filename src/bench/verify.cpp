@@ -80,8 +80,8 @@ Verdict verify_output(const ConstImageView& expected, const ConstImageView& actu
             ++v.samples;
             if (error > v.tolerance) ++v.failures;
             if (v.worst.x < 0 || error > v.worst.error) {
-                v.worst = {i / actual.channels, y, static_cast<int>(i % actual.channels), e, a,
-                           error};
+                v.worst = {
+                    i / actual.channels, y, static_cast<int>(i % actual.channels), e, a, error};
             }
         }
     }

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "bench/tolerance.hpp"
+#include "core/tolerance.hpp"
 #include "core/types.hpp"
 
 namespace cudaconv {
@@ -21,8 +21,8 @@ struct WorstSample {
 
 struct Verdict {
     bool ok = false;
-    std::string problem;      // set when the images cannot be compared at all
-    double tolerance = 0.0;   // in output units, as applied
+    std::string problem;     // set when the images cannot be compared at all
+    double tolerance = 0.0;  // in output units, as applied
     std::int64_t failures = 0;
     std::int64_t samples = 0;
     WorstSample worst;

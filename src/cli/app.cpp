@@ -51,8 +51,8 @@ int handle_parse_result(CLI::App& app, const CLI::ParseError& e) {
 // Every command the same way: its options and the logging options, a parse
 // (usage errors exit 2, --help 0), the logging applied, then the command.
 template <typename Options>
-int parse_and_run(CLI::App& app, int argc, char** argv,
-                  void (*add_options)(CLI::App&, Options&), int (*run)(const Options&)) {
+int parse_and_run(CLI::App& app, int argc, char** argv, void (*add_options)(CLI::App&, Options&),
+                  int (*run)(const Options&)) {
     Options options;
     LogOptions log;
     add_options(app, options);
@@ -91,7 +91,8 @@ int run_bench(int argc, char** argv) {
                  "output against the reference, and print a table (variants down, sizes\n"
                  "across), CSV and JSON. Exit 0, or 1 when an output was wrong or a run failed.",
                  "cudaconv bench"};
-    return parse_and_run<BenchOptions>(app, argc - 1, argv + 1, add_bench_options, run_bench_command);
+    return parse_and_run<BenchOptions>(app, argc - 1, argv + 1, add_bench_options,
+                                       run_bench_command);
 }
 
 int run_filter(int argc, char** argv) {

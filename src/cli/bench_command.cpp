@@ -21,6 +21,8 @@ constexpr const char* kBenchExamples = R"(Examples:
   cudaconv bench --size 4000x3000 -f edge -k all
   cudaconv bench --size 4000x3000x1 -f random:15,random:31 --depth f32 --json bench.json
   cudaconv bench --size 64x48 -f edge -k cpu-ref,cpu --warmup 0 --repeat 3 --csv -
+  cudaconv bench --size 4000x3000 -f edge -k fast,fast.*      # fast and each of its paths
+  cudaconv bench --size 4000x3000 -f edge -k fast.strips --param band_rows=16
 
 Sizes are WxH (RGB) or WxHxC (C = 1, 3 or 4). Filters are anything -f accepts, or
 random:N / random:WxH (dense random taps, fixed seed, summing to 1).
@@ -69,6 +71,15 @@ BenchPlan make_plan(const BenchOptions& o) {
     plan.repeat = o.repeat;
     plan.verify = !o.no_verify;
     plan.device_timing = o.timing == "device";
+    for (const std::string& text : o.params) {
+        try {
+            const auto [name, value] = parse_tuning_param(text);
+            plan.tuning.set(name, value);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(e.what());
+        }
+    }
+    check_bench_tuning(plan.tuning, plan.variants);
     return plan;
 }
 
@@ -103,6 +114,9 @@ void add_bench_options(CLI::App& app, BenchOptions& o) {
     app.add_option("--json", o.json_path, "Write the results as JSON to FILE (- for stdout)");
     app.add_flag("--overwrite", o.overwrite,
                  "Let --csv and --json replace files that exist (default: refuse to start)");
+    app.add_option("--param", o.params,
+                   "NAME=VALUE: a tuning parameter of the variants (list kernels shows each "
+                   "variant's), in place of its rule's choice; repeatable");
     app.add_flag("--no-verify", o.no_verify,
                  "Skip checking outputs against the reference (times are marked unverified)");
 }

@@ -23,6 +23,7 @@ struct BenchOptions {
     bool no_verify = false;
     bool overwrite = false;  // --csv/--json may replace files that exist
     std::string timing = "device";
+    std::vector<std::string> params;  // --param NAME=VALUE
 };
 
 void add_bench_options(CLI::App& app, BenchOptions& options);

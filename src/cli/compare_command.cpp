@@ -31,11 +31,11 @@ enum class Status { ok, outside_limits, missing, extra, error };
 
 const char* status_word(Status s) {
     switch (s) {
-    case Status::ok: return "ok";
-    case Status::outside_limits: return "FAIL";
-    case Status::missing: return "missing";
-    case Status::extra: return "extra";
-    case Status::error: return "error";
+        case Status::ok: return "ok";
+        case Status::outside_limits: return "FAIL";
+        case Status::missing: return "missing";
+        case Status::extra: return "extra";
+        case Status::error: return "error";
     }
     return "?";
 }
@@ -45,7 +45,7 @@ struct FileResult {
     Status status = Status::ok;
     std::optional<ImageDiff> diff;
     std::vector<std::string> violations;
-    std::string problem;  // for Status::error
+    std::string problem;   // for Status::error
     std::string heat_map;  // where the heat map went, if one was written
 };
 
@@ -227,8 +227,8 @@ void print_text(const FileResult& r, bool folder_mode) {
         return;
     }
     const ImageDiff& d = *r.diff;
-    fmt::print("{:<7} {} ({}){}{}\n", word, label, shape(d),
-               r.violations.empty() ? "" : ": ", fmt::join(r.violations, "; "));
+    fmt::print("{:<7} {} ({}){}{}\n", word, label, shape(d), r.violations.empty() ? "" : ": ",
+               fmt::join(r.violations, "; "));
     // In a folder, details only where they help: for files outside limits.
     if (!folder_mode || r.status != Status::ok) print_details(d, "  ");
     if (!r.heat_map.empty()) fmt::print("  diff       {}\n", printable(r.heat_map));
@@ -260,8 +260,8 @@ nlohmann::json to_json(const FileResult& r) {
         nlohmann::json a, b;
         for (double v : d.worst_a) a.push_back(finite(v));
         for (double v : d.worst_b) b.push_back(finite(v));
-        j["worst"] = {{"x", d.worst_x}, {"y", d.worst_y}, {"channel", d.worst_channel},
-                      {"a", a},         {"b", b}};
+        j["worst"] = {
+            {"x", d.worst_x}, {"y", d.worst_y}, {"channel", d.worst_channel}, {"a", a}, {"b", b}};
     } else {
         j["worst"] = nullptr;
     }
@@ -289,8 +289,8 @@ int compare_single(const CompareOptions& o, const Plan& plan) {
         check_output_format(o.diff_path, extension_of(o.diff_path), Depth::u8, 3);
         check_heat_maps({o.diff_path}, {}, o);  // not an input: run_compare_command checked
     }
-    const FileResult r = compare_files(o.a, o.b, fmt::format("{} vs {}", o.a, o.b), o.diff_path,
-                                       false, o, plan);
+    const FileResult r =
+        compare_files(o.a, o.b, fmt::format("{} vs {}", o.a, o.b), o.diff_path, false, o, plan);
     if (r.status == Status::error) {
         // The one-line error on stderr, as for every other command.
         spdlog::error("{}", r.problem);
@@ -323,7 +323,8 @@ int compare_folders(const CompareOptions& o, const Plan& plan) {
             inputs.push_back((fs::path(o.a) / rel).string());
             inputs.push_back((fs::path(o.b) / rel).string());
         }
-        for (const std::string& rel : match.missing) inputs.push_back((fs::path(o.b) / rel).string());
+        for (const std::string& rel : match.missing)
+            inputs.push_back((fs::path(o.b) / rel).string());
         for (const std::string& rel : match.extra) inputs.push_back((fs::path(o.a) / rel).string());
         check_heat_maps(heat_maps, inputs, o);
     }
@@ -344,7 +345,8 @@ int compare_folders(const CompareOptions& o, const Plan& plan) {
     for (const std::string& rel : match.missing) listed_only(rel, Status::missing);
     for (const std::string& rel : match.extra) listed_only(rel, Status::extra);
     if (!o.json) {
-        for (std::size_t i = match.both.size(); i < results.size(); ++i) print_text(results[i], true);
+        for (std::size_t i = match.both.size(); i < results.size(); ++i)
+            print_text(results[i], true);
     }
 
     std::size_t counts[5] = {};
@@ -353,17 +355,14 @@ int compare_folders(const CompareOptions& o, const Plan& plan) {
     if (o.json) {
         nlohmann::json files = nlohmann::json::array();
         for (const FileResult& r : results) files.push_back(to_json(r));
-        nlohmann::json summary{{"compared", match.both.size()},
-                               {"ok", counts[0]},
-                               {"fail", counts[1]},
-                               {"missing", counts[2]},
-                               {"extra", counts[3]},
-                               {"error", counts[4]}};
+        nlohmann::json summary{
+            {"compared", match.both.size()}, {"ok", counts[0]},    {"fail", counts[1]},
+            {"missing", counts[2]},          {"extra", counts[3]}, {"error", counts[4]}};
         fmt::print("{}\n", json_text({{"a", o.a},
-                                        {"b", o.b},
-                                        {"files", files},
-                                        {"summary", summary},
-                                        {"ok", code == kExitOk}}));
+                                      {"b", o.b},
+                                      {"files", files},
+                                      {"summary", summary},
+                                      {"ok", code == kExitOk}}));
     } else {
         fmt::print("{}: {} compared, {} ok, {} outside limits, {} missing, {} extra{}, {} errors\n",
                    code == kExitOk ? "ok" : "FAIL", match.both.size(), counts[0], counts[1],
@@ -409,8 +408,9 @@ int run_compare_command(const CompareOptions& o) {
     const bool a_dir = fs::is_directory(o.a, ec);
     const bool b_dir = fs::is_directory(o.b, ec);
     if (a_dir != b_dir) {
-        throw UsageError(fmt::format("{} is a folder and {} is not: compare two images or two folders",
-                                     printable(a_dir ? o.a : o.b), printable(a_dir ? o.b : o.a)));
+        throw UsageError(
+            fmt::format("{} is a folder and {} is not: compare two images or two folders",
+                        printable(a_dir ? o.a : o.b), printable(a_dir ? o.b : o.a)));
     }
     if (!o.diff_path.empty()) {
         const fs::path diff = fs::weakly_canonical(o.diff_path, ec);

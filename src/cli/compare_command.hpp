@@ -27,7 +27,7 @@ struct CompareOptions {
     bool ignore_alpha = false;
     bool ignore_extra = false;
     bool json = false;
-    bool overwrite = false;  // heat maps may replace existing files
+    bool overwrite = false;                        // heat maps may replace existing files
     std::uint64_t max_pixels = kDefaultMaxPixels;  // --max-pixels; 0: no limit
 };
 

@@ -2,9 +2,9 @@
 // output before any work, then run the pipeline (decode, filter on the
 // chosen variant, encode, write atomically) and report as images finish.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -178,8 +178,12 @@ public:
             if (prefault_) prefault_output(header);
         };
         const std::vector<InputFile> inputs = expand_inputs({o.inputs, o.recursive, o.from});
-        PlanRequest plan{output_request(inputs.size() > 1, o.kernel), existing_, out_depth_,
-                         o.json_path, {}, {}};
+        PlanRequest plan{output_request(inputs.size() > 1, o.kernel),
+                         existing_,
+                         out_depth_,
+                         o.json_path,
+                         {},
+                         {}};
         if (o.kernel == "auto" && names_kernel()) {
             for (const Backend* b : candidates_) plan.later_kernels.emplace_back(b->name());
         }
@@ -189,6 +193,7 @@ public:
         }
         plan_ = plan_outputs(inputs, plan);
         input_paths_ = canonical_inputs(inputs);
+        check_gpu_encoder();
     }
 
     int run() {
@@ -213,10 +218,9 @@ public:
         if (params_ && work.size() == 1 && (!requested_ || cpu_requested)) {
             const detail::FormatProbe header = claimed_header(plan_[work.front()].source.path);
             const std::int64_t pixels = header.width * header.height;
-            one_image_cpu_ =
-                !requested_ && pixels > 0 &&
-                cpu_ms_before_cuda_starts(pixels * 3, params_->filter.taps.size(),
-                                          cpu_threads(), filter_runs());
+            one_image_cpu_ = !requested_ && pixels > 0 &&
+                             cpu_ms_before_cuda_starts(pixels * 3, params_->filter.taps.size(),
+                                                       cpu_threads(), filter_runs());
             prefault_ = one_image_cpu_ || cpu_requested;
         }
         if (may_use_cuda() && !work.empty() && !one_image_cpu_) warmup_.start();
@@ -227,8 +231,9 @@ public:
 
         const bool bar = stderr_is_terminal() && spdlog::get_level() <= spdlog::level::info &&
                          work.size() > 1;
-        BatchProgress progress({plan_.size(), bar, !bar || spdlog::get_level() < spdlog::level::info,
-                                options_.timings, json ? &*json : nullptr});
+        BatchProgress progress({plan_.size(), bar,
+                                !bar || spdlog::get_level() < spdlog::level::info, options_.timings,
+                                json ? &*json : nullptr});
         progress_ = &progress;
         for (const PlannedImage& image : plan_) {
             if (image.skip) progress.skipped(image.source.path, image.target.path);
@@ -303,8 +308,8 @@ private:
         out.width = size.width;
         out.height = size.height;
         if (out_depth_) {  // the channels (4 at most where not told) at that depth
-            out.pixel_bytes = (in.channels > 0 ? in.channels : 4) *
-                              static_cast<int>(depth_bytes(*out_depth_));
+            out.pixel_bytes =
+                (in.channels > 0 ? in.channels : 4) * static_cast<int>(depth_bytes(*out_depth_));
         }
         out.pixel_bytes *= 1 + kEncoderCopies;
         return out.bytes();
@@ -333,6 +338,42 @@ private:
     }
 
     bool names_kernel() const { return options_.output.find("{kernel}") != std::string::npos; }
+
+    // --encoder gpu, refused (UsageError) where the command line already
+    // shows that the GPU cannot encode: no filter, a CPU variant named with
+    // -k, an output other than PNG at level 1 (the device writes level 1's
+    // runs only). What only an image tells (-k auto's choice for it, the
+    // device's room for the encoder) is left to each image: one that the
+    // GPU does not encode is encoded by the CPU, and said (warn_cpu_encoded).
+    void check_gpu_encoder() const {
+        if (options_.encoder != "gpu") return;
+        if (!params_) {
+            throw UsageError("--encoder gpu: -f none runs nothing on the GPU, so the CPU "
+                             "encodes (--encoder auto or cpu)");
+        }
+        if (requested_ && !requested_->uses_cuda()) {
+            throw UsageError(fmt::format("--encoder gpu: -k {} filters on the CPU, so the CPU "
+                                         "encodes (choose a CUDA variant or auto, or --encoder "
+                                         "auto or cpu)",
+                                         requested_->name()));
+        }
+        EncodeOptions level_1 = options_.encode;
+        level_1.png_level = 1;
+        for (const PlannedImage& image : plan_) {
+            const std::string& extension = image.target.extension;
+            if (image.skip || png_rows_stream_fits(extension, options_.encode)) continue;
+            if (png_rows_stream_fits(extension, level_1)) {
+                throw UsageError(fmt::format("--encoder gpu: the GPU writes PNG at --png-level 1 "
+                                             "only, not {} (--encoder auto or cpu writes it on "
+                                             "the CPU)",
+                                             options_.encode.png_level));
+            }
+            throw UsageError(fmt::format(
+                "--encoder gpu: {}: the GPU encodes PNG only; JPEG and the other formats are not "
+                "built on the GPU yet (--encoder auto or cpu encodes it on the CPU)",
+                image.target.path == kStdStream ? "<stdout>" : image.target.path));
+        }
+    }
 
     // Under -k auto, choosing needs the CUDA probe (about 110-210 ms on the
     // GPU machine), which a worker would wait for with the first image
@@ -366,8 +407,8 @@ private:
         if (!choice.backend) throw WorkError(fmt::format("{}: {}", input, choice.reason));
         // Once per variant, not once per image of a batch.
         if (announced_.insert(choice.backend).second) {
-            progress_->log_above(fmt::format("auto: {} ({})", choice.backend->name(), choice.reason),
-                                 false);
+            progress_->log_above(
+                fmt::format("auto: {} ({})", choice.backend->name(), choice.reason), false);
         }
         return choice.backend;
     }
@@ -412,8 +453,8 @@ private:
                 params_->filter.height));
         }
         const int dst_type = cv_type_of(out_depth, work->src.channels());
-        work->dst = prefaulted_.take(static_cast<int>(size.height), static_cast<int>(size.width),
-                                     dst_type);
+        work->dst =
+            prefaulted_.take(static_cast<int>(size.height), static_cast<int>(size.width), dst_type);
         if (work->dst.empty()) {
             const auto make_output = [&] {
                 return cv::Mat(static_cast<int>(size.height), static_cast<int>(size.width),
@@ -457,9 +498,9 @@ private:
     // here for this one: not an input, not another image's output, and an
     // existing file skipped, replaced or refused as the options say.
     void retarget(ImageWork& work, const PlannedImage& image) {
-        work.target = resolve_output(
-            output_request(plan_.size() > 1, std::string(work.backend->name())),
-            {image.source.path, image.source.dir});
+        work.target =
+            resolve_output(output_request(plan_.size() > 1, std::string(work.backend->name())),
+                           {image.source.path, image.source.dir});
         work.report.output = work.target.path;
         try {
             refuse_overwriting_input(work.target.path, input_paths_);
@@ -490,14 +531,14 @@ private:
     }
 
     // Page-locked slots for a GPU batch's uploads (batch/pinned_slots.hpp):
-    // 3, one on the GPU and two copied ahead, in batches of at least 16
-    // images (making them takes about 30 ms each); 0 without a CUDA variant
-    // to run. CUDACONV_PINNED_SLOTS=N sets the count, 0 turns them off.
+    // by default 3, one on the GPU and two copied ahead, in batches of at
+    // least 16 images (making them takes about 30 ms each); --pinned-slots N
+    // sets the count, 0 turns them off. None without a CUDA variant to run.
     int pinned_slot_count(std::size_t images) const {
         constexpr int kSlots = 3;
         constexpr std::size_t kLeastImages = 16;
         if (!may_use_cuda()) return 0;
-        if (const char* env = std::getenv("CUDACONV_PINNED_SLOTS")) return std::max(0, std::atoi(env));
+        if (options_.pinned_slots) return *options_.pinned_slots;
         return images >= kLeastImages ? kSlots : 0;
     }
 
@@ -514,14 +555,13 @@ private:
         work.pinned = std::move(lease);
     }
 
-    // PNG's rows compressed on the device (kernels/png_deflate.hpp): for a
-    // PNG output at level 1 whose samples PNG holds, unless
-    // CUDACONV_DEVICE_PNG=0 (to compare with the workers' encoder). A batch
-    // of 12-megapixel edge maps spent a third more on encoding than on the
-    // photos' (docs/PERFORMANCE.md); here the workers only wrap the stream.
+    // PNG's rows compressed on the device (kernels/codecs/png_deflate.hpp): for a
+    // PNG output at level 1 whose samples PNG holds, unless --encoder cpu
+    // (to compare with the workers' encoder). A batch of 12-megapixel edge
+    // maps spent a third more on encoding than on the photos'
+    // (docs/PERFORMANCE.md); here the workers only wrap the stream.
     bool png_rows_on_device(const ImageWork& work) const {
-        const char* env = std::getenv("CUDACONV_DEVICE_PNG");
-        if (env && std::string_view(env) == "0") return false;
+        if (options_.encoder == "cpu") return false;
         return png_rows_stream_fits(work.target.extension, encode_) &&
                (work.report.out_depth == Depth::u8 || work.report.out_depth == Depth::u16);
     }
@@ -538,7 +578,9 @@ private:
         }
         try {
             const auto start = Clock::now();
-            RunOptions run_options{options_.warmup, options_.repeat, 0};
+            RunOptions run_options;
+            run_options.warmup = options_.warmup;
+            run_options.repeat = options_.repeat;
             if (work.png_rows) run_options.png_rows = &*work.png_rows;
             work.report.run =
                 reporting_out_of_memory(work.report.input, shape_of(work.src), read_options_,
@@ -549,8 +591,8 @@ private:
         } catch (const WorkError&) {
             throw;
         } catch (const std::exception& e) {
-            throw WorkError(fmt::format("{}: {}: {}", work.report.input, work.backend->name(),
-                                        e.what()));
+            throw WorkError(
+                fmt::format("{}: {}: {}", work.report.input, work.backend->name(), e.what()));
         }
         work.src.release();  // the input is no longer needed: memory for the next
         work.pinned.reset();
@@ -560,12 +602,14 @@ private:
         const auto start = Clock::now();
         EncodeOptions encode = encode_;
         encode.threads = std::max(encode.threads, work.encode_threads);
+        work.report.encoder = work.png_rows && work.png_rows->done ? "gpu" : "cpu";
+        if (options_.encoder == "gpu" && work.report.encoder != "gpu") warn_cpu_encoded(work);
         if (work.png_rows && work.png_rows->done) {
-            write_file_atomically(
-                work.target.path,
-                encode_png_rows_stream(work.dst.cols, work.dst.rows, work.report.out_depth,
-                                       work.dst.channels(), work.png_rows->zlib,
-                                       work.png_rows->sample, work.target.path));
+            write_file_atomically(work.target.path,
+                                  encode_png_rows_stream(work.dst.cols, work.dst.rows,
+                                                         work.report.out_depth, work.dst.channels(),
+                                                         work.png_rows->zlib, work.png_rows->sample,
+                                                         work.target.path));
         } else {
             write_file_atomically(work.target.path, encode_image(work.dst, work.target.extension,
                                                                  encode, work.target.path));
@@ -575,6 +619,22 @@ private:
         work.src.release();
         work.dst.release();
         work.png_rows.reset();
+    }
+
+    // --encoder gpu, and the CPU encodes this image after all: said once a
+    // run, as auto's choice is, for the first such image (--json's
+    // "encoder" tells of each).
+    void warn_cpu_encoded(const ImageWork& work) {
+        if (cpu_encoded_warned_.exchange(true)) return;
+        const std::string why =
+            work.backend && !work.backend->uses_cuda()
+                ? fmt::format("auto ran it on {}", work.backend->name())
+                : std::string("the GPU's encoder could not take it (no room on the device, or "
+                              "rows of 128 MB or more)");
+        progress_->log_above(fmt::format("--encoder gpu: {}: encoded by the CPU ({}); --json's "
+                                         "\"encoder\" tells for each image",
+                                         work.report.input, why),
+                             false);
     }
 
     const FilterOptions& options_;
@@ -595,7 +655,8 @@ private:
     std::optional<DeviceContext> device_;
     std::optional<PinnedSlots> pinned_;  // a GPU batch's upload slots
     std::set<Backend*> announced_;
-    std::set<std::string> retargeted_;  // outputs named once the variant was known
+    std::atomic<bool> cpu_encoded_warned_{false};  // warn_cpu_encoded's once
+    std::set<std::string> retargeted_;             // outputs named once the variant was known
     BatchProgress* progress_ = nullptr;
     CudaWarmup warmup_;
     PrefaultedOutput prefaulted_;  // a single image's output, for a CPU variant

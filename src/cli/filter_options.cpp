@@ -6,6 +6,13 @@
 #include "base/errors.hpp"
 
 namespace cudaconv {
+namespace {
+
+// --pinned-slots' largest value, --in-flight's: a slot holds one image
+// bound for the GPU, and a batch holds no more images than that at once.
+constexpr int kMaxPinnedSlots = 65536;
+
+}  // namespace
 
 std::string check_options_without_filter(const FilterOptions& o) {
     const FilterOptions defaults;
@@ -41,14 +48,14 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
     app.add_option("inputs", o.inputs,
                    "Input images (JPEG, PNG, TIFF, ...), folders of them, quoted patterns "
                    "('*.jpg'); - reads stdin");
-    app.add_flag("-r,--recursive", o.recursive, "Folders: their subfolders too ({dir} mirrors them)");
+    app.add_flag("-r,--recursive", o.recursive,
+                 "Folders: their subfolders too ({dir} mirrors them)");
     app.add_option("--from", o.from, "Read more input paths from FILE, one a line (- for stdin)");
     app.add_option("-f,--filter", o.filter_spec,
                    "Filter: a name (edge, gaussian:5, ...), WxH:v,v,... or a file "
                    "(see 'cudaconv list filters'); none: decode and encode only")
         ->required();
-    app.add_option("-k,--kernel", o.kernel,
-                   "Variant to run, or auto (see 'cudaconv list kernels')")
+    app.add_option("-k,--kernel", o.kernel, "Variant to run, or auto (see 'cudaconv list kernels')")
         ->capture_default_str();
     app.add_option("-o,--output", o.output,
                    "Output file, folder (ends in / or exists; mirrors -r trees), template with "
@@ -56,21 +63,24 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
         ->required();
     app.add_flag("--skip-existing", o.skip_existing,
                  "Leave outputs that exist and skip their inputs (default: refuse to start)");
-    app.add_flag("--overwrite", o.overwrite, "Replace outputs that exist (default: refuse to start)");
+    app.add_flag("--overwrite", o.overwrite,
+                 "Replace outputs that exist (default: refuse to start)");
     app.add_option("-j,--jobs", o.jobs, "Decode/encode threads (default: one per core)")
         ->check(CLI::Range(1, 1024));
     app.add_option("--in-flight", o.in_flight,
                    "Images decoded and not yet written, at most (default: -j plus half as "
                    "many, at least 2); bounds memory")
         ->check(CLI::Range(1, 65536));
-    app.add_option("--format", o.format,
-                   "Format of stdout (-o -) and of stdin's {ext} (png, jpg, tif, ...); default png");
+    app.add_option(
+        "--format", o.format,
+        "Format of stdout (-o -) and of stdin's {ext} (png, jpg, tif, ...); default png");
     app.add_option("--border", o.border,
                    "reflect101 | reflect | replicate | constant | wrap | valid (and aliases)")
         ->capture_default_str();
     app.add_option("--border-value", o.border_value,
                    "Value outside the image for --border constant (default 0)");
-    app.add_option("--anchor", o.anchor, "Tap X,Y that lands on the output pixel (default: centre)");
+    app.add_option("--anchor", o.anchor,
+                   "Tap X,Y that lands on the output pixel (default: centre)");
     app.add_flag("--flip", o.flip, "True convolution: rotate the filter by 180 degrees");
     app.add_option("--scale", o.scale, "Multiply the sum by this")->capture_default_str();
     app.add_option("--delta", o.delta, "Then add this")->capture_default_str();
@@ -98,6 +108,15 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
     app.add_option("--png-level", o.encode.png_level, "PNG compression level (1 is fast)")
         ->check(CLI::Range(0, 9))
         ->capture_default_str();
+    app.add_option("--encoder", o.encoder,
+                   "Where a PNG output's rows are compressed: auto (on the GPU when a CUDA "
+                   "variant filtered the image), cpu, or gpu (refused where it cannot be)")
+        ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
+        ->capture_default_str();
+    app.add_option("--pinned-slots", o.pinned_slots,
+                   "Page-locked upload slots of a GPU batch, 0 for none (default: 3 for 16 "
+                   "images or more, else 0)")
+        ->check(CLI::Range(0, kMaxPinnedSlots));
     add_max_pixels_option(app, o.max_pixels);
 }
 

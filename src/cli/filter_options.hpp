@@ -18,7 +18,7 @@ struct FilterOptions {
     std::string from;                 // --from FILE|-: more inputs, one a line
     bool skip_existing = false;
     bool overwrite = false;
-    int jobs = 0;  // -j: decode/encode threads; 0 = one per core
+    int jobs = 0;       // -j: decode/encode threads; 0 = one per core
     int in_flight = 0;  // --in-flight: images held at once; 0 = -j plus half as many
     std::string filter_spec;
     std::string kernel = "auto";
@@ -40,6 +40,14 @@ struct FilterOptions {
     std::string json_path;
     EncodeOptions encode;
     std::uint64_t max_pixels = kDefaultMaxPixels;  // --max-pixels; 0: no limit
+    // --encoder: where a PNG output's rows are compressed. auto: on the GPU
+    // for an image a CUDA variant filtered, where the device encoder takes
+    // the output; cpu: by the workers; gpu: as auto, refused before any
+    // work where the GPU cannot encode the outputs (check_gpu_encoder).
+    std::string encoder = "auto";
+    // --pinned-slots: page-locked upload slots of a GPU batch (0: none);
+    // unset, 3 for 16 images or more on a CUDA variant, else none.
+    std::optional<int> pinned_slots;
 };
 
 void add_filter_options(CLI::App& app, FilterOptions& options);

@@ -29,16 +29,23 @@ int list_filters() {
         if (f.width <= kMaxPrintedSide && f.height <= kMaxPrintedSide) print_taps(f);
         else fmt::print("      (taps not shown for filters over {0}x{0})\n", kMaxPrintedSide);
     }
-    fmt::print(
-        "\nAlso: WxH:v,v,... (inline, row-major), a filter file (-f path, or -f @path): "
-        "*.mat is libvips' format,\nanything else one row per line, numbers separated by "
-        "spaces, tabs or commas, # comments.\n");
+    fmt::print("\nAlso: WxH:v,v,... (inline, row-major), a filter file (-f path, or -f @path): "
+               "*.mat is libvips' format,\nanything else one row per line, numbers separated by "
+               "spaces, tabs or commas, # comments.\n");
     return 0;
 }
 
+// Every variant, a composite's named paths indented under it, each with
+// the tuning parameters bench --param may set.
 int list_kernels() {
     for (const auto& b : all_backends()) {
-        fmt::print("{:<12} {:<5} {}\n", b->name(), b->uses_cuda() ? "CUDA" : "CPU", b->summary());
+        const bool path = !b->parent().empty();
+        const std::string name = (path ? "  " : "") + std::string(b->name());
+        fmt::print("{:<23} {:<5} {}\n", name, b->uses_cuda() ? "CUDA" : "CPU", b->summary());
+        if (!path) continue;
+        for (const TuningParam& p : b->tuning_params()) {
+            fmt::print("{:<29}   --param {}: {} ({} to {})\n", "", p.name, p.meaning, p.min, p.max);
+        }
     }
     return 0;
 }

@@ -29,10 +29,10 @@ void row_as_doubles(const cv::Mat& m, int r, std::vector<double>& out) {
     const std::size_t n = static_cast<std::size_t>(m.cols) * m.channels();
     out.resize(n);
     switch (m.depth()) {
-    case CV_8U: std::copy_n(m.ptr<std::uint8_t>(r), n, out.begin()); break;
-    case CV_16U: std::copy_n(m.ptr<std::uint16_t>(r), n, out.begin()); break;
-    case CV_32F: std::copy_n(m.ptr<float>(r), n, out.begin()); break;
-    default: throw std::invalid_argument("diff_images: only u8, u16 and f32 images");
+        case CV_8U: std::copy_n(m.ptr<std::uint8_t>(r), n, out.begin()); break;
+        case CV_16U: std::copy_n(m.ptr<std::uint16_t>(r), n, out.begin()); break;
+        case CV_32F: std::copy_n(m.ptr<float>(r), n, out.begin()); break;
+        default: throw std::invalid_argument("diff_images: only u8, u16 and f32 images");
     }
 }
 
@@ -121,7 +121,8 @@ ImageDiff diff_images(const cv::Mat& a, const cv::Mat& b, double pixel_threshold
                     d.worst_x = x;
                     d.worst_y = r;
                     d.worst_channel = c;
-                    const auto first = static_cast<std::ptrdiff_t>(static_cast<std::size_t>(x) * channels);
+                    const auto first =
+                        static_cast<std::ptrdiff_t>(static_cast<std::size_t>(x) * channels);
                     d.worst_a.assign(ra.begin() + first, ra.begin() + first + channels);
                     d.worst_b.assign(rb.begin() + first, rb.begin() + first + channels);
                 }
@@ -166,7 +167,8 @@ cv::Mat diff_heat_map(const cv::Mat& a, const cv::Mat& b) {
             const double d = row[x];
             double level = 0.0;
             if (!std::isfinite(d)) level = 255.0;
-            else if (d > 0.0) level = kFloor + (255.0 - kFloor) * (log_top > 0 ? std::log1p(d) / log_top : 1.0);
+            else if (d > 0.0)
+                level = kFloor + (255.0 - kFloor) * (log_top > 0 ? std::log1p(d) / log_top : 1.0);
             out[x] = static_cast<std::uint8_t>(std::lround(level));
         }
     }

@@ -8,48 +8,53 @@
 #include "filters/rank1.hpp"
 
 namespace cudaconv {
-namespace {
-
-// Moves `name` to just before `before` in list (both present).
-void move_before(std::vector<std::string_view>& list, std::string_view name,
-                 std::string_view before) {
-    const auto from = std::find(list.begin(), list.end(), name);
-    if (from == list.end()) return;
-    list.erase(from);
-    list.insert(std::find(list.begin(), list.end(), before), name);
-}
-
-}  // namespace
-
-std::vector<std::string_view> auto_preference(const Job& job) {
-    std::vector<std::string_view> list(kAutoPreference.begin(), kAutoPreference.end());
+bool separable_ahead_of_fast(const Job& job) {
     const Filter& f = job.params.filter;
-    if (f.taps.empty()) return list;
-    const bool rank1 = separate(f).has_value();
+    if (f.taps.empty() || !separate(f).has_value()) return false;
     const bool gray = job.src.channels == 1;
     const int side = std::max(f.width, f.height);
     const bool f32_gray = job.src.depth == Depth::f32 && gray && side >= kSeparableFirstSideF32;
     // fast-separable's tensor-core path takes u8 jobs whose border fits a u8.
-    const bool u8 = job.src.depth == Depth::u8 &&
-                    border_fits_u8(job.params.border, job.params.border_value) &&
-                    side >= (job.src.channels == 3 ? kSeparableFirstSideRgbU8
-                                                   : kSeparableFirstSideU8);
-    if (rank1 && (f32_gray || u8)) move_before(list, "fast-separable", "fast");
-    const bool integer_output = job.dst.depth != Depth::f32;
-    if (!rank1 && integer_output && f.taps.size() > kFftAheadOfLadderTaps) {
-        move_before(list, "fft", "separable");
-    }
-    return list;
+    const bool u8 =
+        job.src.depth == Depth::u8 && border_fits_u8(job.params.border, job.params.border_value) &&
+        side >= (job.src.channels == 3 ? kSeparableFirstSideRgbU8 : kSeparableFirstSideU8);
+    return f32_gray || u8;
 }
+
+int fast_separable_rank(const Job& job) {
+    return separable_ahead_of_fast(job) ? kRankFast - 1 : kRankFastSeparable;
+}
+
+bool fft_ahead_of_ladder(const Job& job) {
+    const Filter& f = job.params.filter;
+    if (f.taps.empty() || separate(f).has_value()) return false;
+    return job.dst.depth != Depth::f32 && f.taps.size() > kFftAheadOfLadderTaps;
+}
+
+int fft_rank(const Job& job) { return fft_ahead_of_ladder(job) ? kRankSeparable - 1 : kRankFft; }
+
+namespace {
+
+// The candidates auto tries for `job`, in rank order.
+std::vector<Backend*> ranked(const Job& job, const std::vector<Backend*>& candidates) {
+    std::vector<std::pair<int, Backend*>> ranks;
+    for (Backend* b : candidates) {
+        if (const std::optional<int> rank = b->auto_rank(job)) ranks.emplace_back(*rank, b);
+    }
+    std::stable_sort(ranks.begin(), ranks.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<Backend*> order;
+    for (const auto& [rank, b] : ranks) order.push_back(b);
+    return order;
+}
+
+}  // namespace
 
 AutoChoice choose_variant(const Job& job, const std::vector<Backend*>& candidates,
                           const DeviceContext& device) {
     std::string refusals;  // every variant passed over, for the log and errors
-    for (std::string_view wanted : auto_preference(job)) {
-        const auto it = std::find_if(candidates.begin(), candidates.end(),
-                                     [&](Backend* b) { return b->name() == wanted; });
-        if (it == candidates.end()) continue;
-        Backend* backend = *it;
+    for (Backend* backend : ranked(job, candidates)) {
+        const std::string_view wanted = backend->name();
         if (backend->uses_cuda() && !device.has_cuda_device) continue;
         const Support support = backend->can_run(job);
         if (!support.ok) {
@@ -70,7 +75,8 @@ AutoChoice choose_variant(const Job& job, const std::vector<Backend*>& candidate
 }
 
 double estimated_cpu_ms(std::int64_t samples, std::size_t taps, unsigned cores) {
-    const double work = static_cast<double>(samples) * (static_cast<double>(taps) + kCpuSampleOverhead);
+    const double work =
+        static_cast<double>(samples) * (static_cast<double>(taps) + kCpuSampleOverhead);
     return 1000.0 * work / (kCpuTapsPerSecondPerCore * std::max(1u, cores));
 }
 

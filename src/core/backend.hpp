@@ -3,11 +3,14 @@
 // the fast path), after CUTLASS's Operation: describe, can_run, run.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/job.hpp"
+#include "core/tolerance.hpp"
+#include "core/tuning.hpp"
 
 namespace cudaconv {
 
@@ -21,15 +24,15 @@ struct Support {
 };
 
 // A CUDA variant's output as PNG's compressed rows instead of pixels
-// (kernels/png_deflate.hpp): what a batch writing PNGs asks for, so that the
+// (kernels/codecs/png_deflate.hpp): what a batch writing PNGs asks for, so that the
 // workers only wrap the stream in chunks (io/png_encoder.hpp). A variant
 // that cannot leaves `done` false and fills job.dst as usual.
 struct PngRowsRequest {
     std::vector<int> sample_rows;  // rows to return filtered too (png_sample_rows)
     // Set by the variant:
-    bool done = false;                  // then job.dst was not written
-    std::vector<std::uint8_t> zlib;     // IDAT's zlib stream
-    std::vector<std::uint8_t> sample;   // the sample rows, each after its filter byte
+    bool done = false;                 // then job.dst was not written
+    std::vector<std::uint8_t> zlib;    // IDAT's zlib stream
+    std::vector<std::uint8_t> sample;  // the sample rows, each after its filter byte
 };
 
 struct RunOptions {
@@ -45,10 +48,13 @@ struct RunOptions {
     PngRowsRequest* png_rows = nullptr;
     // CUDA variants: queue each timed run after the first launch behind a
     // kernel that holds the stream until the host has queued it
-    // (kernels/stream_hold.hpp), so that its time is the device's alone.
+    // (kernels/runtime/stream_hold.hpp), so that its time is the device's alone.
     // The first launch of a run is never held: it may load kernels and
     // build plans, which wait on the device. CPU variants ignore it.
     bool hold_timed_launches = false;
+    // Values for the variant's tuning parameters (Backend::tuning_params)
+    // in place of its rules' choices: bench --param, and the tests.
+    Tuning tuning;
 };
 
 // What a run measured, in milliseconds. CUDA variants time with events;
@@ -60,6 +66,9 @@ struct RunTimings {
     // device and downloading the stream.
     double png_rows_ms = 0.0;
     std::vector<double> filter_ms;  // one entry per timed repeat
+    // The named path that ran, for a composite variant (`fast` ran
+    // "fast.strips"); empty for the others.
+    std::string path;
 };
 
 class Backend {
@@ -68,6 +77,19 @@ public:
     virtual std::string_view name() const = 0;
     virtual std::string_view summary() const = 0;  // one line for `list kernels`
     virtual bool uses_cuda() const = 0;
+    // The composite variant this one is a named path of ("fast" for
+    // "fast.strips"), which picks it for the jobs it suits; empty for a
+    // variant of its own.
+    virtual std::string_view parent() const { return {}; }
+    // Where `-k auto` tries this variant for `job`: lower ranks first
+    // (core/auto_select.hpp has the measured order); none for a variant
+    // auto never picks by itself (a named path: its composite picks it).
+    virtual std::optional<int> auto_rank(const Job& job) const = 0;
+    // How far its output may be from the exact result (docs/SPEC.md
+    // "Tolerances"): the float32 summation bound unless it says otherwise.
+    virtual Tolerance tolerance(const Job& job) const { return float32_sum_tolerance(job); }
+    // The parameters RunOptions::tuning may set (core/tuning.hpp).
+    virtual std::vector<TuningParam> tuning_params() const { return {}; }
     // Cheap and side-effect free; for CUDA variants may probe the device.
     virtual Support can_run(const Job& job) const = 0;
     // Filters job.src into job.dst (host memory). Throws on failure.

@@ -66,8 +66,8 @@ struct ValidBorder {
 // 0..255. Paths that stage u8 samples as they are (fast's strips, the
 // tensor-core path of fast-separable) take only such jobs, and auto knows it.
 CC_HD bool border_fits_u8(BorderMode mode, double value) {
-    return mode != BorderMode::constant ||
-           (value >= 0.0 && value <= 255.0 && static_cast<double>(static_cast<int>(value)) == value);
+    return mode != BorderMode::constant || (value >= 0.0 && value <= 255.0 &&
+                                            static_cast<double>(static_cast<int>(value)) == value);
 }
 
 // Run-time dispatch, for code that is not templated on the policy.

@@ -42,7 +42,9 @@ struct SaturateCast<std::uint16_t> {
 template <>
 struct SaturateCast<float> {
     template <typename Acc>
-    CC_HD static float from(Acc v) { return static_cast<float>(v); }
+    CC_HD static float from(Acc v) {
+        return static_cast<float>(v);
+    }
 };
 
 template <typename Out, typename Acc>

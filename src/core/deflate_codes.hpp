@@ -209,7 +209,7 @@ struct DynamicCodes {
     int cl_symbols;
     std::uint8_t cl_len[kCodeLengthSymbols];
     std::uint16_t cl_code[kCodeLengthSymbols];
-    int cl_count;  // HCLEN + 4
+    int cl_count;               // HCLEN + 4
     std::uint32_t header_bits;  // BFINAL and BTYPE included
 };
 

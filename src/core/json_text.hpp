@@ -14,6 +14,8 @@ std::string json_text(const Json& value, int indent = -1) {
     return value.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
-inline std::string json_text(const nlohmann::json& value) { return json_text<nlohmann::json>(value); }
+inline std::string json_text(const nlohmann::json& value) {
+    return json_text<nlohmann::json>(value);
+}
 
 }  // namespace cudaconv

@@ -35,14 +35,22 @@ std::string_view border_name(BorderMode b) {
 
 std::optional<BorderMode> parse_border(std::string_view name, bool* forces_zero) {
     static constexpr std::array<std::pair<std::string_view, BorderMode>, 16> kNames{{
-        {"reflect101", BorderMode::reflect101}, {"reflect_101", BorderMode::reflect101},
-        {"mirror", BorderMode::reflect101},     {"symmetric101", BorderMode::reflect101},
-        {"reflect", BorderMode::reflect},       {"symmetric", BorderMode::reflect},
-        {"replicate", BorderMode::replicate},   {"clamp", BorderMode::replicate},
-        {"edge", BorderMode::replicate},        {"nearest", BorderMode::replicate},
-        {"constant", BorderMode::constant},     {"zero", BorderMode::constant},
-        {"wrap", BorderMode::wrap},             {"circular", BorderMode::wrap},
-        {"tile", BorderMode::wrap},             {"valid", BorderMode::valid},
+        {"reflect101", BorderMode::reflect101},
+        {"reflect_101", BorderMode::reflect101},
+        {"mirror", BorderMode::reflect101},
+        {"symmetric101", BorderMode::reflect101},
+        {"reflect", BorderMode::reflect},
+        {"symmetric", BorderMode::reflect},
+        {"replicate", BorderMode::replicate},
+        {"clamp", BorderMode::replicate},
+        {"edge", BorderMode::replicate},
+        {"nearest", BorderMode::replicate},
+        {"constant", BorderMode::constant},
+        {"zero", BorderMode::constant},
+        {"wrap", BorderMode::wrap},
+        {"circular", BorderMode::wrap},
+        {"tile", BorderMode::wrap},
+        {"valid", BorderMode::valid},
     }};
     for (const auto& [alias, mode] : kNames) {
         if (alias == name) {

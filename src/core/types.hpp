@@ -13,9 +13,7 @@ namespace cudaconv {
 
 enum class Depth : std::uint8_t { u8, u16, f32 };
 
-constexpr std::size_t depth_bytes(Depth d) {
-    return d == Depth::u8 ? 1 : d == Depth::u16 ? 2 : 4;
-}
+constexpr std::size_t depth_bytes(Depth d) { return d == Depth::u8 ? 1 : d == Depth::u16 ? 2 : 4; }
 std::string_view depth_name(Depth d);
 // "u8", "u16", "f32"; nullopt for anything else.
 std::optional<Depth> parse_depth(std::string_view name);

@@ -15,6 +15,7 @@
 
 #include <opencv2/core.hpp>
 
+#include "core/auto_select.hpp"
 #include "core/border.hpp"
 #include "core/convert.hpp"
 #include "cpu/cpu_registry.hpp"
@@ -125,8 +126,7 @@ Plan make_plan(const Job& job) {
             border_index(p.border, px + origin_x(p), job.src.width);
     }
     plan.inside_begin = std::clamp(-origin_x(p), std::int64_t{0}, plan.padded_width);
-    plan.inside_end =
-        std::clamp(job.src.width - origin_x(p), plan.inside_begin, plan.padded_width);
+    plan.inside_end = std::clamp(job.src.width - origin_x(p), plan.inside_begin, plan.padded_width);
     plan.border_value = static_cast<float>(p.border_value);
     for (int j = 0; j < p.filter.height; ++j) {
         for (int i = 0; i < p.filter.width; ++i) {
@@ -144,7 +144,9 @@ template <typename In>
 class RowRing {
 public:
     RowRing(const Job& job, const Plan& plan)
-        : job_(job), plan_(plan), height_(job.params.filter.height),
+        : job_(job),
+          plan_(plan),
+          height_(job.params.filter.height),
           // Zero-filled once: the slack past each padded row stays 0.
           rows_(static_cast<std::size_t>(height_ * plan.row_floats), 0.0f),
           holds_(static_cast<std::size_t>(height_), std::numeric_limits<std::int64_t>::min()) {}
@@ -173,8 +175,8 @@ private:
         if (f == plan_.channels && reinterpret_cast<std::uintptr_t>(src) % alignof(In) == 0) {
             skip_begin = plan_.inside_begin;
             skip_end = plan_.inside_end;
-            const In* first = reinterpret_cast<const In*>(src) +
-                              (skip_begin + plan_.origin_x) * plan_.channels;
+            const In* first =
+                reinterpret_cast<const In*>(src) + (skip_begin + plan_.origin_x) * plan_.channels;
             widen(first, (skip_end - skip_begin) * f, out + skip_begin * f);
         }
         for (std::int64_t px = 0; px < plan_.padded_width; ++px) {
@@ -232,15 +234,14 @@ void correlate_rows(const Job& job, const Plan& plan, std::int64_t y_begin, std:
             const float* const* s = sources.data();
             std::size_t t = 0;
             for (; t < n_grouped; t += 4) {  // four taps a pass, then the 0-3 left
-                accumulate4(a, s[t] + k0, s[t + 1] + k0, s[t + 2] + k0, s[t + 3] + k0,
-                            w[t].weight, w[t + 1].weight, w[t + 2].weight, w[t + 3].weight);
+                accumulate4(a, s[t] + k0, s[t + 1] + k0, s[t + 2] + k0, s[t + 3] + k0, w[t].weight,
+                            w[t + 1].weight, w[t + 2].weight, w[t + 3].weight);
             }
             for (; t < n_taps; ++t) accumulate1(a, s[t] + k0, w[t].weight);
         }
 
         // Finish in double, as cpu-ref does, so only the sum is float32.
-        finish_row(acc.data(), plan.out_width * f, p.scale, p.delta, p.take_abs,
-                        finished.data());
+        finish_row(acc.data(), plan.out_width * f, p.scale, p.delta, p.take_abs, finished.data());
         std::byte* out = job.dst.row(y);
         if (f == plan.channels) {  // no kept alpha: the row as it is
             std::memcpy(out, finished.data(), finished.size() * sizeof(Out));
@@ -277,6 +278,7 @@ void correlate(const Job& job) {
 class CpuParallelBackend final : public Backend {
 public:
     std::string_view name() const override { return "cpu"; }
+    std::optional<int> auto_rank(const Job&) const override { return kRankCpu; }
     std::string_view summary() const override {
         return "multi-threaded, vectorised rows (float32), for machines without a GPU";
     }
@@ -285,9 +287,8 @@ public:
 
     RunTimings run(const Job& job, const RunOptions& options) override {
         return time_cpu_runs(options, [&] {
-            dispatch_depths(job, [&](auto in, auto out) {
-                correlate<decltype(in), decltype(out)>(job);
-            });
+            dispatch_depths(
+                job, [&](auto in, auto out) { correlate<decltype(in), decltype(out)>(job); });
         });
     }
 };

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/auto_select.hpp"
 #include "core/border.hpp"
 #include "core/convert.hpp"
 #include "cpu/cpu_registry.hpp"
@@ -61,6 +62,7 @@ void correlate(const Job& job) {
 class CpuRefBackend final : public Backend {
 public:
     std::string_view name() const override { return "cpu-ref"; }
+    std::optional<int> auto_rank(const Job&) const override { return kRankCpuRef; }
     std::string_view summary() const override {
         return "plain loops, double accumulation: the oracle for all others";
     }
@@ -69,9 +71,8 @@ public:
 
     RunTimings run(const Job& job, const RunOptions& options) override {
         return time_cpu_runs(options, [&] {
-            dispatch_depths(job, [&](auto in, auto out) {
-                correlate<decltype(in), decltype(out)>(job);
-            });
+            dispatch_depths(
+                job, [&](auto in, auto out) { correlate<decltype(in), decltype(out)>(job); });
         });
     }
 };

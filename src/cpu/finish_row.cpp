@@ -83,18 +83,18 @@ inline void finish_integers(const float* sums, std::int64_t n, double scale, dou
 
 }  // namespace
 
-CUDACONV_WIDE_LANES void finish_row(const float* sums, std::int64_t n, double scale,
-                                    double delta, bool take_abs, std::uint8_t* out) {
+CUDACONV_WIDE_LANES void finish_row(const float* sums, std::int64_t n, double scale, double delta,
+                                    bool take_abs, std::uint8_t* out) {
     finish_integers(sums, n, scale, delta, take_abs, out);
 }
 
-CUDACONV_WIDE_LANES void finish_row(const float* sums, std::int64_t n, double scale,
-                                    double delta, bool take_abs, std::uint16_t* out) {
+CUDACONV_WIDE_LANES void finish_row(const float* sums, std::int64_t n, double scale, double delta,
+                                    bool take_abs, std::uint16_t* out) {
     finish_integers(sums, n, scale, delta, take_abs, out);
 }
 
-CUDACONV_WIDE_LANES void finish_row(const float* sums, std::int64_t n, double scale,
-                                    double delta, bool take_abs, float* out) {
+CUDACONV_WIDE_LANES void finish_row(const float* sums, std::int64_t n, double scale, double delta,
+                                    bool take_abs, float* out) {
     for (std::int64_t k = 0; k < n; ++k) {
         const double v = scale * static_cast<double>(sums[k]) + delta;
         // finish_value's |.| exactly: -0 and a NaN with its sign bit keep it.

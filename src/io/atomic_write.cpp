@@ -145,7 +145,6 @@ private:
     bool renamed_ = false;
 };
 
-
 // The umask without changing it: umask() can only be read by setting it,
 // which would race with files other threads create meanwhile.
 mode_t current_umask() {

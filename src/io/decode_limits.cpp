@@ -43,7 +43,8 @@ std::uint64_t bytes_needed(const ImageShape& shape, const ReadOptions& options, 
 
 std::uint64_t ImageShape::pixels() const {
     if (width <= 0 || height <= 0) return 0;
-    return saturating_product(static_cast<std::uint64_t>(width), static_cast<std::uint64_t>(height));
+    return saturating_product(static_cast<std::uint64_t>(width),
+                              static_cast<std::uint64_t>(height));
 }
 
 std::uint64_t ImageShape::bytes() const {
@@ -72,9 +73,8 @@ void check_shape(const ImageShape& shape, const std::string& name, const ReadOpt
 
 WorkError out_of_memory(const std::string& name, const ImageShape& shape,
                         const ReadOptions& options) {
-    std::string message = name + ": out of memory: " + size_text(shape) + " " +
-                          layout_text(shape) + " needs about " +
-                          approximate_bytes(bytes_needed(shape, options, false));
+    std::string message = name + ": out of memory: " + size_text(shape) + " " + layout_text(shape) +
+                          " needs about " + approximate_bytes(bytes_needed(shape, options, false));
     if (const auto available = available_memory(read_memory_figures())) {
         message += ", " + approximate_bytes(*available) + " available";
     }

@@ -105,10 +105,8 @@ void walk_jpeg(const Bytes& b, FormatProbe& probe) {
     std::size_t pos = 2;
     for (;;) {
         // Stray bytes between segments are skipped, as libjpeg does.
-        while (pos < b.size && b.data[pos] != 0xFF)
-            ++pos;
-        while (pos < b.size && b.data[pos] == 0xFF)
-            ++pos;  // fill bytes
+        while (pos < b.size && b.data[pos] != 0xFF) ++pos;
+        while (pos < b.size && b.data[pos] == 0xFF) ++pos;  // fill bytes
         if (pos >= b.size) return truncated();
         const std::uint8_t marker = b.data[pos++];
         if (marker == 0xD9) {  // EOI: complete
@@ -129,8 +127,8 @@ void walk_jpeg(const Bytes& b, FormatProbe& probe) {
             // libjpeg gives 8-bit samples; OpenCV turns CMYK into BGR.
             const int precision = b.data[pos + 2];
             const int components = b.data[pos + 7];
-            const bool known = precision == 8 && (components == 1 || components == 3 ||
-                                                  components == 4);
+            const bool known = precision == 8 &&
+                               (components == 1 || components == 3 || components == 4);
             probe.channels = known ? (components == 1 ? 1 : 3) : 0;
             probe.sample_bytes = known ? 1 : 0;
             probe.pixel_bytes = known ? probe.channels : 3;
@@ -166,13 +164,15 @@ void walk_jpeg(const Bytes& b, FormatProbe& probe) {
 // one channel, colour and palette become BGR, anything with alpha BGRA;
 // 16-bit stays 16-bit, fewer bits become 8.
 void png_decoded_type(int bit_depth, int colour_type, FormatProbe& probe) {
-    const bool known_depth = bit_depth == 1 || bit_depth == 2 || bit_depth == 4 ||
-                             bit_depth == 8 || bit_depth == 16;
+    const bool known_depth = bit_depth == 1 || bit_depth == 2 || bit_depth == 4 || bit_depth == 8 ||
+                             bit_depth == 16;
     int channels = 0;
     switch (colour_type) {
-        case 0: channels = 1; break;          // gray
-        case 2: case 3: channels = 3; break;  // RGB, palette
-        case 4: case 6: channels = 4; break;  // gray + alpha, RGBA
+        case 0: channels = 1; break;  // gray
+        case 2:
+        case 3: channels = 3; break;  // RGB, palette
+        case 4:
+        case 6: channels = 4; break;  // gray + alpha, RGBA
         default: break;
     }
     // Unknown: the most, 16-bit BGRA.

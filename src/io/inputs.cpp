@@ -148,7 +148,8 @@ private:
         globfree(&matches);
         if (status == GLOB_NOSPACE || status == GLOB_ABORTED) {
             throw UsageError(fmt::format("\"{}\": cannot match the pattern (a folder could not "
-                                         "be read, or out of memory)", printable(pattern)));
+                                         "be read, or out of memory)",
+                                         printable(pattern)));
         }
         const fs::path root = pattern_root(pattern);
         std::size_t before = files_.size();
@@ -232,9 +233,9 @@ void read_list(const std::string& from, Expander& expander) {
             throw UsageError(fmt::format("{}: not a list of paths (a NUL byte)", at));
         }
         if (++paths > expander.max_files()) {
-            throw UsageError(fmt::format(
-                "{}: a list of more than {} paths (the most one batch takes)", at,
-                expander.max_files()));
+            throw UsageError(
+                fmt::format("{}: a list of more than {} paths (the most one batch takes)", at,
+                            expander.max_files()));
         }
         expander.add_listed(std::string(path));
     }

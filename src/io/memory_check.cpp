@@ -48,7 +48,8 @@ std::optional<std::uint64_t> keyed_number(const std::string& path, std::string_v
     while (std::getline(file, line)) {
         if (line.compare(0, key.size(), key) != 0) continue;
         std::string_view rest = std::string_view(line).substr(key.size());
-        while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+        while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t'))
+            rest.remove_prefix(1);
         return parse_number(rest);
     }
     return std::nullopt;
@@ -102,9 +103,9 @@ std::optional<CgroupRoom> cgroup_v2_room() {
         const std::optional<std::uint64_t> limit = max ? parse_number(*max) : std::nullopt;
         const std::optional<std::uint64_t> usage = number_in(dir + "/memory.current");
         if (limit && usage) {
-            keep_tighter(tightest, {*limit, less_reclaimable(*usage, keyed_number(
-                                                                dir + "/memory.stat",
-                                                                "inactive_file "))});
+            keep_tighter(tightest,
+                         {*limit, less_reclaimable(*usage, keyed_number(dir + "/memory.stat",
+                                                                        "inactive_file "))});
         }
         if (dir.size() <= mount.size()) break;
         dir = dir.substr(0, dir.find_last_of('/'));
@@ -133,7 +134,9 @@ std::optional<std::uint64_t> resource_limit(int resource) {
     return static_cast<std::uint64_t>(limit.rlim_cur);
 }
 
-std::uint64_t room(std::uint64_t limit, std::uint64_t used) { return limit > used ? limit - used : 0; }
+std::uint64_t room(std::uint64_t limit, std::uint64_t used) {
+    return limit > used ? limit - used : 0;
+}
 
 }  // namespace
 

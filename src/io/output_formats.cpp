@@ -133,9 +133,7 @@ std::vector<int> encoder_settings(const OutputFormat& format, const EncodeOption
 
 }  // namespace
 
-bool is_image_extension(const std::string& extension) {
-    return find_format(extension) != nullptr;
-}
+bool is_image_extension(const std::string& extension) { return find_format(extension) != nullptr; }
 
 void check_output_format(const std::string& path, const std::string& extension,
                          std::optional<Depth> depth, int channels) {

@@ -36,8 +36,8 @@ bool is_folder_output(const std::string& output) {
 }
 
 // One field's text, or UsageError for a field it does not know.
-std::string field_text(const std::string& field, const std::string& pattern,
-                       const OutputRequest& r, const OutputSource& source) {
+std::string field_text(const std::string& field, const std::string& pattern, const OutputRequest& r,
+                       const OutputSource& source) {
     if (field == "stem") return input_stem(source.input);
     if (field == "ext") return input_extension(source.input, r.format);
     if (field == "filter") return file_name_safe(r.filter);
@@ -51,8 +51,7 @@ std::string field_text(const std::string& field, const std::string& pattern,
 // One component of the pattern (the text between two '/') with its fields
 // filled in; `had_field` tells whether it named any.
 std::string expand_component(const std::string& component, const std::string& pattern,
-                             const OutputRequest& r, const OutputSource& source,
-                             bool& had_field) {
+                             const OutputRequest& r, const OutputSource& source, bool& had_field) {
     std::string out;
     for (std::size_t i = 0; i < component.size();) {
         if (component[i] != '{') {
@@ -103,8 +102,8 @@ bool lies_within(const fs::path& path, const fs::path& root) {
 // A template or folder output must stay in the folder -o names: a {dir}
 // may hold ".." (from a pattern such as 'in/*/../x.png') and so may a
 // {stem} (of an input named "..."), which would otherwise write anywhere.
-void check_within_root(const std::string& path, const std::string& root,
-                       const OutputRequest& r, const OutputSource& source) {
+void check_within_root(const std::string& path, const std::string& root, const OutputRequest& r,
+                       const OutputSource& source) {
     if (lies_within(fs::path(path), fs::path(root).lexically_normal())) return;
     throw UsageError(fmt::format(
         "{}: -o \"{}\" would write {}, outside {} (the folder -o names{}); nothing was done",
@@ -165,10 +164,10 @@ OutputTarget resolve_output(const OutputRequest& r, const OutputSource& source) 
         check_within_root(path, r.output, r, source);
     } else {
         if (r.several_inputs) {
-            throw UsageError(fmt::format(
-                "-o \"{}\" names one file but there are several inputs; give a folder "
-                "(ending in /) or a template such as out/{{stem}}.png",
-                r.output));
+            throw UsageError(
+                fmt::format("-o \"{}\" names one file but there are several inputs; give a folder "
+                            "(ending in /) or a template such as out/{{stem}}.png",
+                            r.output));
         }
         path = r.output;
     }

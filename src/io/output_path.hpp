@@ -8,10 +8,10 @@
 namespace cudaconv {
 
 struct OutputRequest {
-    std::string output;      // the -o argument
-    std::string format;      // --format: stdout's, and stdin's {ext} ("" = input's, else png)
-    std::string filter;      // the filter's label, for {filter}
-    std::string kernel;      // the variant's name, for {kernel}
+    std::string output;  // the -o argument
+    std::string format;  // --format: stdout's, and stdin's {ext} ("" = input's, else png)
+    std::string filter;  // the filter's label, for {filter}
+    std::string kernel;  // the variant's name, for {kernel}
     bool several_inputs = false;
 };
 

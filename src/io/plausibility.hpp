@@ -35,7 +35,6 @@ struct JpegSampling {
 // of blocks with one end-of-band run, so they add nothing certain.
 // Arithmetic coding has no such floor: 0.
 std::uint64_t least_jpeg_scan_bytes(std::uint64_t width, std::uint64_t height,
-                                    const std::vector<JpegSampling>& components,
-                                    JpegCoding coding);
+                                    const std::vector<JpegSampling>& components, JpegCoding coding);
 
 }  // namespace cudaconv::detail

@@ -21,7 +21,8 @@ constexpr std::uint8_t kFilterNone = 0;
 constexpr std::uint8_t kFilterUp = 2;
 
 void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-    for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<std::uint8_t>(v >> shift));
+    for (int shift = 24; shift >= 0; shift -= 8)
+        out.push_back(static_cast<std::uint8_t>(v >> shift));
 }
 
 // A chunk: length, type, data, CRC-32 of type and data.
@@ -168,7 +169,8 @@ void filter_row_bytes(const cv::Mat& image, int y, bool up, std::uint8_t* out) {
                      rest, image.channels(), out + done);
     } else {
         filtered_row(image.ptr<std::uint16_t>(y) + skip_pixels * image.channels(),
-                     up ? image.ptr<std::uint16_t>(y - 1) + skip_pixels * image.channels() : nullptr,
+                     up ? image.ptr<std::uint16_t>(y - 1) + skip_pixels * image.channels()
+                        : nullptr,
                      rest, image.channels(), out + done);
     }
 }
@@ -220,16 +222,16 @@ constexpr double kRunsSlack = 1.15;
 // search's is more than kRunsSlack times smaller (or failed: 0). Used for
 // the CPU's own streams and for those made on the GPU.
 bool runs_close_enough(std::size_t runs, std::size_t searched) {
-    return searched == 0 ||
-           static_cast<double>(runs) <= kRunsSlack * static_cast<double>(searched);
+    return searched == 0 || static_cast<double>(runs) <= kRunsSlack * static_cast<double>(searched);
 }
 
 Method choose_method(const cv::Mat& image, std::size_t row_bytes, int level,
                      libdeflate_compressor* compressor) {
     const std::vector<int> rows = png_sample_rows(image.rows);
     std::vector<std::uint8_t> sample((row_bytes + 1) * rows.size());
-    std::vector<std::uint8_t> out(std::max(libdeflate_zlib_compress_bound(compressor, sample.size()),
-                                           run_deflate_bound(sample.size())));
+    std::vector<std::uint8_t> out(
+        std::max(libdeflate_zlib_compress_bound(compressor, sample.size()),
+                 run_deflate_bound(sample.size())));
     std::size_t best_deflate = 0;
     std::size_t best_runs = 0;
     Method deflate_method;
@@ -240,8 +242,8 @@ Method choose_method(const cv::Mat& image, std::size_t row_bytes, int level,
             filter_row(image, y, filter, at);
             at += row_bytes + 1;
         }
-        const std::size_t size =
-            libdeflate_zlib_compress(compressor, sample.data(), sample.size(), out.data(), out.size());
+        const std::size_t size = libdeflate_zlib_compress(compressor, sample.data(), sample.size(),
+                                                          out.data(), out.size());
         if (best_deflate == 0 || (size != 0 && size < best_deflate)) {
             best_deflate = size;
             deflate_method.filter = filter;
@@ -353,8 +355,8 @@ std::vector<std::uint8_t> png_from_runs_stream(int width, int height, int sample
     return png_file(width, height, sample_bytes, channels, stream.get(), size, max_idat_bytes);
 }
 
-std::vector<std::uint8_t> encode_png(const cv::Mat& image, int level,
-                                     std::size_t max_idat_bytes, int threads) {
+std::vector<std::uint8_t> encode_png(const cv::Mat& image, int level, std::size_t max_idat_bytes,
+                                     int threads) {
     if (image.empty()) throw std::invalid_argument("PNG cannot hold an empty image");
     const int depth = image.depth();
     if (depth != CV_8U && depth != CV_16U) {
@@ -388,13 +390,14 @@ std::vector<std::uint8_t> encode_png(const cv::Mat& image, int level,
     } else {
         filter_rows(cv::Range(0, height));
     }
-    const std::size_t bound = method.runs ? run_deflate_bound(rows_size)
-                                          : libdeflate_zlib_compress_bound(compressor.get(), rows_size);
+    const std::size_t bound = method.runs
+                                  ? run_deflate_bound(rows_size)
+                                  : libdeflate_zlib_compress_bound(compressor.get(), rows_size);
     std::unique_ptr<std::uint8_t[]> stream(new std::uint8_t[bound]);
     const std::size_t stream_size =
         method.runs ? run_deflate_zlib(rows.get(), rows_size, stream.get(), threads)
-                    : libdeflate_zlib_compress(compressor.get(), rows.get(), rows_size, stream.get(),
-                                               bound);
+                    : libdeflate_zlib_compress(compressor.get(), rows.get(), rows_size,
+                                               stream.get(), bound);
     if (stream_size == 0) throw std::runtime_error("libdeflate could not compress the rows");
     rows.reset();
 

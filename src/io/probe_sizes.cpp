@@ -21,8 +21,12 @@ public:
     std::size_t size() const { return size_; }
     bool has(std::size_t at, std::size_t bytes) const { return at <= size_ && bytes <= size_ - at; }
     std::uint8_t byte(std::size_t at) const { return data_[at]; }
-    std::uint32_t le16(std::size_t at) const { return data_[at] | std::uint32_t{data_[at + 1]} << 8; }
-    std::uint32_t le24(std::size_t at) const { return le16(at) | std::uint32_t{data_[at + 2]} << 16; }
+    std::uint32_t le16(std::size_t at) const {
+        return data_[at] | std::uint32_t{data_[at + 1]} << 8;
+    }
+    std::uint32_t le24(std::size_t at) const {
+        return le16(at) | std::uint32_t{data_[at + 2]} << 16;
+    }
     std::uint32_t le32(std::size_t at) const { return le16(at) | le16(at + 2) << 16; }
     std::uint32_t be32(std::size_t at) const {
         return std::uint32_t{data_[at]} << 24 | std::uint32_t{data_[at + 1]} << 16 |
@@ -129,7 +133,8 @@ void pnm_size(const Reader& r, FormatProbe& probe) {
     const std::optional<std::int64_t> width = numbers.next(), height = numbers.next();
     if (!width || !height) return;
     const bool bitmap = kind == '1' || kind == '4';
-    const std::optional<std::int64_t> largest = bitmap ? std::optional<std::int64_t>{1} : numbers.next();
+    const std::optional<std::int64_t> largest = bitmap ? std::optional<std::int64_t>{1}
+                                                       : numbers.next();
     const int channels = kind == '3' || kind == '6' ? 3 : 1;
     set_size(probe, *width, *height, channels * (largest.value_or(65535) > 255 ? 2 : 1));
 }

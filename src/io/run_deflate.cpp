@@ -177,7 +177,8 @@ void write_block(const std::uint8_t* data, std::size_t begin, std::size_t end, b
     std::array<std::uint16_t, kLitLenSymbols> order{};
     int leaves = 0;
     for (int s = 0; s < kLitLenSymbols; ++s) {
-        if (lit_freq[s] > 0) order[static_cast<std::size_t>(leaves++)] = static_cast<std::uint16_t>(s);
+        if (lit_freq[s] > 0)
+            order[static_cast<std::size_t>(leaves++)] = static_cast<std::uint16_t>(s);
     }
     std::stable_sort(order.begin(), order.begin() + leaves,
                      [&](std::uint16_t a, std::uint16_t b) { return lit_freq[a] < lit_freq[b]; });
@@ -223,8 +224,8 @@ void write_block(const std::uint8_t* data, std::size_t begin, std::size_t end, b
     for (int run = kMinRun; run <= kMaxRun; ++run) {
         const LengthCode lc = length_code(run);
         const int len = codes->lit_len[lc.symbol];
-        token_bits[256 + run] =
-            codes->lit_code[lc.symbol] | (static_cast<std::uint32_t>(lc.extra) << len);
+        token_bits[256 + run] = codes->lit_code[lc.symbol] |
+                                (static_cast<std::uint32_t>(lc.extra) << len);
         token_bit_count[256 + run] = static_cast<std::uint8_t>(len + lc.extra_bits + 1);
     }
     // On a copy of the writer: a local whose address is not taken stays in
@@ -340,13 +341,16 @@ std::size_t run_deflate_zlib(const std::uint8_t* data, std::size_t size, std::ui
         std::vector<std::unique_ptr<std::uint8_t[]>> stripe_out(parts.count);
         std::vector<std::size_t> stripe_size(parts.count, 0);
         const std::size_t stripes = std::min(parts.count, static_cast<std::size_t>(threads));
-        cv::parallel_for_(cv::Range(0, static_cast<int>(parts.count)), [&](const cv::Range& range) {
-            const auto first = static_cast<std::size_t>(range.start);
-            const auto last = static_cast<std::size_t>(range.end);
-            const std::size_t bytes = parts.first_byte(last) - parts.first_byte(first);
-            stripe_out[first].reset(new std::uint8_t[run_deflate_bound(bytes)]);
-            stripe_size[first] = write_parts(data, parts, first, last, stripe_out[first].get());
-        }, static_cast<double>(stripes));
+        cv::parallel_for_(
+            cv::Range(0, static_cast<int>(parts.count)),
+            [&](const cv::Range& range) {
+                const auto first = static_cast<std::size_t>(range.start);
+                const auto last = static_cast<std::size_t>(range.end);
+                const std::size_t bytes = parts.first_byte(last) - parts.first_byte(first);
+                stripe_out[first].reset(new std::uint8_t[run_deflate_bound(bytes)]);
+                stripe_size[first] = write_parts(data, parts, first, last, stripe_out[first].get());
+            },
+            static_cast<double>(stripes));
         for (std::size_t k = 0; k < parts.count; ++k) {
             if (stripe_out[k]) {
                 p = std::copy(stripe_out[k].get(), stripe_out[k].get() + stripe_size[k], p);

@@ -19,7 +19,9 @@ const std::vector<std::unique_ptr<Backend>>& all_backends() {
         list.push_back(make_fft_backend());
         list.push_back(make_cudnn_backend());
         list.push_back(make_fast_backend());
+        for (auto& path : make_fast_paths()) list.push_back(std::move(path));
         list.push_back(make_fast_separable_backend());
+        for (auto& path : make_fast_separable_paths()) list.push_back(std::move(path));
         return list;
     }();
     return kBackends;

@@ -9,7 +9,8 @@
 
 namespace cudaconv {
 
-// Every variant, CPU ones first, in the order of the tutorial ladder.
+// Every variant, CPU ones first, in the order of the tutorial ladder; a
+// composite's named paths (Backend::parent) right after it.
 const std::vector<std::unique_ptr<Backend>>& all_backends();
 
 // nullptr when there is no such variant.

@@ -22,17 +22,11 @@
 #include "kernels/runtime/device_info.hpp"
 #include "support/files.hpp"
 #include "support/run_command.hpp"
-#include "support/scoped_env.hpp"
 
 namespace cudaconv::test {
 namespace fs = std::filesystem;
 
 namespace {
-
-void copy_sample(const std::string& name, const fs::path& to) {
-    fs::create_directories(to.parent_path());
-    fs::copy_file(sample(name), to, fs::copy_options::overwrite_existing);
-}
 
 // Every file under root, relative, sorted: what a run left behind,
 // temporary files included.
@@ -40,7 +34,8 @@ std::vector<std::string> tree(const fs::path& root) {
     std::vector<std::string> files;
     if (!fs::exists(root)) return files;
     for (const auto& e : fs::recursive_directory_iterator(root)) {
-        if (e.is_regular_file()) files.push_back(e.path().lexically_relative(root).generic_string());
+        if (e.is_regular_file())
+            files.push_back(e.path().lexically_relative(root).generic_string());
     }
     std::sort(files.begin(), files.end());
     return files;
@@ -76,18 +71,17 @@ TEST_CASE("batch: a corrupt file in the middle is reported and the rest are writ
 // The pipeline numbers only the images it runs; an image that fails late
 // (while writing) must still be reported under its own name when an
 // earlier input was skipped.
-TEST_CASE("batch: a write failure after a skipped input names the right input",
-          "[cli][batch]") {
+TEST_CASE("batch: a write failure after a skipped input names the right input", "[cli][batch]") {
     TempDir dir;
     copy_sample("camera.png", dir / "in" / "a.png");
     copy_sample("chelsea.png", dir / "in" / "b.png");
     // c: a PNG wider than JPEG allows (65500), so only its encoder fails.
     fs::create_directories(dir / "in");
-    REQUIRE(cv::imwrite((dir / "in" / "c.png").string(), cv::Mat(1, 70000, CV_8UC1, cv::Scalar(9))));
+    REQUIRE(
+        cv::imwrite((dir / "in" / "c.png").string(), cv::Mat(1, 70000, CV_8UC1, cv::Scalar(9))));
     write_file(dir / "out" / "a.jpg", "kept");  // a: skipped
     const auto r = run_cudaconv(
-        {"in", "-f", "edge", "--skip-existing", "-o", "out/{stem}.jpg", "--json", "-"},
-        dir.path());
+        {"in", "-f", "edge", "--skip-existing", "-o", "out/{stem}.jpg", "--json", "-"}, dir.path());
     INFO(r.err);
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.err, Catch::Contains("error: out/c.jpg: cannot encode JPEG"));
@@ -114,8 +108,8 @@ TEST_CASE("batch: {kernel} outputs of -k auto honour --skip-existing", "[cli][ba
     TempDir dir;
     copy_sample("camera.png", dir / "in" / "a.png");
     copy_sample("chelsea.png", dir / "in" / "b.png");
-    const std::vector<std::string> args{"in", "-f", "edge", "-k", "auto", "-o",
-                                        "out/{stem}-{kernel}.png"};
+    const std::vector<std::string> args{
+        "in", "-f", "edge", "-k", "auto", "-o", "out/{stem}-{kernel}.png"};
     const auto first = run_cudaconv(args, dir.path());
     INFO(first.err);
     REQUIRE(first.exit_code == 0);
@@ -143,8 +137,7 @@ TEST_CASE("batch: an unwritable output fails that image only", "[cli][batch]") {
     copy_sample("rocket.jpg", dir / "in" / "c.jpg");
     // A folder where b's output goes: no rename can replace it, root or not.
     fs::create_directories(dir / "out" / "b.png");
-    const auto r =
-        run_cudaconv({"in", "-f", "edge", "--overwrite", "-o", "out/"}, dir.path());
+    const auto r = run_cudaconv({"in", "-f", "edge", "--overwrite", "-o", "out/"}, dir.path());
     INFO(r.err);
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.err, Catch::Contains("out/b.png: is a directory"));
@@ -173,8 +166,8 @@ TEST_CASE("batch: -r with {dir} or a folder output mirrors the tree", "[cli][bat
     copy_sample("camera.png", dir / "in" / ".cache" / "hidden.png");  // hidden: left out
     write_file(dir / "in" / "x" / "notes.txt", "not an image");       // not an image: left out
 
-    auto r = run_cudaconv({"in", "-r", "-f", "edge", "-o", "t/{dir}/{stem}-{filter}.png"},
-                          dir.path());
+    auto r =
+        run_cudaconv({"in", "-r", "-f", "edge", "-o", "t/{dir}/{stem}-{filter}.png"}, dir.path());
     INFO(r.err);
     CHECK(r.exit_code == 0);
     CHECK(tree(dir / "t") ==
@@ -235,8 +228,8 @@ TEST_CASE("batch: existing outputs are refused before any work, skipped or overw
         CHECK(read_bytes(dir / "out" / "a.png") == "old");
     }
     SECTION("an output that is an input is refused") {
-        const auto r = run_cudaconv({"in", "-f", "edge", "--overwrite", "-o", "in/{stem}.{ext}"},
-                                    dir.path());
+        const auto r =
+            run_cudaconv({"in", "-f", "edge", "--overwrite", "-o", "in/{stem}.{ext}"}, dir.path());
         CHECK(r.exit_code == 2);
         CHECK_THAT(r.err, Catch::Contains("would overwrite its input"));
         CHECK(read_bytes(dir / "in" / "a.png") == read_bytes(sample("camera.png")));
@@ -247,8 +240,8 @@ TEST_CASE("batch: --from a list that cannot be read is a configuration error", "
     TempDir dir;
     const auto r = run_cudaconv({"--from", "missing.txt", "-f", "edge", "-o", "out/"}, dir.path());
     CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err,
-               Catch::Contains("--from missing.txt: cannot read the list: No such file or directory"));
+    CHECK_THAT(r.err, Catch::Contains(
+                          "--from missing.txt: cannot read the list: No such file or directory"));
     CHECK_FALSE(fs::exists(dir / "out"));
 }
 
@@ -354,9 +347,9 @@ TEST_CASE("batch: --in-flight bounds the images held, and 0 is refused", "[cli][
     TempDir dir;
     make_flat_folder(dir / "in");
     for (const std::string bound : {"1", "2", "64"}) {
-        const auto r = run_cudaconv({"in", "-f", "edge", "-j", "2", "--in-flight", bound, "-o",
-                                     "out-" + bound + "/"},
-                                    dir.path());
+        const auto r = run_cudaconv(
+            {"in", "-f", "edge", "-j", "2", "--in-flight", bound, "-o", "out-" + bound + "/"},
+            dir.path());
         INFO(bound << ": " << r.err);
         CHECK(r.exit_code == 1);  // b.png is corrupt
         CHECK_THAT(r.err, Catch::Contains("done 2, skipped 0, failed 1 of 3 images"));
@@ -366,7 +359,8 @@ TEST_CASE("batch: --in-flight bounds the images held, and 0 is refused", "[cli][
     const cv::Mat many = cv::imread((dir / "out-64" / "a.png").string(), cv::IMREAD_UNCHANGED);
     CHECK(cv::norm(one, many, cv::NORM_INF) == 0.0);
 
-    const auto zero = run_cudaconv({"in", "-f", "edge", "--in-flight", "0", "-o", "z/"}, dir.path());
+    const auto zero =
+        run_cudaconv({"in", "-f", "edge", "--in-flight", "0", "-o", "z/"}, dir.path());
     CHECK(zero.exit_code == 2);
     CHECK_THAT(zero.err, Catch::Contains("--in-flight"));
     CHECK_FALSE(fs::exists(dir / "z"));
@@ -375,10 +369,10 @@ TEST_CASE("batch: --in-flight bounds the images held, and 0 is refused", "[cli][
 // On a terminal the batch draws one progress line, redrawn in place (count,
 // share, bar, images/s, ETA), instead of a log line per image. `script`
 // (util-linux) gives the process a pseudo-terminal.
-TEST_CASE("batch: on a terminal a progress line replaces the per-image lines",
-          "[cli][batch]") {
+TEST_CASE("batch: on a terminal a progress line replaces the per-image lines", "[cli][batch]") {
     TempDir dir;
-    for (int i = 0; i < 6; ++i) copy_sample("camera.png", dir / "in" / ("c" + std::to_string(i) + ".png"));
+    for (int i = 0; i < 6; ++i)
+        copy_sample("camera.png", dir / "in" / ("c" + std::to_string(i) + ".png"));
     const std::string command = cudaconv_binary() + " in -f box:9 -k cpu-ref -j 1 -o out/";
     const auto r = run_program({"script", "-qfec", command, "/dev/null"}, dir.path());
     INFO(r.out << r.err);
@@ -527,11 +521,94 @@ TEST_CASE("batch: a second SIGINT ends at once and leaves no partial file",
 
 namespace cudaconv::test {
 
-// A CUDA variant's PNGs are compressed on the device (kernels/png_deflate.hpp)
-// and the pixels not downloaded: --json shows it, and the files hold the
-// same pixels as those the workers compress (CUDACONV_DEVICE_PNG=0), for
-// gray, colour, alpha and 16-bit outputs, and as those of inputs uploaded
-// from page-locked slots. A JPEG output is not affected.
+// The JSON lines of a batch run with --json -, by input: each image's
+// line (the summary left out).
+std::map<std::string, nlohmann::json> json_by_input(const std::string& out) {
+    std::map<std::string, nlohmann::json> lines;
+    std::istringstream text(out);
+    std::string line;
+    while (std::getline(text, line)) {
+        const auto j = nlohmann::json::parse(line);
+        if (!j.contains("summary")) lines[j["input"]] = j;
+    }
+    return lines;
+}
+
+// --encoder, wherever the images run: each JSON line names the encoder of
+// its PNG, the GPU only for an image a CUDA variant filtered; --encoder cpu
+// gives the pixels of the default; --encoder gpu under -k auto encodes the
+// images auto put on the CPU there, and says so once.
+TEST_CASE("batch: --encoder cpu and gpu, and where each image's PNG was encoded",
+          "[cli][batch][encoder]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "in" / "a.png");
+    copy_sample("chelsea-alpha.png", dir / "in" / "b.png");
+    copy_sample("camera-16bit.png", dir / "in" / "c.png");
+    auto run = [&](const std::string& encoder, const std::string& out) {
+        std::vector<std::string> args{"in", "-f", "edge", "--json", "-", "-o", out + "/"};
+        if (!encoder.empty()) args.insert(args.end(), {"--encoder", encoder});
+        const auto r = run_cudaconv(args, dir.path());
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        const auto lines = json_by_input(r.out);
+        REQUIRE(lines.size() == 3);
+        for (const auto& [input, line] : lines) {
+            INFO(encoder << ": " << input);
+            const bool on_cpu = line["variant"].get<std::string>().rfind("cpu", 0) == 0;
+            if (encoder == "cpu" || on_cpu) {
+                CHECK(line["encoder"] == "cpu");
+                CHECK(line["timings_ms"]["png_rows"].get<double>() == 0.0);
+            } else {
+                CHECK(line["encoder"] == "gpu");
+            }
+        }
+        return r;
+    };
+    run("", "default");
+    run("cpu", "cpu");
+    const auto gpu = run("gpu", "gpu");
+    if (gpu.out.find("\"encoder\":\"cpu\"") != std::string::npos) {
+        CHECK_THAT(gpu.err, Catch::Contains("--encoder gpu: in/") &&
+                                Catch::Contains(": encoded by the CPU (auto ran it on cpu)"));
+        CHECK(gpu.err.find("encoded by the CPU") == gpu.err.rfind("encoded by the CPU"));  // once
+    }
+    for (const char* name : {"a.png", "b.png", "c.png"}) {
+        INFO(name);
+        const cv::Mat fallback =
+            cv::imread((dir / "default" / name).string(), cv::IMREAD_UNCHANGED);
+        REQUIRE(!fallback.empty());
+        for (const char* other : {"cpu", "gpu"}) {
+            const cv::Mat m = cv::imread((dir / other / name).string(), cv::IMREAD_UNCHANGED);
+            REQUIRE(m.type() == fallback.type());
+            CHECK(cv::norm(m, fallback, cv::NORM_INF) == 0);
+        }
+    }
+}
+
+// --pinned-slots sets the page-locked slots of a GPU batch; with a CPU
+// variant there is nothing to upload, and any count is accepted.
+TEST_CASE("batch: --pinned-slots takes any count from 0", "[cli][batch][pinned]") {
+    TempDir dir;
+    copy_sample("camera.png", dir / "in" / "a.png");
+    copy_sample("chelsea.png", dir / "in" / "b.png");
+    for (const char* slots : {"0", "1", "5"}) {
+        INFO(slots);
+        const auto r = run_cudaconv({"in", "-f", "edge", "-k", "cpu", "--pinned-slots", slots, "-q",
+                                     "-o", std::string("out") + slots + "/"},
+                                    dir.path());
+        INFO(r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(tree(dir / (std::string("out") + slots)) ==
+              std::vector<std::string>{"a.png", "b.png"});
+    }
+}
+
+// A CUDA variant's PNGs are compressed on the device (kernels/codecs/png_deflate.hpp)
+// and the pixels not downloaded, by default and with --encoder gpu: --json
+// shows it, and the files hold the same pixels as those the workers
+// compress (--encoder cpu), for gray, colour, alpha and 16-bit outputs,
+// and as those of inputs uploaded from page-locked slots (--pinned-slots).
+// A JPEG output is not affected.
 TEST_CASE("batch: PNGs of a CUDA variant are compressed on the device, same pixels",
           "[cli][batch][gpu]") {
     const DeviceProbe& probe = probe_devices();
@@ -542,58 +619,59 @@ TEST_CASE("batch: PNGs of a CUDA variant are compressed on the device, same pixe
     TempDir dir;
     const fs::path in = dir / "in";
     fs::create_directories(in);
-    for (const char* name : {"camera.png", "chelsea.png", "chelsea-alpha.png", "camera-16bit.png"}) {
+    for (const char* name :
+         {"camera.png", "chelsea.png", "chelsea-alpha.png", "camera-16bit.png"}) {
         copy_sample(name, in / name);
     }
-    auto run = [&](const char* device_png, const std::string& out) {
-        const ScopedEnv env("CUDACONV_DEVICE_PNG", device_png);
-        const auto r = run_cudaconv({"in", "-f", "edge", "-k", "naive", "--json", "-", "-q", "-o", out},
-                                    dir.path());
+    auto run = [&](std::vector<std::string> options, const std::string& out) {
+        std::vector<std::string> args{"in",     "-f", "edge", "-k", "naive",
+                                      "--json", "-",  "-q",   "-o", out};
+        args.insert(args.end(), options.begin(), options.end());
+        const auto r = run_cudaconv(args, dir.path());
+        INFO(r.err);
         REQUIRE(r.exit_code == 0);
-        std::map<std::string, nlohmann::json> timings;
-        std::istringstream lines(r.out);
-        std::string line;
-        while (std::getline(lines, line)) {
-            const auto j = nlohmann::json::parse(line);
-            if (!j.contains("summary")) timings[j["input"]] = j["timings_ms"];
-        }
-        REQUIRE(timings.size() == 4);
-        return timings;
+        const auto lines = json_by_input(r.out);
+        REQUIRE(lines.size() == 4);
+        return lines;
     };
-    for (const auto& [input, t] : run("1", "device/{stem}.png")) {
+    for (const auto& [options, out] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{}, "device/{stem}.png"}, {{"--encoder", "gpu"}, "gpu/{stem}.png"}}) {
+        for (const auto& [input, line] : run(options, out)) {
+            INFO(out << ": " << input);
+            CHECK(line["encoder"] == "gpu");
+            CHECK(line["timings_ms"]["png_rows"].get<double>() > 0.0);
+            CHECK(line["timings_ms"]["download"].get<double>() == 0.0);
+        }
+    }
+    for (const auto& [input, line] : run({"--encoder", "cpu"}, "host/{stem}.png")) {
         INFO(input);
-        CHECK(t["png_rows"].get<double>() > 0.0);
-        CHECK(t["download"].get<double>() == 0.0);
+        CHECK(line["encoder"] == "cpu");
+        CHECK(line["timings_ms"]["png_rows"].get<double>() == 0.0);
+        CHECK(line["timings_ms"]["download"].get<double>() > 0.0);
     }
-    for (const auto& [input, t] : run("0", "host/{stem}.png")) {
-        INFO(input);
-        CHECK(t["png_rows"].get<double>() == 0.0);
-        CHECK(t["download"].get<double>() > 0.0);
-    }
-    {
-        // The inputs uploaded from page-locked slots (batch/pinned_slots.hpp),
-        // which a batch uses from 16 images: 2 slots for these 4.
-        const ScopedEnv slots("CUDACONV_PINNED_SLOTS", "2");
-        run("1", "pinned/{stem}.png");
-    }
+    // The inputs uploaded from page-locked slots (batch/pinned_slots.hpp),
+    // which a batch uses from 16 images by default: 2 slots for these 4.
+    run({"--pinned-slots", "2"}, "pinned/{stem}.png");
     for (const char* stem : {"camera", "chelsea", "chelsea-alpha", "camera-16bit"}) {
         INFO(stem);
-        const cv::Mat device = cv::imread((dir / "device" / stem).string() + ".png", cv::IMREAD_UNCHANGED);
-        const cv::Mat host = cv::imread((dir / "host" / stem).string() + ".png", cv::IMREAD_UNCHANGED);
-        const cv::Mat pinned = cv::imread((dir / "pinned" / stem).string() + ".png", cv::IMREAD_UNCHANGED);
-        REQUIRE(!device.empty());
-        REQUIRE(device.type() == host.type());
-        REQUIRE(pinned.type() == host.type());
-        CHECK(cv::norm(device, host, cv::NORM_INF) == 0);
-        CHECK(cv::norm(pinned, host, cv::NORM_INF) == 0);
+        const cv::Mat host =
+            cv::imread((dir / "host" / stem).string() + ".png", cv::IMREAD_UNCHANGED);
+        REQUIRE(!host.empty());
+        for (const char* folder : {"device", "gpu", "pinned"}) {
+            INFO(folder);
+            const cv::Mat m =
+                cv::imread((dir / folder / stem).string() + ".png", cv::IMREAD_UNCHANGED);
+            REQUIRE(m.type() == host.type());
+            CHECK(cv::norm(m, host, cv::NORM_INF) == 0);
+        }
     }
     // A JPEG's pixels come down as before.
-    const ScopedEnv env("CUDACONV_DEVICE_PNG", "1");
-    const auto r = run_cudaconv({"in/chelsea.png", "-f", "edge", "-k", "naive", "--json", "-", "-q",
-                                 "-o", "chelsea.jpg"},
-                                dir.path());
+    const auto r = run_cudaconv(
+        {"in/chelsea.png", "-f", "edge", "-k", "naive", "--json", "-", "-q", "-o", "chelsea.jpg"},
+        dir.path());
     REQUIRE(r.exit_code == 0);
     const auto j = nlohmann::json::parse(r.out.substr(0, r.out.find('\n')));
+    CHECK(j["encoder"] == "cpu");
     CHECK(j["timings_ms"]["png_rows"].get<double>() == 0.0);
     CHECK(j["timings_ms"]["download"].get<double>() > 0.0);
 }

@@ -21,8 +21,7 @@ TEST_CASE("the CI example script gates on cudaconv compare", "[cli][compare][doc
     auto gate = [&](std::vector<std::string> extra, bool update) {
         std::vector<std::string> command{"bash", script, "photos", "golden", "out", "-f", "edge"};
         command.insert(command.end(), extra.begin(), extra.end());
-        return run_program(command, dir.path(), {},
-                           {binary, {"UPDATE", update ? "1" : "0"}});
+        return run_program(command, dir.path(), {}, {binary, {"UPDATE", update ? "1" : "0"}});
     };
 
     const auto made = gate({}, true);

@@ -40,7 +40,8 @@ void write(const fs::path& p, const cv::Mat& m) {
 
 }  // namespace
 
-TEST_CASE("compare: identical images pass, and with no limits any difference fails", "[cli][compare]") {
+TEST_CASE("compare: identical images pass, and with no limits any difference fails",
+          "[cli][compare]") {
     TempDir dir;
     write(dir / "a.png", base_image());
     write(dir / "b.png", base_image());
@@ -135,17 +136,19 @@ TEST_CASE("compare: --depth and --ignore-alpha say how to convert", "[cli][compa
     write(dir / "b.png", colour);
     write(dir / "deep.png", deep);
     write(dir / "alpha.png", with_alpha);
-    CHECK(run_cudaconv({"compare", "deep.png", "b.png", "--depth", "u16"}, dir.path()).exit_code == 0);
-    CHECK(run_cudaconv({"compare", "alpha.png", "b.png", "--ignore-alpha"}, dir.path()).exit_code == 0);
+    CHECK(run_cudaconv({"compare", "deep.png", "b.png", "--depth", "u16"}, dir.path()).exit_code ==
+          0);
+    CHECK(run_cudaconv({"compare", "alpha.png", "b.png", "--ignore-alpha"}, dir.path()).exit_code ==
+          0);
 }
 
 TEST_CASE("compare: --json and --diff", "[cli][compare]") {
     TempDir dir;
     write(dir / "b.png", base_image());
     write(dir / "c.png", changed_image());
-    const auto r = run_cudaconv({"compare", "c.png", "b.png", "--max-abs", "1", "--json", "--diff",
-                                 "heat.png"},
-                                dir.path());
+    const auto r = run_cudaconv(
+        {"compare", "c.png", "b.png", "--max-abs", "1", "--json", "--diff", "heat.png"},
+        dir.path());
     CHECK(r.exit_code == 1);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["status"] == "fail");
@@ -159,7 +162,7 @@ TEST_CASE("compare: --json and --diff", "[cli][compare]") {
     const cv::Mat heat = cv::imread((dir / "heat.png").string(), cv::IMREAD_UNCHANGED);
     REQUIRE(heat.type() == CV_8UC3);
     CHECK(heat.size() == cv::Size(40, 30));
-    CHECK(cv::norm(heat.at<cv::Vec3b>(0, 0)) < 10);   // equal: black
+    CHECK(cv::norm(heat.at<cv::Vec3b>(0, 0)) < 10);    // equal: black
     CHECK(cv::norm(heat.at<cv::Vec3b>(7, 11)) > 100);  // the worst pixel shows
 
     // Identical images: psnr is null in JSON (no infinity there), identical true.
@@ -170,7 +173,8 @@ TEST_CASE("compare: --json and --diff", "[cli][compare]") {
     CHECK(js["status"] == "ok");
 }
 
-TEST_CASE("compare: two folders, matched by relative path, missing and extra files", "[cli][compare]") {
+TEST_CASE("compare: two folders, matched by relative path, missing and extra files",
+          "[cli][compare]") {
     TempDir dir;
     write(dir / "out" / "a.png", base_image());
     write(dir / "golden" / "a.png", base_image());
@@ -180,8 +184,8 @@ TEST_CASE("compare: two folders, matched by relative path, missing and extra fil
     write(dir / "out" / "only-output.png", base_image());
     std::ofstream(dir / "out" / "notes.txt") << "not an image\n";
 
-    const auto r = run_cudaconv({"compare", "out", "golden", "--max-abs", "1", "--diff", "heat"},
-                                dir.path());
+    const auto r =
+        run_cudaconv({"compare", "out", "golden", "--max-abs", "1", "--diff", "heat"}, dir.path());
     INFO(r.out << r.err);
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.out, Catch::Contains("ok      a.png"));

@@ -23,7 +23,8 @@ struct BadCase {
 
 }  // namespace
 
-TEST_CASE("bad inputs, filters and outputs give one line, an exit code and no output", "[cli][errors]") {
+TEST_CASE("bad inputs, filters and outputs give one line, an exit code and no output",
+          "[cli][errors]") {
     TempDir dir;
     // Inputs that are not images, made in the folder.
     write_file(dir / "empty.png", "");
@@ -31,7 +32,8 @@ TEST_CASE("bad inputs, filters and outputs give one line, an exit code and no ou
     const std::string jpeg = read_bytes(sample("rocket.jpg"));
     write_file(dir / "truncated.jpg", jpeg.substr(0, jpeg.size() / 2));
     std::string corrupt = read_bytes(sample("camera.png"));
-    for (std::size_t i = 100; i < corrupt.size(); i += 97) corrupt[i] = static_cast<char>(~corrupt[i]);
+    for (std::size_t i = 100; i < corrupt.size(); i += 97)
+        corrupt[i] = static_cast<char>(~corrupt[i]);
     write_file(dir / "corrupt.png", corrupt);
     const std::string png = read_bytes(sample("camera.png"));
     write_file(dir / "truncated.png", png.substr(0, png.size() / 3));
@@ -47,34 +49,81 @@ TEST_CASE("bad inputs, filters and outputs give one line, an exit code and no ou
         {"truncated JPEG", {"truncated.jpg", "-f", "edge", "-o", "o.png"}, 1, {"truncated.jpg"}},
         {"truncated PNG", {"truncated.png", "-f", "edge", "-o", "o.png"}, 1, {"truncated.png"}},
         {"corrupt PNG", {"corrupt.png", "-f", "edge", "-o", "o.png"}, 1, {"corrupt.png"}},
-        {"folder without images", {"folder", "-f", "edge", "-o", "o.png"}, 2, {"folder", "no image"}},
+        {"folder without images",
+         {"folder", "-f", "edge", "-o", "o.png"},
+         2,
+         {"folder", "no image"}},
         {"unknown filter", {cam, "-f", "edgy", "-o", "o.png"}, 2, {"edgy"}},
         {"malformed inline", {cam, "-f", "3x3:1,2", "-o", "o.png"}, 2, {"3x3:1,2"}},
         {"ragged filter file", {cam, "-f", "ragged.txt", "-o", "o.png"}, 2, {"ragged.txt:2"}},
         {"NaN in filter file", {cam, "-f", "nan.txt", "-o", "o.png"}, 2, {"nan.txt:1"}},
         {"missing @file", {cam, "-f", "@none.txt", "-o", "o.png"}, 2, {"none.txt"}},
         {"absurd filter", {cam, "-f", "99999x99999:1", "-o", "o.png"}, 2, {"99999"}},
-        {"unknown variant", {cam, "-f", "edge", "-k", "warp", "-o", "o.png"}, 2, {"warp", "cpu-ref"}},
+        {"unknown variant",
+         {cam, "-f", "edge", "-k", "warp", "-o", "o.png"},
+         2,
+         {"warp", "cpu-ref"}},
         {"unknown extension", {cam, "-f", "edge", "-o", "o.xyz"}, 2, {"o.xyz"}},
         {"no extension", {cam, "-f", "edge", "-o", "o"}, 2, {"o:", "no extension"}},
         {"float to PNG", {cam, "-f", "edge", "--depth", "f32", "-o", "o.png"}, 2, {"o.png", "f32"}},
         {"16-bit to JPEG", {sample("camera-16bit.png"), "-f", "edge", "-o", "o.jpg"}, 1, {"o.jpg"}},
         {"alpha to JPEG", {sample("chelsea-alpha.png"), "-f", "edge", "-o", "o.jpg"}, 1, {"o.jpg"}},
-        {"missing output folder", {cam, "-f", "edge", "-o", "no/such/o.png"}, 1,
+        {"missing output folder",
+         {cam, "-f", "edge", "-o", "no/such/o.png"},
+         1,
          {"no/such/o.png", "the folder no/such does not exist"}},
-        {"output folder a file", {cam, "-f", "edge", "-o", "in.png/o.png"}, 1,
+        {"output folder a file",
+         {cam, "-f", "edge", "-o", "in.png/o.png"},
+         1,
          {"in.png/o.png", "in.png is a file, not a folder"}},
         {"output is the input", {"in.png", "-f", "edge", "-o", "in.png"}, 2, {"in.png", "input"}},
         {"bad border", {cam, "-f", "edge", "--border", "mirror2", "-o", "o.png"}, 2, {"mirror2"}},
         {"anchor outside", {cam, "-f", "edge", "--anchor", "3,0", "-o", "o.png"}, 2, {"--anchor"}},
-        {"valid, filter too big", {sample("camera-16bit.png"), "-f", "box:301", "--border", "valid",
-                                   "-o", "o.png"}, 1, {"valid"}},
+        {"valid, filter too big",
+         {sample("camera-16bit.png"), "-f", "box:301", "--border", "valid", "-o", "o.png"},
+         1,
+         {"valid"}},
         {"zero repeats", {cam, "-f", "edge", "--repeat", "0", "-o", "o.png"}, 2, {"--repeat"}},
         {"no filter", {cam, "-o", "o.png"}, 2, {"--filter"}},
         {"no output", {cam, "-f", "edge"}, 2, {"--output"}},
         {"unknown option", {cam, "-f", "edge", "-o", "o.png", "--sharpness"}, 2, {"--sharpness"}},
-        {"one file, two inputs", {cam, sample("rocket.jpg"), "-f", "edge", "-o", "o.png"}, 2, {"o.png"}},
+        {"one file, two inputs",
+         {cam, sample("rocket.jpg"), "-f", "edge", "-o", "o.png"},
+         2,
+         {"o.png"}},
         {"stdout, two inputs", {cam, sample("rocket.jpg"), "-f", "edge", "-o", "-"}, 2, {"-o -"}},
+        {"--encoder gpu, CPU variant",
+         {cam, "-f", "edge", "-k", "cpu", "--encoder", "gpu", "-o", "o.png"},
+         2,
+         {"--encoder gpu: -k cpu filters on the CPU"}},
+        {"--encoder gpu, JPEG",
+         {cam, "-f", "edge", "--encoder", "gpu", "-o", "o.jpg"},
+         2,
+         {"--encoder gpu: o.jpg: the GPU encodes PNG only", "JPEG"}},
+        {"--encoder gpu, PNG level 6",
+         {cam, "-f", "edge", "--encoder", "gpu", "--png-level", "6", "-o", "o.png"},
+         2,
+         {"--encoder gpu: the GPU writes PNG at --png-level 1 only, not 6"}},
+        {"--encoder gpu, no filter",
+         {cam, "-f", "none", "--encoder", "gpu", "-o", "o.png"},
+         2,
+         {"--encoder gpu: -f none runs nothing on the GPU"}},
+        {"unknown encoder",
+         {cam, "-f", "edge", "--encoder", "nvjpeg", "-o", "o.png"},
+         2,
+         {"--encoder", "nvjpeg"}},
+        {"negative pinned slots",
+         {cam, "-f", "edge", "--pinned-slots", "-1", "-o", "o.png"},
+         2,
+         {"--pinned-slots", "-1"}},
+        {"pinned slots not a number",
+         {cam, "-f", "edge", "--pinned-slots", "three", "-o", "o.png"},
+         2,
+         {"--pinned-slots", "three"}},
+        {"too many pinned slots",
+         {cam, "-f", "edge", "--pinned-slots", "70000", "-o", "o.png"},
+         2,
+         {"--pinned-slots", "70000"}},
     };
     fs::copy_file(cam, dir / "in.png");
 
@@ -84,7 +133,8 @@ TEST_CASE("bad inputs, filters and outputs give one line, an exit code and no ou
             const auto r = run_cudaconv(c.args, dir.path());
             INFO("stderr: " << r.err);
             CHECK(r.exit_code == c.exit_code);
-            for (const std::string& part : c.message_parts) CHECK_THAT(r.err, Catch::Contains(part));
+            for (const std::string& part : c.message_parts)
+                CHECK_THAT(r.err, Catch::Contains(part));
             CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one line
             CHECK(r.err.find("error") != std::string::npos);
             CHECK(dir.entries() == before);  // no output, no temporary file

@@ -46,7 +46,6 @@ TEST_CASE("auto runs one cheap image on the CPU, and says so", "[cli]") {
                      dir.path());
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(r.err, !Catch::Contains("one image:"));
-
 }
 
 TEST_CASE("quiet is silent on success, timings print every stage", "[cli]") {
@@ -69,8 +68,8 @@ TEST_CASE("quiet is silent on success, timings print every stage", "[cli]") {
 
 TEST_CASE("json writes one line per image with the timings, then a summary", "[cli]") {
     TempDir dir;
-    const auto r = run_cudaconv({sample("camera.png"), sample("chelsea.png"), "-f", "sobel-x",
-                                 "-k", "cpu-ref", "-o", "out/", "--json", "t.json", "--repeat", "2"},
+    const auto r = run_cudaconv({sample("camera.png"), sample("chelsea.png"), "-f", "sobel-x", "-k",
+                                 "cpu-ref", "-o", "out/", "--json", "t.json", "--repeat", "2"},
                                 dir.path());
     REQUIRE(r.exit_code == 0);
     std::ifstream in(dir / "t.json");
@@ -120,10 +119,10 @@ TEST_CASE("stdin to stdout gives the same image as files", "[cli]") {
 
 TEST_CASE("templates name outputs by stem, extension, filter and variant", "[cli]") {
     TempDir dir;
-    const auto r = run_cudaconv({sample("camera.png"), sample("rocket.jpg"), "-f",
-                                 "gaussian:sigma=1.5", "-k", "cpu-ref", "-o",
-                                 "res/{stem}-{filter}-{kernel}.png"},
-                                dir.path());
+    const auto r =
+        run_cudaconv({sample("camera.png"), sample("rocket.jpg"), "-f", "gaussian:sigma=1.5", "-k",
+                      "cpu-ref", "-o", "res/{stem}-{filter}-{kernel}.png"},
+                     dir.path());
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     CHECK(fs::exists(dir / "res" / "camera-gaussian-sigma-1.5-cpu-ref.png"));
@@ -132,9 +131,9 @@ TEST_CASE("templates name outputs by stem, extension, filter and variant", "[cli
 
 TEST_CASE("float output to .pfm, 16-bit input kept 16-bit", "[cli]") {
     TempDir dir;
-    auto r = run_cudaconv({sample("camera-16bit.png"), "-f", "laplacian", "--depth", "f32", "-o",
-                           "lap.pfm"},
-                          dir.path());
+    auto r = run_cudaconv(
+        {sample("camera-16bit.png"), "-f", "laplacian", "--depth", "f32", "-o", "lap.pfm"},
+        dir.path());
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     cv::Mat out = cv::imread((dir / "lap.pfm").string(), cv::IMREAD_UNCHANGED);
@@ -148,8 +147,7 @@ TEST_CASE("float output to .pfm, 16-bit input kept 16-bit", "[cli]") {
 
 TEST_CASE("alpha is kept unless --alpha filter", "[cli]") {
     TempDir dir;
-    REQUIRE(run_cudaconv({sample("chelsea-alpha.png"), "-f", "box:9", "-o", "keep.png"},
-                         dir.path())
+    REQUIRE(run_cudaconv({sample("chelsea-alpha.png"), "-f", "box:9", "-o", "keep.png"}, dir.path())
                 .exit_code == 0);
     REQUIRE(run_cudaconv({sample("chelsea-alpha.png"), "-f", "box:9", "--alpha", "filter", "-o",
                           "filter.png"},
@@ -174,6 +172,10 @@ TEST_CASE("list, help and version", "[cli]") {
     r = run_cudaconv({"list", "kernels"});
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("cpu-ref"));
+    // The composites' named paths, indented under each.
+    CHECK_THAT(r.out, Catch::Contains("\nfast ") && Catch::Contains("\n  fast.strips ") &&
+                          Catch::Contains("\n  fast.mma ") &&
+                          Catch::Contains("\n  fast-separable.strips "));
     r = run_cudaconv({"list", "devices"});
     CHECK(r.exit_code == 0);
     r = run_cudaconv({"list", "bogus"});

@@ -73,8 +73,8 @@ TEST_CASE("a 50 MB filter file of blank lines is read in little memory", "[cli][
     };
     const long start_kb = start_peak_kb(dir.path());
     for (const auto& [file, message] : cases) {
-        const auto r = run_cudaconv(
-            {sample("camera.png"), "-f", file, "-k", "cpu", "-o", "o.png"}, dir.path());
+        const auto r = run_cudaconv({sample("camera.png"), "-f", file, "-k", "cpu", "-o", "o.png"},
+                                    dir.path());
         INFO(file << ": " << r.err << "peak " << r.peak_rss_kb << " KB, at start " << start_kb);
         CHECK(r.exit_code == 2);
         CHECK(r.err == message);
@@ -116,8 +116,8 @@ TEST_CASE("a --from line that is not a path is named by list and line", "[cli][l
          "bytes)\n"},
     };
     for (const Case& c : cases) {
-        const auto r = run_cudaconv({"--from", c.list, "-f", "edge", "-k", "cpu", "-o", "out/"},
-                                    dir.path());
+        const auto r =
+            run_cudaconv({"--from", c.list, "-f", "edge", "-k", "cpu", "-o", "out/"}, dir.path());
         CHECK(r.exit_code == 2);
         CHECK(r.err == c.message);
         CHECK_FALSE(fs::exists(dir / "out"));
@@ -231,7 +231,10 @@ TEST_CASE("specs and paths are echoed escaped, on one line", "[cli][limits]") {
         {cam, "-f", "edgy\x1b[2J\x1b[31m\r\ncudaconv: info: all done\x07", "-o", "o.png"},
         {cam, "-f", "3x3:1,\x1b]0;pwned\x07,3", "-o", "o.png"},
         {cam, "-f", "@\x1b[31mk\n.txt", "-o", "o.png"},
-        {cam, "-f", "gaussian:5:\xc2\x9b" "2J", "-o", "o.png"},
+        {cam, "-f",
+         "gaussian:5:\xc2\x9b"
+         "2J",
+         "-o", "o.png"},
         {cam, "-f", "edge", "--border", "\x1b[5mblink", "-o", "o.png"},
         // Not echoed by filters/: the log's own escaping.
         {"missing\x1b[31m\r.png", "-f", "edge", "-o", "o.png"},
@@ -281,9 +284,8 @@ TEST_CASE("out of memory and filesystem failures are one line naming what failed
                                dir.path());
     INFO(r.err);
     CHECK(r.exit_code == 1);
-    CHECK(r.err ==
-          "cudaconv: error: out of memory while benchmarking (OpenCV: Failed to allocate "
-          "10800000000 bytes)\n");
+    CHECK(r.err == "cudaconv: error: out of memory while benchmarking (OpenCV: Failed to allocate "
+                   "10800000000 bytes)\n");
 #endif
 
     // compare --diff where a folder cannot be made: the path and the
@@ -299,7 +301,8 @@ TEST_CASE("out of memory and filesystem failures are one line naming what failed
     INFO(c.out);
     CHECK(c.exit_code == 2);
     CHECK(c.out.empty());
-    CHECK(c.err == "cudaconv: error: --diff file.txt/heat/x.png: file.txt is a file, not a folder\n");
+    CHECK(c.err ==
+          "cudaconv: error: --diff file.txt/heat/x.png: file.txt is a file, not a folder\n");
 }
 
 }  // namespace cudaconv::test

@@ -76,7 +76,7 @@ std::string option_value(const Golden& g, const std::string& option) {
 }
 
 // The fft variant's float32 transforms meet its own documented bound, not
-// docs/SPEC.md's 1e-5 (kernels/fft.cu, tests/support/variant_tolerance).
+// docs/SPEC.md's 1e-5 (kernels/fft/fft.cu, its Backend::tolerance).
 std::vector<std::string> tolerance_for(const std::string& variant, const Golden& g) {
     if (variant != "fft") return g.tolerance;
     return g.float_output() ? std::vector<std::string>{"--max-rel", "1e-4"}
@@ -148,7 +148,8 @@ TEST_CASE("the manifest covers every named filter, border, depth and channel lay
         }
         if (spec.find(".mat") != std::string::npos) file_kinds.insert("mat");
         else if (spec.find("filters/") == 0) file_kinds.insert("plain");
-        else if (spec.find('x') != std::string::npos && std::isdigit(static_cast<unsigned char>(spec[0])))
+        else if (spec.find('x') != std::string::npos &&
+                 std::isdigit(static_cast<unsigned char>(spec[0])))
             file_kinds.insert("inline");
         const std::string border = option_value(g, "--border");
         borders.insert(border.empty() ? "reflect101" : border);
@@ -207,8 +208,8 @@ TEST_CASE("every golden also matches cv::filter2D", "[golden]") {
         const cv::Mat golden = cv::imread(g.golden_path().string(), cv::IMREAD_UNCHANGED);
         REQUIRE_FALSE(input.empty());
         REQUIRE_FALSE(golden.empty());
-        const Depth out_depth =
-            options.depth == "same" ? depth_of(input) : *parse_depth(options.depth);
+        const Depth out_depth = options.depth == "same" ? depth_of(input)
+                                                        : *parse_depth(options.depth);
         REQUIRE(depth_of(golden) == out_depth);
         const Comparison cmp = compare_images(reference_exact(input, params), golden);
         INFO(cmp.describe());

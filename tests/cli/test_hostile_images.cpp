@@ -5,11 +5,8 @@
 // measures it (wait4's CPU time and peak resident memory), files made here.
 #include <catch2/catch.hpp>
 
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
@@ -21,6 +18,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "support/black_png.hpp"
+#include "support/child_process.hpp"
 #include "support/files.hpp"
 #include "support/run_command.hpp"
 #include "support/sanitizers.hpp"
@@ -32,91 +30,13 @@ namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
 using Clock = std::chrono::steady_clock;
 
-// What the child did and what it took.
-struct Measured {
-    int exit_code = -1;  // 128 + signal number when a signal ended it
-    std::string err;
-    double cpu_s = 0;        // user + system
-    long peak_rss_kb = 0;    // ru_maxrss
-    double signal_to_exit_s = 0;
-};
-
-// cudaconv with `args` in `dir`, stdout to /dev/null, stderr kept; under
-// an address-space limit where one is given; signalled with SIGTERM once
-// `signal_when` says so (polled every 10 ms with the child's pid).
-class Child {
-public:
-    Child(const std::vector<std::string>& args, const fs::path& dir, rlim_t address_space = 0)
-        : err_path_(dir / "stderr.txt") {
-        std::vector<std::string> argv_storage{cudaconv_binary()};
-        argv_storage.insert(argv_storage.end(), args.begin(), args.end());
-        std::vector<char*> argv;
-        for (std::string& a : argv_storage) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        pid_ = fork();
-        REQUIRE(pid_ >= 0);
-        if (pid_ == 0) {  // only async-signal-safe calls until exec
-            const int err = open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-            const int null = open("/dev/null", O_WRONLY);
-            if (chdir(dir.c_str()) != 0 || err < 0 || null < 0 || dup2(err, 2) < 0 ||
-                dup2(null, 1) < 0) {
-                _exit(127);
-            }
-            if (address_space != 0) {
-                const rlimit limit{address_space, address_space};
-                if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(127);
-            }
-            execv(argv[0], argv.data());
-            _exit(127);
-        }
-    }
-    Child(const Child&) = delete;
-    Child& operator=(const Child&) = delete;
-    ~Child() {
-        if (pid_ > 0 && !reaped_) {
-            kill(pid_, SIGKILL);
-            waitpid(pid_, nullptr, 0);
-        }
-    }
-
-    pid_t pid() const { return pid_; }
-    bool running() const {
-        siginfo_t info{};
-        return waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-               info.si_pid == 0;
-    }
-
-    // Waits (2 minutes at most) for the child to end.
-    Measured wait(Clock::time_point signalled = {}) {
-        const auto deadline = Clock::now() + std::chrono::minutes(2);
-        int status = 0;
-        rusage usage{};
-        while (wait4(pid_, &status, WNOHANG, &usage) == 0) {
-            REQUIRE(Clock::now() < deadline);
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        }
-        reaped_ = true;
-        Measured m;
-        if (signalled != Clock::time_point{}) {
-            m.signal_to_exit_s = std::chrono::duration<double>(Clock::now() - signalled).count();
-        }
-        m.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        m.err = read_bytes(err_path_);
-        m.cpu_s = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-                  static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-        m.peak_rss_kb = usage.ru_maxrss;
-        return m;
-    }
-
-private:
-    fs::path err_path_;
-    pid_t pid_ = -1;
-    bool reaped_ = false;
-};
-
-Measured run_measured(const std::vector<std::string>& args, const fs::path& dir,
-                      rlim_t address_space = 0) {
-    Child child(args, dir, address_space);
+// cudaconv with `args` in `dir`, under an address-space limit where one
+// is given, run to its end.
+ChildExit run_measured(const std::vector<std::string>& args, const fs::path& dir,
+                       rlim_t address_space = 0) {
+    ChildSetup setup;
+    if (address_space != 0) setup.limits.push_back({RLIMIT_AS, address_space});
+    Child child(args, dir, setup);
     return child.wait();
 }
 
@@ -143,26 +63,25 @@ std::string jpeg_claiming(std::uint16_t width, std::uint16_t height) {
     return {};
 }
 
-void check_quick_and_small(const Measured& m) {
+void check_quick_and_small(const ChildExit& m) {
     CHECK(m.cpu_s < kQuickCpuS);
     CHECK(m.peak_rss_kb < kLowPeakKb);
 }
 
 // One line naming the input, never an allocator's words.
-void check_one_clean_line(const Measured& m) {
+void check_one_clean_line(const ChildExit& m) {
     CHECK(std::count(m.err.begin(), m.err.end(), '\n') == 1);
     CHECK_THAT(m.err, !Contains("bad_alloc") && !Contains("alloc.cpp") && !Contains("OpenCV("));
 }
 
 }  // namespace
 
-TEST_CASE("hostile: a PNG whose data inflates far past its size fails at once",
-          "[cli][hostile]") {
+TEST_CASE("hostile: a PNG whose data inflates far past its size fails at once", "[cli][hostile]") {
     TempDir dir;
     // 100x100 pixels and 2 GB of zeros after them, in a 2 MB file: OpenCV's
     // reader inflated them all (4 s) and kept the image.
     write_file(dir / "bomb.png", black_png(100, 100, 0, 8, std::uint64_t{2} << 30, 65536));
-    const Measured m = run_measured({"bomb.png", "-f", "edge", "-o", "out.png"}, dir.path());
+    const ChildExit m = run_measured({"bomb.png", "-f", "edge", "-o", "out.png"}, dir.path());
     INFO(m.err);
     CHECK(m.exit_code == 1);
     CHECK_THAT(m.err, Contains("bomb.png: truncated or corrupt PNG data (more image data than its "
@@ -179,8 +98,8 @@ TEST_CASE("hostile: files claiming huge images are refused before any allocation
     // decoding (and before the CPU variant's output, made from the header,
     // took 2 and 3 GB).
     const std::string tiny_png = black_png(46340, 46340, 0);
-    write_file(dir / "tiny.png", tiny_png.substr(0, 33) + png_chunk("IDAT", zeros_zlib(64)) +
-                                     png_chunk("IEND", ""));
+    write_file(dir / "tiny.png",
+               tiny_png.substr(0, 33) + png_chunk("IDAT", zeros_zlib(64)) + png_chunk("IEND", ""));
     write_file(dir / "tiny.jpg", jpeg_claiming(32768, 32767));
     // An 8.3 MB PNG of 32768x32767 16-bit RGBA whose data holds its rows:
     // plausible, but past --max-pixels.
@@ -210,7 +129,7 @@ TEST_CASE("hostile: files claiming huge images are refused before any allocation
     };
     for (const auto& [input, message] : refusals) {
         for (const char* kernel : {"cpu", "auto"}) {
-            const Measured m =
+            const ChildExit m =
                 run_measured({input, "-f", "edge", "-k", kernel, "-o", "out.png"}, dir.path());
             INFO(input << " -k " << kernel << ": " << m.err);
             CHECK(m.exit_code == 1);
@@ -222,14 +141,13 @@ TEST_CASE("hostile: files claiming huge images are refused before any allocation
     CHECK_FALSE(fs::exists(dir / "out.png"));
 }
 
-TEST_CASE("hostile: --max-pixels refuses larger inputs, and the batch goes on",
-          "[cli][hostile]") {
+TEST_CASE("hostile: --max-pixels refuses larger inputs, and the batch goes on", "[cli][hostile]") {
     TempDir dir;
     fs::copy_file(sample("camera.png"), dir / "camera.png");    // 512x512
     fs::copy_file(sample("chelsea.png"), dir / "chelsea.png");  // 451x300
-    CommandResult r = run_cudaconv({"camera.png", "chelsea.png", "-f", "edge", "-o", "out/",
-                                    "--max-pixels", "200000"},
-                                   dir.path());
+    CommandResult r = run_cudaconv(
+        {"camera.png", "chelsea.png", "-f", "edge", "-o", "out/", "--max-pixels", "200000"},
+        dir.path());
     INFO(r.err);
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.err, Contains("camera.png: 512x512 pixels is more than --max-pixels 200000 "
@@ -243,16 +161,15 @@ TEST_CASE("hostile: --max-pixels refuses larger inputs, and the batch goes on",
                      dir.path());
     CHECK(r.exit_code == 0);
     CHECK(fs::exists(dir / "zero.png"));
-    r = run_cudaconv({"camera.png", "-f", "edge", "-o", "x.png", "--max-pixels", "-5"},
-                     dir.path());
+    r = run_cudaconv({"camera.png", "-f", "edge", "-o", "x.png", "--max-pixels", "-5"}, dir.path());
     CHECK(r.exit_code == 2);
 
     // compare decodes too, under the same option.
     r = run_cudaconv({"compare", "camera.png", "camera.png", "--max-pixels", "1000"}, dir.path());
     CHECK(r.exit_code == 2);
-    CHECK_THAT(r.out + r.err, Contains("camera.png: 512x512 pixels is more than --max-pixels 1000"));
-    r = run_cudaconv({"compare", "camera.png", "camera.png", "--max-pixels", "262144"},
-                     dir.path());
+    CHECK_THAT(r.out + r.err,
+               Contains("camera.png: 512x512 pixels is more than --max-pixels 1000"));
+    r = run_cudaconv({"compare", "camera.png", "camera.png", "--max-pixels", "262144"}, dir.path());
     CHECK(r.exit_code == 0);
 }
 
@@ -267,13 +184,13 @@ TEST_CASE("hostile: under a memory limit a large image is refused with the memor
     // the output and the encoder's copies need 3.1 GB; the process may have
     // 2 GB of address space, part of it taken by its libraries and threads.
     write_file(dir / "big.png", black_png(16000, 16000, 2));
-    const Measured m = run_measured({"big.png", "-f", "edge", "-k", "cpu", "-j", "1", "-o",
-                                     "out.png"},
-                                    dir.path(), rlim_t{2} << 30);
+    const ChildExit m =
+        run_measured({"big.png", "-f", "edge", "-k", "cpu", "-j", "1", "-o", "out.png"}, dir.path(),
+                     rlim_t{2} << 30);
     INFO(m.err);
     CHECK(m.exit_code == 1);
-    CHECK_THAT(m.err, Contains("big.png: 16000x16000 RGB needs about 3.1 GB, ") &&
-                          Contains(" available"));
+    CHECK_THAT(m.err,
+               Contains("big.png: 16000x16000 RGB needs about 3.1 GB, ") && Contains(" available"));
     check_quick_and_small(m);
     check_one_clean_line(m);
     CHECK_FALSE(fs::exists(dir / "out.png"));
@@ -300,11 +217,12 @@ TEST_CASE("hostile: SIGTERM ends a long PNG decode within a second, writing noth
     }
     REQUIRE(child.running());
     const auto signalled = Clock::now();
-    REQUIRE(kill(child.pid(), SIGTERM) == 0);
-    const Measured m = child.wait(signalled);
+    child.signal(SIGTERM);
+    const ChildExit m = child.wait();
+    const double signal_to_exit_s = std::chrono::duration<double>(Clock::now() - signalled).count();
     INFO(m.err);
     CHECK(m.exit_code == 143);
-    CHECK(m.signal_to_exit_s < 1.0);
+    CHECK(signal_to_exit_s < 1.0);
     CHECK_THAT(m.err, Contains("not done 1"));
     CHECK(dir.entries() == std::vector<std::string>{"stderr.txt", "tall.png"});
 }

@@ -14,13 +14,28 @@ namespace cudaconv::test {
 namespace {
 
 constexpr const char* kReason = "this build has no CUDA: built without the CUDA toolkit";
-const std::vector<std::string> kCudaVariants = {"naive",     "cmem", "smem",  "smem-cached",
-                                                "unrolled",  "separable", "fft", "cudnn",
-                                                "fast",      "fast-separable"};
+const std::vector<std::string> kCudaVariants = {"naive",
+                                                "cmem",
+                                                "smem",
+                                                "smem-cached",
+                                                "unrolled",
+                                                "separable",
+                                                "fft",
+                                                "cudnn",
+                                                "fast",
+                                                "fast.registers",
+                                                "fast.walk-u8",
+                                                "fast.strips",
+                                                "fast.tiles",
+                                                "fast.mma",
+                                                "fast-separable",
+                                                "fast-separable.mma",
+                                                "fast-separable.strips"};
 
 }  // namespace
 
-TEST_CASE("without CUDA, a CUDA variant asked for by name is refused with the reason", "[cli][no-cuda]") {
+TEST_CASE("without CUDA, a CUDA variant asked for by name is refused with the reason",
+          "[cli][no-cuda]") {
     TempDir dir;
     for (const std::string& variant : kCudaVariants) {
         SECTION(variant) {
@@ -45,7 +60,8 @@ TEST_CASE("without CUDA, auto runs on the CPU", "[cli][no-cuda]") {
     CHECK(dir.entries() == std::vector<std::string>{"o.png"});
 }
 
-TEST_CASE("without CUDA, list, bench and --version show the CUDA variants refused", "[cli][no-cuda]") {
+TEST_CASE("without CUDA, list, bench and --version show the CUDA variants refused",
+          "[cli][no-cuda]") {
     const auto kernels = run_cudaconv({"list", "kernels"});
     CHECK(kernels.exit_code == 0);
     for (const std::string& variant : kCudaVariants) {
@@ -57,9 +73,8 @@ TEST_CASE("without CUDA, list, bench and --version show the CUDA variants refuse
     CHECK(devices.exit_code == 0);
     CHECK_THAT(devices.out, Catch::Contains(kReason));
 
-    const auto bench = run_cudaconv(
-        {"bench", "--size", "64x48", "-f", "edge", "--depth", "u8", "-k", "all", "--repeat", "1",
-         "--warmup", "0", "-q"});
+    const auto bench = run_cudaconv({"bench", "--size", "64x48", "-f", "edge", "--depth", "u8",
+                                     "-k", "all", "--repeat", "1", "--warmup", "0", "-q"});
     INFO("bench stdout: " << bench.out << "\nstderr: " << bench.err);
     CHECK(bench.exit_code == 0);
     CHECK_THAT(bench.out, Catch::Contains("refused") && Catch::Contains(kReason) &&

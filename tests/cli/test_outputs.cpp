@@ -25,16 +25,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void copy_sample(const std::string& name, const fs::path& to) {
-    fs::create_directories(to.parent_path());
-    fs::copy_file(sample(name), to, fs::copy_options::overwrite_existing);
-}
-
 bool decodes(const fs::path& p) { return !cv::imread(p.string(), cv::IMREAD_UNCHANGED).empty(); }
 
 std::size_t count(const std::string& text, const std::string& part) {
     std::size_t n = 0;
-    for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+    for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
+        ++n;
     return n;
 }
 
@@ -52,8 +48,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 // a failed REQUIRE left.
 class Background {
 public:
-    Background(const fs::path& dir, const std::vector<std::string>& args, int out_fd)
-        : dir_(dir) {
+    Background(const fs::path& dir, const std::vector<std::string>& args, int out_fd) : dir_(dir) {
         std::vector<std::string> storage{cudaconv_binary()};
         storage.insert(storage.end(), args.begin(), args.end());
         std::vector<char*> argv;
@@ -140,7 +135,8 @@ TEST_CASE("json: --json FILE may not be an input or an image's output", "[cli][o
     };
     write_file(dir / "list.txt", "keep.png\n");
     const std::vector<Case> cases{
-        {"an input", {"keep.png", "-f", "edge", "-o", "o.png", "--json", "keep.png"},
+        {"an input",
+         {"keep.png", "-f", "edge", "-o", "o.png", "--json", "keep.png"},
          "--json keep.png: the JSON file would overwrite an input"},
         {"an input, --overwrite",
          {"keep.png", "-f", "edge", "-o", "o.png", "--json", "keep.png", "--overwrite"},
@@ -148,7 +144,8 @@ TEST_CASE("json: --json FILE may not be an input or an image's output", "[cli][o
         {"the --from list",
          {"--from", "list.txt", "-f", "edge", "-o", "o.png", "--json", "list.txt", "--overwrite"},
          "--json list.txt: the JSON file would overwrite an input"},
-        {"the image output", {"keep.png", "-f", "edge", "-o", "o.png", "--json", "o.png"},
+        {"the image output",
+         {"keep.png", "-f", "edge", "-o", "o.png", "--json", "o.png"},
          "--json o.png: keep.png's image output is that file too"},
         {"the image output, named another way",
          {"keep.png", "-f", "edge", "-o", "o.png", "--json", "./o.png"},
@@ -179,8 +176,8 @@ TEST_CASE("json: --json FILE is refused if it exists unless --overwrite, its fol
     write_file(dir / "j.json", "old");
 
     SECTION("it exists: refused before any work") {
-        const auto r = run_cudaconv({"in.png", "-f", "edge", "-o", "o.png", "--json", "j.json"},
-                                    dir.path());
+        const auto r =
+            run_cudaconv({"in.png", "-f", "edge", "-o", "o.png", "--json", "j.json"}, dir.path());
         CHECK(r.exit_code == 2);
         CHECK_THAT(r.err, Catch::Contains("--json j.json: exists already; nothing was done "
                                           "(--overwrite replaces it)"));
@@ -211,8 +208,9 @@ TEST_CASE("json: --json FILE is refused if it exists unless --overwrite, its fol
         const auto r = run_cudaconv(
             {"in.png", "-f", "edge", "-o", "o.png", "--json", "nosuch/j.json"}, dir.path());
         CHECK(r.exit_code == 1);
-        CHECK_THAT(r.err, Catch::Contains(
-                              "--json nosuch/j.json: cannot write: the folder nosuch does not exist"));
+        CHECK_THAT(r.err,
+                   Catch::Contains(
+                       "--json nosuch/j.json: cannot write: the folder nosuch does not exist"));
         CHECK(count(r.err, "\n") == 1);
         CHECK_FALSE(fs::exists(dir / "o.png"));
     }
@@ -243,7 +241,8 @@ TEST_CASE("json: --json FILE is written line by line: a kill -9 keeps the lines 
     close(null);
     bool line_seen = false;
     while (!line_seen && run.running() && run.before_deadline()) {
-        const std::string text = fs::exists(dir / "lines.json") ? read_bytes(dir / "lines.json") : "";
+        const std::string text = fs::exists(dir / "lines.json") ? read_bytes(dir / "lines.json")
+                                                                : "";
         line_seen = text.find("\"done\"") != std::string::npos && text.back() == '\n';
         if (!line_seen) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
@@ -300,7 +299,8 @@ TEST_CASE("json: a line that cannot be written is one error and exit 1; the imag
 
 TEST_CASE("json: a path that is not UTF-8 is written as U+FFFD, never a crash", "[cli][outputs]") {
     TempDir dir;
-    const std::string name = "bad\xff" "name.png";  // a byte no UTF-8 text holds
+    const std::string name = "bad\xff"
+                             "name.png";  // a byte no UTF-8 text holds
     copy_sample("camera.png", dir / name);
     const std::string replacement = "\xef\xbf\xbd";  // U+FFFD in UTF-8
 
@@ -427,8 +427,9 @@ TEST_CASE("outputs: -f none refuses the options that shape a filter's result, wa
     CHECK(decodes(dir / "n.png"));
 }
 
-TEST_CASE("outputs: --format sets stdout's format and stdin's {ext}; with a file output it is refused",
-          "[cli][outputs]") {
+TEST_CASE(
+    "outputs: --format sets stdout's format and stdin's {ext}; with a file output it is refused",
+    "[cli][outputs]") {
     TempDir dir;
     copy_sample("camera.png", dir / "in.png");
     auto r = run_cudaconv({"in.png", "-f", "edge", "--format", "jpg", "-o", "x.png"}, dir.path());
@@ -479,8 +480,9 @@ TEST_CASE("exit codes: a format mismatch known before decoding is 2, after decod
 TEST_CASE("bench --csv/--json FILE: an existing file is kept unless --overwrite",
           "[cli][outputs][bench]") {
     TempDir dir;
-    const std::vector<std::string> bench{"bench", "--size", "8x8", "-f", "edge", "-k", "cpu",
-                                         "--depth", "u8", "--warmup", "0", "--repeat", "1", "-q"};
+    const std::vector<std::string> bench{"bench", "--size",   "8x8",     "-f", "edge",
+                                         "-k",    "cpu",      "--depth", "u8", "--warmup",
+                                         "0",     "--repeat", "1",       "-q"};
     auto with = [&bench](std::vector<std::string> extra) {
         std::vector<std::string> args = bench;
         args.insert(args.end(), extra.begin(), extra.end());

@@ -21,6 +21,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "support/child_process.hpp"
 #include "support/files.hpp"
 #include "support/run_command.hpp"
 #include "support/sanitizers.hpp"
@@ -29,112 +30,6 @@ namespace cudaconv::test {
 namespace fs = std::filesystem;
 
 namespace {
-
-// Every signal the tests send or provoke, at its default action in the
-// child whatever the test process was started with, as from a shell.
-constexpr int kSignalsUsed[] = {SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT, SIGUSR1, SIGUSR2,
-                                SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGABRT, SIGSEGV,
-                                SIGBUS,  SIGFPE,    SIGILL,  SIGXFSZ, SIGPIPE};
-
-struct Limit {
-    int resource;  // RLIMIT_*
-    rlim_t value;  // soft and hard
-};
-
-struct ChildSetup {
-    std::vector<Limit> limits;
-    std::vector<std::string> environment;  // NAME=VALUE, added to this process's
-    int stdout_fd = -1;        // else /dev/null
-    std::vector<int> ignored;  // signals it starts with ignored, as nohup leaves SIGHUP
-};
-
-// cudaconv in a child process, in `dir`: stderr to dir/stderr.txt, no core
-// dump. Killed and reaped at the end whatever happens, so a failed REQUIRE
-// leaves nothing running.
-class Child {
-public:
-    Child(const std::vector<std::string>& args, const fs::path& dir, const ChildSetup& setup = {})
-        : err_path_(dir / "stderr.txt") {
-        std::vector<std::string> argv_storage{cudaconv_binary()};
-        argv_storage.insert(argv_storage.end(), args.begin(), args.end());
-        std::vector<char*> argv;
-        for (std::string& a : argv_storage) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        std::vector<std::string> env_storage(setup.environment);
-        for (char** e = environ; *e != nullptr; ++e) env_storage.emplace_back(*e);
-        std::vector<char*> envp;
-        for (std::string& e : env_storage) envp.push_back(e.data());
-        envp.push_back(nullptr);
-        const std::string err = err_path_.string();
-        pid_ = fork();
-        REQUIRE(pid_ >= 0);
-        if (pid_ == 0) {  // only async-signal-safe calls until exec
-            const rlimit no_core{0, 0};
-            if (setrlimit(RLIMIT_CORE, &no_core) != 0) _exit(127);
-            for (const Limit& limit : setup.limits) {
-                const rlimit value{limit.value, limit.value};
-                if (setrlimit(limit.resource, &value) != 0) _exit(127);
-            }
-            for (const int s : kSignalsUsed) ::signal(s, SIG_DFL);
-            for (const int s : setup.ignored) ::signal(s, SIG_IGN);
-            sigset_t none;
-            sigemptyset(&none);
-            sigprocmask(SIG_SETMASK, &none, nullptr);
-            const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-            const int out_fd =
-                setup.stdout_fd >= 0 ? setup.stdout_fd : open("/dev/null", O_WRONLY);
-            if (err_fd < 0 || out_fd < 0 || chdir(dir.c_str()) != 0 || dup2(err_fd, 2) < 0 ||
-                dup2(out_fd, 1) < 0) {
-                _exit(127);
-            }
-            execve(argv[0], argv.data(), envp.data());
-            _exit(127);
-        }
-    }
-    Child(const Child&) = delete;
-    Child& operator=(const Child&) = delete;
-    ~Child() {
-        if (!reaped_) {
-            kill(pid_, SIGKILL);
-            waitpid(pid_, nullptr, 0);
-        }
-    }
-
-    void signal(int number) { REQUIRE(kill(pid_, number) == 0); }
-
-    // SIGSTOP, and back once it has stopped.
-    void stop() {
-        signal(SIGSTOP);
-        int status = 0;
-        REQUIRE(waitpid(pid_, &status, WUNTRACED) == pid_);
-        if (!WIFSTOPPED(status)) {
-            reaped_ = true;
-            FAIL("cudaconv ended before it stopped: " << read_bytes(err_path_));
-        }
-    }
-
-    bool exited() {  // and reaped: wait() then gives its status
-        if (!reaped_ && waitpid(pid_, &status_, WNOHANG) == pid_) reaped_ = true;
-        return reaped_;
-    }
-
-    int wait() {  // the wait status
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-        while (!exited()) {
-            REQUIRE(std::chrono::steady_clock::now() < deadline);
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
-        return status_;
-    }
-
-    std::string err() const { return read_bytes(err_path_); }
-
-private:
-    fs::path err_path_;
-    pid_t pid_ = -1;
-    bool reaped_ = false;
-    int status_ = 0;
-};
 
 bool is_temp_name(const std::string& name) {
     return !name.empty() && name[0] == '.' && name.find(".cudaconv-") != std::string::npos;
@@ -227,14 +122,22 @@ WriteSignalled signal_during_write(const TempDir& dir, int number, const ChildSe
         }
         child.signal(number);
         child.signal(SIGCONT);
-        const int status = child.wait();
-        return {status, out, child.err()};
+        const ChildExit result = child.wait();
+        return {result.status, out, result.err};
     }
     FAIL("the write ended before the stop " << kAttempts << " times");
     return {};
 }
 
 bool decodes(const fs::path& p) { return !cv::imread(p.string(), cv::IMREAD_UNCHANGED).empty(); }
+
+// The child ended by itself with exit 1 (work failed), saying `error`.
+void check_failed(const ChildExit& result, const std::string& error) {
+    INFO(result.err);
+    REQUIRE(WIFEXITED(result.status));
+    CHECK(WEXITSTATUS(result.status) == 1);
+    CHECK_THAT(result.err, Catch::Contains(error));
+}
 
 }  // namespace
 
@@ -288,19 +191,13 @@ TEST_CASE("a signal ignored by the parent stays ignored", "[cli][signal]") {
 }
 
 // A file size limit (ulimit -f): the write fails as on a full disk.
-TEST_CASE("a file size limit fails the write with a message and leaves nothing",
-          "[cli][signal]") {
+TEST_CASE("a file size limit fails the write with a message and leaves nothing", "[cli][signal]") {
     TempDir dir;
     write_large_image(dir / "big.ppm");
     fs::create_directory(dir / "out");
     Child child({"big.ppm", "-f", "none", "-o", "out/big.ppm"}, dir.path(),
                 {{{RLIMIT_FSIZE, 1 << 20}}});
-    const int status = child.wait();
-    const std::string err = child.err();
-    INFO(err);
-    REQUIRE(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 1);
-    CHECK_THAT(err, Catch::Contains("cudaconv: error: out/big.ppm: cannot write: File too large"));
+    check_failed(child.wait(), "cudaconv: error: out/big.ppm: cannot write: File too large");
     CHECK(entries(dir / "out").empty());
 }
 
@@ -312,12 +209,7 @@ TEST_CASE("writing to a closed pipe is an error, not a silent death", "[cli][sig
     close(pipe_fds[0]);  // the reader is gone
     Child child({sample("camera.png"), "-f", "edge", "-o", "-"}, dir.path(), {{}, {}, pipe_fds[1]});
     close(pipe_fds[1]);
-    const int status = child.wait();
-    const std::string err = child.err();
-    INFO(err);
-    REQUIRE(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 1);
-    CHECK_THAT(err, Catch::Contains("cudaconv: error: <stdout>: cannot write: Broken pipe"));
+    check_failed(child.wait(), "cudaconv: error: <stdout>: cannot write: Broken pipe");
 }
 
 // -j 1024 where the address space holds about a dozen thread stacks
@@ -344,12 +236,12 @@ TEST_CASE("where the system starts fewer threads, fewer workers run", "[cli][thr
     if (!pool.empty()) environment.push_back("OPENCV_FOR_THREADS_NUM=" + pool);
     Child child(with({"-j", "1024", "-o", "out/edge.png"}), dir.path(),
                 {{{RLIMIT_STACK, kGiB}, {RLIMIT_AS, 16 * kGiB}}, environment});
-    const int status = child.wait();
-    const std::string err = child.err();
-    INFO(err);
-    REQUIRE(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 0);
-    CHECK_THAT(err, Catch::Contains("of the 1024 workers asked for (-j): the system would start only"));
+    const ChildExit result = child.wait();
+    INFO(result.err);
+    REQUIRE(WIFEXITED(result.status));
+    CHECK(WEXITSTATUS(result.status) == 0);
+    CHECK_THAT(result.err,
+               Catch::Contains("of the 1024 workers asked for (-j): the system would start only"));
     CHECK(entries(dir / "out") == std::vector<std::string>{"edge.png"});
     const CommandResult unlimited = run_cudaconv(with({"-o", "out/reference.png"}), dir.path());
     REQUIRE(unlimited.exit_code == 0);
@@ -367,17 +259,14 @@ TEST_CASE("where the system starts no thread, the batch fails with one error lin
     TempDir dir;
     fs::create_directory(dir / "out");
     constexpr rlim_t kGiB = rlim_t{1} << 30;
-    Child child({sample("chelsea.png"), sample("camera.png"), "-f", "edge", "-k", "cpu", "-o",
-                 "out/"},
-                dir.path(), {{{RLIMIT_STACK, 64 * kGiB}, {RLIMIT_AS, 16 * kGiB}}});
-    const int status = child.wait();
-    const std::string err = child.err();
-    INFO(err);
-    REQUIRE(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 1);
-    CHECK_THAT(err, Catch::Contains("cudaconv: error: cannot start a thread: "));
-    CHECK_THAT(err, Catch::Contains(" (the batch's GPU thread)\n"));
-    CHECK(err.find("error:") == err.rfind("error:"));  // one error line
+    Child child(
+        {sample("chelsea.png"), sample("camera.png"), "-f", "edge", "-k", "cpu", "-o", "out/"},
+        dir.path(), {{{RLIMIT_STACK, 64 * kGiB}, {RLIMIT_AS, 16 * kGiB}}});
+    const ChildExit result = child.wait();
+    check_failed(result, "cudaconv: error: cannot start a thread: ");
+    INFO(result.err);
+    CHECK_THAT(result.err, Catch::Contains(" (the batch's GPU thread)\n"));
+    CHECK(result.err.find("error:") == result.err.rfind("error:"));  // one error line
     CHECK(entries(dir / "out").empty());
 }
 

@@ -59,15 +59,17 @@ std::string png_chunk(const char* type, const std::string& data) {
     be32(chunk, static_cast<std::uint32_t>(data.size()));
     chunk.append(type, 4);
     chunk += data;
-    be32(chunk, static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(chunk.data() + 4),
-                                                 static_cast<uInt>(chunk.size() - 4))));
+    be32(chunk,
+         static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(chunk.data() + 4),
+                                          static_cast<uInt>(chunk.size() - 4))));
     return chunk;
 }
 
 std::string black_png(std::uint32_t width, std::uint32_t height, int colour_type, int bit_depth,
                       std::uint64_t extra, std::size_t idat_bytes) {
     const std::uint64_t row =
-        1 + std::uint64_t{width} * static_cast<std::uint64_t>(channels_of(colour_type) * bit_depth / 8);
+        1 +
+        std::uint64_t{width} * static_cast<std::uint64_t>(channels_of(colour_type) * bit_depth / 8);
     std::string header;
     be32(header, width);
     be32(header, height);

@@ -16,8 +16,8 @@ std::string zeros_zlib(std::uint64_t length);
 // A black PNG, 8- or 16-bit of colour type 0 (gray), 2 (RGB), 4 (gray and
 // alpha) or 6 (RGBA), whose image data is `extra` zero bytes longer than its
 // rows, in IDAT chunks of `idat_bytes` (0: one chunk).
-std::string black_png(std::uint32_t width, std::uint32_t height, int colour_type,
-                      int bit_depth = 8, std::uint64_t extra = 0, std::size_t idat_bytes = 0);
+std::string black_png(std::uint32_t width, std::uint32_t height, int colour_type, int bit_depth = 8,
+                      std::uint64_t extra = 0, std::size_t idat_bytes = 0);
 
 // A PNG chunk: its length, type, data and CRC.
 std::string png_chunk(const char* type, const std::string& data);

@@ -73,7 +73,8 @@ Comparison compare_images(const cv::Mat& expected, const cv::Mat& actual,
     if (integer_output) {
         for (int y = 0; y < e64.rows; ++y) {
             double* row = e64.ptr<double>(y);
-            for (int i = 0; i < e64.cols * channels; ++i) row[i] = to_integer_level(row[i], out_depth);
+            for (int i = 0; i < e64.cols * channels; ++i)
+                row[i] = to_integer_level(row[i], out_depth);
         }
         result.tolerance = tolerance.integer_levels;
     } else {

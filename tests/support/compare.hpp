@@ -9,14 +9,15 @@
 
 #include <opencv2/core.hpp>
 
-#include "bench/tolerance.hpp"
+#include "core/tolerance.hpp"
 
 namespace cudaconv::test {
 
 // docs/SPEC.md "Tolerances" (integer outputs within 1 level, float outputs
 // within 1e-5 relative to the largest magnitude of the exact result, NaN
 // never), and each variant's own float32 or fft bound: the product's
-// definition (bench/tolerance.hpp, variant_tolerance), which bench applies too.
+// definition (core/tolerance.hpp, Backend::tolerance), which bench applies
+// too.
 using Tolerance = cudaconv::Tolerance;
 
 struct SampleDiff {

@@ -22,4 +22,9 @@ void write_file(const fs::path& p, const std::string& bytes) {
     std::ofstream(p, std::ios::binary) << bytes;
 }
 
+void copy_sample(const std::string& name, const fs::path& to) {
+    fs::create_directories(to.parent_path());
+    fs::copy_file(sample(name), to, fs::copy_options::overwrite_existing);
+}
+
 }  // namespace cudaconv::test

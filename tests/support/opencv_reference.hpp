@@ -9,10 +9,10 @@
 
 namespace cudaconv::test {
 
-int cv_depth(Depth depth);                 // CV_8U, CV_16U, CV_32F
-int cv_type(Depth depth, int channels);    // e.g. CV_16UC3
-int cv_border(BorderMode mode);            // cv::BORDER_*; `valid` as BORDER_CONSTANT
-Depth depth_of(const cv::Mat& m);          // the inverse; throws for other depths
+int cv_depth(Depth depth);               // CV_8U, CV_16U, CV_32F
+int cv_type(Depth depth, int channels);  // e.g. CV_16UC3
+int cv_border(BorderMode mode);          // cv::BORDER_*; `valid` as BORDER_CONSTANT
+Depth depth_of(const cv::Mat& m);        // the inverse; throws for other depths
 
 // Views of a Mat's pixels (ROIs included: row_bytes is the Mat's step).
 ConstImageView const_view(const cv::Mat& m);

@@ -21,8 +21,8 @@ CommandResult run_cudaconv(const std::vector<std::string>& args,
 
 // Runs any program (looked up on PATH) the same way, with extra
 // environment variables set for it alone.
-CommandResult run_program(const std::vector<std::string>& command,
-                          const std::filesystem::path& cwd, const std::string& stdin_data = {},
+CommandResult run_program(const std::vector<std::string>& command, const std::filesystem::path& cwd,
+                          const std::string& stdin_data = {},
                           const std::vector<std::pair<std::string, std::string>>& env = {});
 
 // The binary under test (CUDACONV_BINARY overrides the built one).

@@ -1,8 +1,9 @@
 #pragma once
 // Sets (or, given nullptr, unsets) an environment variable for one scope and
-// puts back what was there, whatever leaves the scope: how tests reach a
-// variant's other paths (CUDACONV_FAST_STRIPS, CUDACONV_FAST_SEPARABLE_MMA,
-// ...).
+// puts back what was there, whatever leaves the scope: for what the product
+// reads from its environment outside its variants (OPENCV_TEMP_PATH, the
+// batch's settings). Variants read none: a test reaches a path by its name
+// (fast.strips) and sets tuning values with RunOptions::tuning.
 #include <cstdlib>
 #include <optional>
 #include <string>

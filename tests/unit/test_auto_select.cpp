@@ -1,5 +1,15 @@
 // `auto` is a pure function: these fakes stand in for variants and devices.
+// Each fake has the rank the variant of its name gives itself
+// (Backend::auto_rank): the constants and rules of core/auto_select.hpp.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/auto_select.hpp"
 #include "variants/registry.hpp"
@@ -7,13 +17,23 @@
 namespace cudaconv {
 namespace {
 
+// A variant's rank for a job; none for a named path, which auto never picks.
+using RankRule = std::function<std::optional<int>(const Job&)>;
+
 class FakeBackend final : public Backend {
 public:
-    FakeBackend(std::string name, bool cuda, Support support)
-        : name_(std::move(name)), cuda_(cuda), support_(std::move(support)) {}
+    FakeBackend(std::string name, bool cuda, Support support, RankRule rank)
+        : name_(std::move(name)),
+          cuda_(cuda),
+          support_(std::move(support)),
+          rank_(std::move(rank)) {}
+    FakeBackend(std::string name, bool cuda, Support support, int rank)
+        : FakeBackend(std::move(name), cuda, std::move(support),
+                      [rank](const Job&) { return std::optional<int>(rank); }) {}
     std::string_view name() const override { return name_; }
     std::string_view summary() const override { return "fake"; }
     bool uses_cuda() const override { return cuda_; }
+    std::optional<int> auto_rank(const Job& job) const override { return rank_(job); }
     Support can_run(const Job&) const override { return support_; }
     RunTimings run(const Job&, const RunOptions&) override { return {}; }
 
@@ -21,7 +41,15 @@ private:
     std::string name_;
     bool cuda_;
     Support support_;
+    RankRule rank_;
 };
+
+// The ranks of the variants that move up for some jobs.
+const RankRule kFastSeparableRank = [](const Job& job) {
+    return std::optional<int>(fast_separable_rank(job));
+};
+const RankRule kFftRank = [](const Job& job) { return std::optional<int>(fft_rank(job)); };
+const RankRule kNamedPath = [](const Job&) { return std::optional<int>(); };
 
 const DeviceContext kNoDevice{false, "no CUDA driver"};
 const DeviceContext kDevice{true, ""};
@@ -29,48 +57,49 @@ const DeviceContext kDevice{true, ""};
 }  // namespace
 
 TEST_CASE("auto picks the CPU without a device and says why", "[auto]") {
-    FakeBackend ref("cpu-ref", false, Support::yes());
-    FakeBackend smem("smem", true, Support::yes());
+    FakeBackend ref("cpu-ref", false, Support::yes(), kRankCpuRef);
+    FakeBackend smem("smem", true, Support::yes(), kRankSmem);
     const AutoChoice choice = choose_variant(Job{}, {&ref, &smem}, kNoDevice);
     REQUIRE(choice.backend == &ref);
     CHECK_THAT(choice.reason, Catch::Contains("no CUDA device (no CUDA driver)"));
 }
 
 TEST_CASE("auto prefers a CUDA variant when a device is present", "[auto]") {
-    FakeBackend ref("cpu-ref", false, Support::yes());
-    FakeBackend naive("naive", true, Support::yes());
-    FakeBackend smem("smem", true, Support::yes());
+    FakeBackend ref("cpu-ref", false, Support::yes(), kRankCpuRef);
+    FakeBackend naive("naive", true, Support::yes(), kRankNaive);
+    FakeBackend smem("smem", true, Support::yes(), kRankSmem);
     const AutoChoice choice = choose_variant(Job{}, {&ref, &naive, &smem}, kDevice);
     REQUIRE(choice.backend == &smem);
     CHECK_THAT(choice.reason, Catch::Contains("CUDA"));
 }
 
 TEST_CASE("auto passes over refusing variants and reports their reasons", "[auto]") {
-    FakeBackend ref("cpu-ref", false, Support::yes());
-    FakeBackend separable("separable", true, Support::no("the filter is not rank 1"));
-    FakeBackend naive("naive", true, Support::yes());
+    FakeBackend ref("cpu-ref", false, Support::yes(), kRankCpuRef);
+    FakeBackend separable("separable", true, Support::no("the filter is not rank 1"),
+                          kRankSeparable);
+    FakeBackend naive("naive", true, Support::yes(), kRankNaive);
     const AutoChoice choice = choose_variant(Job{}, {&ref, &separable, &naive}, kDevice);
     REQUIRE(choice.backend == &naive);
     CHECK_THAT(choice.reason, Catch::Contains("separable refused: the filter is not rank 1"));
 }
 
 TEST_CASE("auto falls back to the CPU when every CUDA variant refuses", "[auto]") {
-    FakeBackend ref("cpu-ref", false, Support::yes());
-    FakeBackend naive("naive", true, Support::no("image too large for the device"));
+    FakeBackend ref("cpu-ref", false, Support::yes(), kRankCpuRef);
+    FakeBackend naive("naive", true, Support::no("image too large for the device"), kRankNaive);
     const AutoChoice choice = choose_variant(Job{}, {&ref, &naive}, kDevice);
     REQUIRE(choice.backend == &ref);
     CHECK_THAT(choice.reason, Catch::Contains("no CUDA variant can run this job"));
 }
 
 TEST_CASE("auto reports when nothing can run", "[auto]") {
-    FakeBackend naive("naive", true, Support::no("too big"));
+    FakeBackend naive("naive", true, Support::no("too big"), kRankNaive);
     const AutoChoice choice = choose_variant(Job{}, {&naive}, kDevice);
     CHECK(choice.backend == nullptr);
     CHECK_THAT(choice.reason, Catch::Contains("naive refused: too big"));
 }
 
-// A job with no pixels, only what auto_preference() reads: the filter, the
-// input's depth and channels and the output's depth.
+// A job with no pixels, only what the ranks read: the filter, the input's
+// depth and channels and the output's depth.
 Job job_with(Filter filter, Depth depth, int channels = 1, Depth out_depth = Depth::u8) {
     Job job;
     job.params.filter = std::move(filter);
@@ -80,12 +109,11 @@ Job job_with(Filter filter, Depth depth, int channels = 1, Depth out_depth = Dep
     return job;
 }
 
-TEST_CASE(
-    "auto's measured order: rank 1 on gray f32 from 9x9, on u8 from 7x7 (RGB from 5x5), "
-    "to fast-separable",
-    "[auto]") {
-    FakeBackend fast("fast", true, Support::yes());
-    FakeBackend fast_separable("fast-separable", true, Support::yes());
+TEST_CASE("auto's measured order: rank 1 on gray f32 from 9x9, on u8 from 7x7 (RGB from 5x5), "
+          "to fast-separable",
+          "[auto]") {
+    FakeBackend fast("fast", true, Support::yes(), kRankFast);
+    FakeBackend fast_separable("fast-separable", true, Support::yes(), kFastSeparableRank);
     const auto box = [](int side) {
         return Filter{side, side,
                       std::vector<double>(static_cast<std::size_t>(side * side), 1.0 / side)};
@@ -126,33 +154,32 @@ TEST_CASE(
     CHECK(choose_variant(constant, both, kDevice).backend == &fast_separable);
 }
 
-TEST_CASE("auto's measured order: dense filters past 15x15 go to fft before the ladder",
-          "[auto]") {
-    FakeBackend fft("fft", true, Support::yes());
-    FakeBackend smem("smem", true, Support::yes());
-    FakeBackend separable("separable", true, Support::yes());
+TEST_CASE("auto's measured order: dense filters past 15x15 go to fft before the ladder", "[auto]") {
+    FakeBackend fft("fft", true, Support::yes(), kFftRank);
+    FakeBackend smem("smem", true, Support::yes(), kRankSmem);
+    FakeBackend separable("separable", true, Support::yes(), kRankSeparable);
     const std::vector<Backend*> all{&smem, &separable, &fft};
     std::vector<double> dense(17 * 17);
     for (std::size_t i = 0; i < dense.size(); ++i) dense[i] = static_cast<double>(i % 7) - 3.0;
-    CHECK(choose_variant(job_with(Filter{17, 17, dense}, Depth::u8), all, kDevice).backend ==
-          &fft);
+    CHECK(choose_variant(job_with(Filter{17, 17, dense}, Depth::u8), all, kDevice).backend == &fft);
     // A float output keeps SPEC's 1e-5: the direct variants, not fft.
-    CHECK(choose_variant(job_with(Filter{17, 17, dense}, Depth::f32, 1, Depth::f32), all,
-                         kDevice)
+    CHECK(choose_variant(job_with(Filter{17, 17, dense}, Depth::f32, 1, Depth::f32), all, kDevice)
               .backend == &separable);
     // Past 15 on one side only (17x3, 51 taps): not promoted.
     std::vector<double> wide(17 * 3);
     for (std::size_t i = 0; i < wide.size(); ++i) wide[i] = static_cast<double>(i % 5) - 2.0;
-    CHECK(choose_variant(job_with(Filter{17, 3, wide}, Depth::u8), {&fft, &smem}, kDevice)
-              .backend == &smem);
+    CHECK(
+        choose_variant(job_with(Filter{17, 3, wide}, Depth::u8), {&fft, &smem}, kDevice).backend ==
+        &smem);
     // Rank 1 of the same size: the separable path, not fft.
     const Filter box = Filter{17, 17, std::vector<double>(17 * 17, 1.0)};
     CHECK(choose_variant(job_with(box, Depth::u8), all, kDevice).backend == &separable);
     // Dense but small: the ladder (smem) keeps its place ahead of fft.
     std::vector<double> small(25);
     for (std::size_t i = 0; i < small.size(); ++i) small[i] = static_cast<double>(i % 7) - 3.0;
-    CHECK(choose_variant(job_with(Filter{5, 5, small}, Depth::u8), {&fft, &smem}, kDevice)
-              .backend == &smem);
+    CHECK(
+        choose_variant(job_with(Filter{5, 5, small}, Depth::u8), {&fft, &smem}, kDevice).backend ==
+        &smem);
 }
 
 // estimated_cpu_ms: multiply-adds plus the per-sample overhead, at the
@@ -162,8 +189,8 @@ TEST_CASE("one image: the CPU when it beats CUDA's start-up, the GPU otherwise",
           Approx(1000.0 * 1e6 * (9 + kCpuSampleOverhead) / kCpuTapsPerSecondPerCore));
     CHECK(estimated_cpu_ms(1000000, 9, 4) == Approx(estimated_cpu_ms(1000000, 9, 1) / 4));
 
-    FakeBackend cpu("cpu", false, Support::yes());
-    FakeBackend fast("fast", true, Support::yes());
+    FakeBackend cpu("cpu", false, Support::yes(), kRankCpu);
+    FakeBackend fast("fast", true, Support::yes(), kRankFast);
     const std::vector<Backend*> both{&fast, &cpu};
     const Filter edge = Filter{3, 3, {-1, -1, -1, -1, 8, -1, -1, -1, -1}};
     std::vector<double> dense(31 * 31);
@@ -185,16 +212,90 @@ TEST_CASE("one image: the CPU when it beats CUDA's start-up, the GPU otherwise",
     CHECK(cpu_for_one_image(photo, both, 16).backend == nullptr);
     // A cpu that refuses the job, or none at all: no choice.
     photo.params.filter = edge;
-    FakeBackend refusing("cpu", false, Support::no("not this one"));
+    FakeBackend refusing("cpu", false, Support::no("not this one"), kRankCpu);
     CHECK(cpu_for_one_image(photo, {&fast, &refusing}, 16).backend == nullptr);
     CHECK(cpu_for_one_image(photo, {&fast}, 16).backend == nullptr);
 }
 
-TEST_CASE("every registered variant is in auto's preference list", "[auto][registry]") {
-    for (const auto& backend : all_backends()) {
-        CAPTURE(backend->name());
-        CHECK(std::find(kAutoPreference.begin(), kAutoPreference.end(), backend->name()) !=
-              kAutoPreference.end());
+// A variant without a rank is never auto's choice, though it could run
+// the job and is listed first: a named path (fast.strips), which its
+// composite picks.
+TEST_CASE("auto passes over variants without a rank", "[auto]") {
+    FakeBackend path("fast.strips", true, Support::yes(), kNamedPath);
+    FakeBackend smem("smem", true, Support::yes(), kRankSmem);
+    FakeBackend ref("cpu-ref", false, Support::yes(), kRankCpuRef);
+    CHECK(choose_variant(Job{}, {&path, &smem, &ref}, kDevice).backend == &smem);
+    CHECK(choose_variant(Job{}, {&path, &ref}, kDevice).backend == &ref);
+    const AutoChoice none = choose_variant(Job{}, {&path}, kDevice);
+    CHECK(none.backend == nullptr);
+    CHECK_THAT(none.reason, Catch::Contains("no variant can run this job"));
+}
+
+// The ranks' order is the measured one (core/auto_select.hpp), and the rules
+// only ever move a variant up.
+TEST_CASE("auto's ranks: fastest first, cpu-ref last", "[auto]") {
+    const int order[] = {kRankFast, kRankFastSeparable, kRankSeparable, kRankUnrolled,
+                         kRankSmem, kRankSmemCached,    kRankCmem,      kRankNaive,
+                         kRankFft,  kRankCudnn,         kRankCpu,       kRankCpuRef};
+    CHECK(std::adjacent_find(std::begin(order), std::end(order), std::greater_equal<>()) ==
+          std::end(order));
+    const Filter box{9, 9, std::vector<double>(81, 1.0 / 81)};
+    CHECK(fast_separable_rank(job_with(box, Depth::f32)) < kRankFast);
+    CHECK(fast_separable_rank(job_with(box, Depth::u16)) == kRankFastSeparable);
+    std::vector<double> dense(17 * 17);
+    for (std::size_t i = 0; i < dense.size(); ++i) dense[i] = static_cast<double>(i % 7) - 3.0;
+    const Job fft_first = job_with(Filter{17, 17, dense}, Depth::u8);
+    CHECK(fft_ahead_of_ladder(fft_first));
+    CHECK(fft_rank(fft_first) < kRankSeparable);
+    CHECK(fft_rank(fft_first) > kRankFastSeparable);
+    CHECK(fft_rank(job_with(box, Depth::u8)) == kRankFft);
+}
+
+namespace {
+
+// A CUDA variant this build has only as a stand-in (kernels/runtime/no_cuda.cpp,
+// built without the CUDA toolkit): it keeps its name and parent, has no
+// rank, and can run nothing.
+bool is_stand_in(const Backend& b) {
+    return b.uses_cuda() && b.summary().rfind("not in this build", 0) == 0;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "every registered variant has an auto rank, or is a named path of a composite that has one",
+    "[auto][registry]") {
+    const Filter edge = Filter{3, 3, {-1, -1, -1, -1, 8, -1, -1, -1, -1}};
+    const Filter box = Filter{9, 9, std::vector<double>(81, 1.0 / 81)};
+    const auto& all = all_backends();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const Backend& backend = *all[i];
+        CAPTURE(backend.name());
+        // A named path's composite is registered, ahead of it, and is no
+        // path itself.
+        if (!backend.parent().empty()) {
+            const Backend* parent = find_backend(backend.parent());
+            REQUIRE(parent != nullptr);
+            CHECK(parent->parent().empty());
+            const auto at = std::find_if(all.begin(), all.end(),
+                                         [&](const auto& b) { return b.get() == parent; });
+            CHECK(static_cast<std::size_t>(at - all.begin()) < i);
+        }
+        if (is_stand_in(backend)) {
+            CHECK_FALSE(backend.can_run(job_with(edge, Depth::u8, 3)).ok);
+            continue;
+        }
+        for (const Job& job : {job_with(edge, Depth::u8, 3), job_with(box, Depth::f32),
+                               job_with(box, Depth::u16, 1, Depth::f32)}) {
+            if (backend.parent().empty()) {
+                CHECK(backend.auto_rank(job).has_value());
+            } else {
+                CHECK_FALSE(backend.auto_rank(job).has_value());
+                const Backend* parent = find_backend(backend.parent());
+                REQUIRE(parent != nullptr);
+                CHECK(parent->auto_rank(job).has_value());
+            }
+        }
     }
 }
 

@@ -96,10 +96,9 @@ TEST_CASE("a prefaulted output is handed over only when it is what was asked for
     CHECK(image.type() == CV_8UC3);
     CHECK(output.take(300, 400, CV_8UC3).empty());  // handed over once
 
-    for (const auto& [rows, cols, type] : {std::tuple{300, 401, CV_8UC3},
-                                           std::tuple{301, 400, CV_8UC3},
-                                           std::tuple{300, 400, CV_16UC3},
-                                           std::tuple{300, 400, CV_8UC4}}) {
+    for (const auto& [rows, cols, type] :
+         {std::tuple{300, 401, CV_8UC3}, std::tuple{301, 400, CV_8UC3},
+          std::tuple{300, 400, CV_16UC3}, std::tuple{300, 400, CV_8UC4}}) {
         PrefaultedOutput guessed;
         guessed.start(300, 400, CV_8UC3);
         CHECK(guessed.take(rows, cols, type).empty());

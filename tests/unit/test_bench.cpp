@@ -3,13 +3,17 @@
 // cpu-ref and deliberately broken variants. No GPU needed.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include <opencv2/core.hpp>
 
@@ -18,10 +22,10 @@
 #include "bench/report.hpp"
 #include "bench/reference.hpp"
 #include "bench/runner.hpp"
-#include "bench/tolerance.hpp"
 #include "bench/verify.hpp"
 #include "base/errors.hpp"
 #include "variants/registry.hpp"
+#include "core/tolerance.hpp"
 #include "filters/spec.hpp"
 #include "io/image_io.hpp"
 #include "kernels/runtime/copy_bandwidth.hpp"
@@ -40,6 +44,7 @@ public:
     std::string_view name() const override { return "broken"; }
     std::string_view summary() const override { return "cpu-ref, then a fault"; }
     bool uses_cuda() const override { return false; }
+    std::optional<int> auto_rank(const Job&) const override { return std::nullopt; }
     Support can_run(const Job&) const override { return Support::yes(); }
     RunTimings run(const Job& job, const RunOptions& options) override {
         if (fault_ == Fault::throws) throw std::runtime_error("out of luck");
@@ -149,9 +154,22 @@ TEST_CASE("bench depths and variants", "[bench]") {
     CHECK_THROWS_AS(parse_bench_depths({"same"}), UsageError);
     CHECK_THROWS_AS(parse_bench_depths({"u8,"}), UsageError);
 
+    // "all": every variant of its own, in registry order, without the
+    // composites' named paths; NAME.* those paths.
     const auto all = select_bench_variants("all");
-    REQUIRE(all.size() == all_backends().size());
-    for (std::size_t i = 0; i < all.size(); ++i) CHECK(all[i] == all_backends()[i].get());
+    std::vector<Backend*> own;
+    for (const auto& b : all_backends()) {
+        if (b->parent().empty()) own.push_back(b.get());
+    }
+    CHECK(all == own);
+    CHECK(std::find(all.begin(), all.end(), find_backend("fast")) != all.end());
+    CHECK(std::find(all.begin(), all.end(), find_backend("fast.strips")) == all.end());
+    std::vector<std::string> paths;
+    for (const Backend* b : select_bench_variants("fast.*")) paths.emplace_back(b->name());
+    CHECK(paths == std::vector<std::string>{"fast.registers", "fast.walk-u8", "fast.strips",
+                                            "fast.tiles", "fast.mma"});
+    CHECK(select_bench_variants("fast-separable.*").size() == 2);
+    CHECK_THROWS_AS(select_bench_variants("cpu-ref.*"), UsageError);
     const auto two = select_bench_variants("cpu-ref, cpu-ref");
     REQUIRE(two.size() == 1);
     CHECK(two[0]->name() == "cpu-ref");
@@ -169,10 +187,10 @@ TEST_CASE("verification passes a correct output and marks a corrupted one", "[be
     oracle.run({view_of(src), view_of(expected), params}, {});
     oracle.run({view_of(src), view_of(actual), params}, {});
     const Job job{view_of(src), view_of(actual), params};
-    const Tolerance tolerance = variant_tolerance("naive", job);
+    const Tolerance tolerance = find_backend("naive")->tolerance(job);
 
-    Verdict v = verify_output(view_of(static_cast<const cv::Mat&>(expected)), as_const(job.dst),
-                              tolerance);
+    Verdict v =
+        verify_output(view_of(static_cast<const cv::Mat&>(expected)), as_const(job.dst), tolerance);
     CHECK(v.ok);
     CHECK(v.failures == 0);
     CHECK(v.samples == 23 * 11 * 3);
@@ -184,9 +202,9 @@ TEST_CASE("verification passes a correct output and marks a corrupted one", "[be
     } else {
         actual.at<cv::Vec3f>(4, 6)[1] += static_cast<float>(0.5 * v.tolerance);
     }
-    CHECK(verify_output(view_of(static_cast<const cv::Mat&>(expected)), as_const(job.dst),
-                        tolerance)
-              .ok);
+    CHECK(
+        verify_output(view_of(static_cast<const cv::Mat&>(expected)), as_const(job.dst), tolerance)
+            .ok);
 
     // Beyond it: WRONG, and the worst sample is named.
     if (depth == Depth::u8) {
@@ -201,8 +219,8 @@ TEST_CASE("verification passes a correct output and marks a corrupted one", "[be
     CHECK(v.worst.x == 9);
     CHECK(v.worst.y == 7);
     CHECK(v.worst.channel == 2);
-    CHECK_THAT(v.describe(), Catch::Contains("1 of 759 samples") &&
-                                 Catch::Contains("(x=9, y=7, c=2)"));
+    CHECK_THAT(v.describe(),
+               Catch::Contains("1 of 759 samples") && Catch::Contains("(x=9, y=7, c=2)"));
 
     // NaN is never within tolerance.
     if (depth == Depth::f32) {
@@ -226,22 +244,44 @@ TEST_CASE("tolerances: fft's documented bound, float32 summation for the others"
     const Filter filter = make_bench_filter("random:15");
     const Job job{view_of(src), view_of(dst), params_of(filter)};
 
-    const Tolerance direct = variant_tolerance("naive", job);
+    const Tolerance direct = find_backend("naive")->tolerance(job);
     CHECK(direct.integer_levels == 1.0);
     CHECK(direct.float_relative == 1e-5);
     // n 2^-24 sum|taps| max|input|: taps sum to 1, inputs below 1.
     CHECK(direct.float_absolute > 0.0);
     CHECK(direct.float_absolute <= 225 * std::ldexp(1.0, -24) * (1.0 + 1e-9));
 
-    const Tolerance fft = variant_tolerance("fft", job);
-    CHECK(fft.float_absolute == fft_error_bound(job));
-    CHECK(fft.integer_levels == 1.0 + std::floor(fft_error_bound(job)));
+    // The other variants' is the same bound (a stand-in of a build without
+    // CUDA too: it runs nothing).
+    for (const char* name : {"cpu-ref", "cpu", "fast", "fast.strips", "fast-separable"}) {
+        const Tolerance t = find_backend(name)->tolerance(job);
+        INFO(name);
+        CHECK(t.integer_levels == direct.integer_levels);
+        CHECK(t.float_relative == direct.float_relative);
+        CHECK(t.float_absolute == direct.float_absolute);
+    }
+    // The border value counts where a constant border reads it.
+    Job constant = job;
+    constant.params.border_value = 1e6;
+    CHECK(find_backend("naive")->tolerance(constant).float_absolute == direct.float_absolute);
+    constant.params.border = BorderMode::constant;
+    CHECK(find_backend("naive")->tolerance(constant).float_absolute > 1e5 * direct.float_absolute);
+
+    // fft's own bound, where this build has fft (not its stand-in).
+    const Backend& fft_variant = *find_backend("fft");
+    if (fft_variant.summary().rfind("not in this build", 0) != 0) {
+        const Tolerance fft = fft_variant.tolerance(job);
+        CHECK(fft.float_absolute == fft_error_bound(job));
+        CHECK(fft.integer_levels == 1.0 + std::floor(fft_error_bound(job)));
+    }
 
     // Against a reference that is not the oracle, both errors count.
     const Tolerance both = against_reference(direct, direct, false);
     CHECK(both.integer_levels == 2.0);
     CHECK(both.float_absolute == Approx(2 * direct.float_absolute));
-    CHECK(against_reference(direct, fft, true).float_absolute == direct.float_absolute);
+    Tolerance other;
+    other.float_absolute = 7.0;
+    CHECK(against_reference(direct, other, true).float_absolute == direct.float_absolute);
 }
 
 TEST_CASE("the oracle is the reference while it takes seconds", "[bench]") {
@@ -300,9 +340,9 @@ TEST_CASE("run_bench times, verifies and refuses, row by row", "[bench]") {
         return std::count_if(report.rows.begin(), report.rows.end(),
                              [&](const BenchRow& r) { return r.status == s; });
     };
-    CHECK(count(RowStatus::ok) == 16);     // cpu-ref and the faultless one
-    CHECK(count(RowStatus::wrong) == 8);   // one spoilt sample each time
-    CHECK(count(RowStatus::error) == 8);   // the one that throws
+    CHECK(count(RowStatus::ok) == 16);    // cpu-ref and the faultless one
+    CHECK(count(RowStatus::wrong) == 8);  // one spoilt sample each time
+    CHECK(count(RowStatus::error) == 8);  // the one that throws
     CHECK(report.any_failure());
 
     plan.variants = {find_backend(kOracleName)};
@@ -354,12 +394,11 @@ TEST_CASE("rotated CUDA runs stay correct; the copy bandwidth is measured", "[be
              {std::tuple{3, 1, 3}, std::tuple{5, 0, 3}, std::tuple{2, 2, 1}}) {
             CAPTURE(variant->name(), copies, warmup, repeat);
             std::memset(actual.data, 0xFF, actual.total() * actual.elemSize());
-            const RunTimings t = variant->run(
-                job, {warmup, repeat, static_cast<std::size_t>(copies) * pair});
+            const RunTimings t =
+                variant->run(job, {warmup, repeat, static_cast<std::size_t>(copies) * pair});
             CHECK(t.filter_ms.size() == static_cast<std::size_t>(repeat));
             const Verdict v = verify_output(view_of(static_cast<const cv::Mat&>(expected)),
-                                            as_const(job.dst),
-                                            variant_tolerance(variant->name(), job));
+                                            as_const(job.dst), variant->tolerance(job));
             INFO(v.describe());
             CHECK(v.ok);
         }
@@ -368,8 +407,7 @@ TEST_CASE("rotated CUDA runs stay correct; the copy bandwidth is measured", "[be
 
 // The header says how CUDA rows were timed where some were: a report as a
 // device would leave it, printed to memory.
-TEST_CASE("the bench header says how CUDA rows were timed, where a device timed them",
-          "[bench]") {
+TEST_CASE("the bench header says how CUDA rows were timed, where a device timed them", "[bench]") {
     const auto header = [](const BenchContext& context) {
         BenchReport report;
         report.context = context;
@@ -387,8 +425,9 @@ TEST_CASE("the bench header says how CUDA rows were timed, where a device timed 
     context.cuda_wanted = true;
     context.device_name = "NVIDIA H100 80GB HBM3";
     context.device_timing = true;
-    CHECK_THAT(header(context),
-               Catch::Contains("CUDA times the device's alone (launches queued behind a held stream)"));
+    CHECK_THAT(
+        header(context),
+        Catch::Contains("CUDA times the device's alone (launches queued behind a held stream)"));
     context.device_timing = false;
     CHECK_THAT(header(context),
                Catch::Contains("CUDA times include the host's launch latency (--timing launch)"));

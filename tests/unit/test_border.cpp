@@ -93,10 +93,10 @@ TEST_CASE("border policies stay in range for far coordinates", "[border]") {
     // 64-bit coordinates far outside the image (huge filters or images):
     // the closed forms must neither overflow nor leave [0, len).
     const std::int64_t far = std::int64_t{1} << 40;
-    for (const BorderMode mode : {BorderMode::reflect101, BorderMode::reflect,
-                                  BorderMode::replicate, BorderMode::wrap}) {
-        for (std::int64_t len : {std::int64_t{1}, std::int64_t{2}, std::int64_t{7},
-                                 std::int64_t{65536}}) {
+    for (const BorderMode mode :
+         {BorderMode::reflect101, BorderMode::reflect, BorderMode::replicate, BorderMode::wrap}) {
+        for (std::int64_t len :
+             {std::int64_t{1}, std::int64_t{2}, std::int64_t{7}, std::int64_t{65536}}) {
             for (std::int64_t p : {-far - 3, -far, far, far + 5}) {
                 CAPTURE(cudaconv::border_name(mode), len, p);
                 const std::int64_t i = cudaconv::border_index(mode, p, len);
@@ -115,9 +115,9 @@ TEST_CASE("border policies stay in range for far coordinates", "[border]") {
 
 TEST_CASE("border_index_near: border_index's value where it answers, and it answers near",
           "[border]") {
-    for (const BorderMode mode : {BorderMode::reflect101, BorderMode::reflect,
-                                  BorderMode::replicate, BorderMode::constant, BorderMode::wrap,
-                                  BorderMode::valid}) {
+    for (const BorderMode mode :
+         {BorderMode::reflect101, BorderMode::reflect, BorderMode::replicate, BorderMode::constant,
+          BorderMode::wrap, BorderMode::valid}) {
         for (std::int64_t len = 1; len <= 50; ++len) {
             for (std::int64_t p = -200; p < 250; ++p) {
                 CAPTURE(cudaconv::border_name(mode), len, p);
@@ -141,8 +141,7 @@ TEST_CASE("copyMakeBorder matches borderInterpolate for pads wider than the imag
     // reach, which may exceed the image several times; check that it follows
     // borderInterpolate there too, so the reference rests on the definition.
     const BorderMode mode = GENERATE(BorderMode::reflect101, BorderMode::reflect,
-                                     BorderMode::replicate, BorderMode::constant,
-                                     BorderMode::wrap);
+                                     BorderMode::replicate, BorderMode::constant, BorderMode::wrap);
     const int width = GENERATE(1, 2, 3, 5);
     const int height = GENERATE(1, 2, 4);
     const int cv_mode = cudaconv::test::cv_border(mode);

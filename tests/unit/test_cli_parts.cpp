@@ -279,7 +279,8 @@ TEST_CASE("templates: no field leads outside the root, a literal .. does", "[cli
     CHECK(resolve_output(r, {"a.png", ""}).path == "/a.png");
 }
 
-TEST_CASE("output paths: --format applies to stdout and to the {ext} of an input without one", "[cli]") {
+TEST_CASE("output paths: --format applies to stdout and to the {ext} of an input without one",
+          "[cli]") {
     OutputRequest r{"-", "jpg", "edge", "cpu", false};
     CHECK(format_applies(r, "a.png"));
     r.output = "out/{stem}.{ext}";

@@ -180,7 +180,7 @@ struct Size {
     int width, height;
 };
 const std::vector<Size> kCoreSizes{{1, 1}, {1, 7}, {13, 1}, {3, 2}, {7, 13}, {31, 17}, {257, 3}};
-const std::vector<Size> kCoreFilters{{1, 1}, {2, 2}, {3, 3}, {1, 5}, {5, 1},
+const std::vector<Size> kCoreFilters{{1, 1}, {2, 2}, {3, 3}, {1, 5},  {5, 1},
                                      {3, 7}, {8, 8}, {9, 9}, {31, 31}};
 struct ChannelLayout {
     int channels;
@@ -204,9 +204,9 @@ TEST_CASE("cpu-ref equals cv::filter2D on the core product", "[cpu-ref]") {
     REQUIRE(borders.size() == 6);
 
     Case c;
-    c.seed = kCoreSeed + static_cast<std::uint64_t>(
-                             (((border_i * 4 + layout_i) * 7 + size_i) * 9 + filter_i) * 2 +
-                             depth_i);
+    c.seed =
+        kCoreSeed + static_cast<std::uint64_t>(
+                        (((border_i * 4 + layout_i) * 7 + size_i) * 9 + filter_i) * 2 + depth_i);
     std::mt19937_64 gen(c.seed);
     c.width = kCoreSizes[static_cast<std::size_t>(size_i)].width;
     c.height = kCoreSizes[static_cast<std::size_t>(size_i)].height;
@@ -219,8 +219,7 @@ TEST_CASE("cpu-ref equals cv::filter2D on the core product", "[cpu-ref]") {
     set_random_anchor(p, gen);
     p.border = borders[static_cast<std::size_t>(border_i)];
     // Non-zero, not a level, so a constant border read as 0 or as a pixel fails.
-    p.border_value =
-        std::uniform_real_distribution<double>(0.1, 0.9)(gen) * depth_max(c.in_depth);
+    p.border_value = std::uniform_real_distribution<double>(0.1, 0.9)(gen) * depth_max(c.in_depth);
     p.alpha = kChannelLayouts[static_cast<std::size_t>(layout_i)].alpha;
     check_case(c);
 }
@@ -262,9 +261,9 @@ TEST_CASE("cpu-ref equals cv::filter2D on a random sample of cases", "[cpu-ref]"
         set_random_anchor(p, gen);
     }
     p.border = pick(cudaconv::all_border_modes(), gen);
-    p.border_value = coin(gen) ? 0.0  // `zero`
-                               : std::uniform_real_distribution<double>(-0.2, 1.2)(gen) *
-                                     depth_max(c.in_depth);
+    p.border_value =
+        coin(gen) ? 0.0  // `zero`
+                  : std::uniform_real_distribution<double>(-0.2, 1.2)(gen) * depth_max(c.in_depth);
     p.alpha = layout.alpha;
     // A scale that maps the typical sum into the output's range, so integer
     // outputs are not all saturated; plain 1 and negative scales as well.
@@ -281,8 +280,8 @@ TEST_CASE("cpu-ref rounds halves to even exactly like saturate_cast", "[cpu-ref]
     // Taps of 0.5 on integer inputs make every other sum an exact .5, which
     // both sides compute exactly, so here nothing short of equality passes.
     const Depth out_depth = GENERATE(Depth::u8, Depth::u16);
-    const BorderMode border = GENERATE(BorderMode::reflect101, BorderMode::constant,
-                                       BorderMode::valid);
+    const BorderMode border =
+        GENERATE(BorderMode::reflect101, BorderMode::constant, BorderMode::valid);
     const std::uint64_t seed = 0x4A1F0000 + static_cast<std::uint64_t>(border);
     CAPTURE(seed, cudaconv::depth_name(out_depth), cudaconv::border_name(border));
     const cv::Mat src = cudaconv::test::random_image(37, 11, CV_8UC1, seed);
@@ -323,10 +322,10 @@ namespace {
 // (x, y) reads input (x + ax - i, y + ay - j), so the anchor tap reads
 // (x, y). `valid` keeps outputs reading only the image, as scipy's
 // convolve2d(mode='valid'): out(x, y) = sum k(i, j) in(x + w-1-i, y + h-1-j).
-cv::Mat direct_convolution(const cv::Mat& src64, const Filter& k, int ax, int ay,
-                           BorderMode border, double border_value) {
-    const int cv_mode = border == BorderMode::reflect101 ? cv::BORDER_REFLECT_101
-                        : border == BorderMode::reflect  ? cv::BORDER_REFLECT
+cv::Mat direct_convolution(const cv::Mat& src64, const Filter& k, int ax, int ay, BorderMode border,
+                           double border_value) {
+    const int cv_mode = border == BorderMode::reflect101  ? cv::BORDER_REFLECT_101
+                        : border == BorderMode::reflect   ? cv::BORDER_REFLECT
                         : border == BorderMode::replicate ? cv::BORDER_REPLICATE
                         : border == BorderMode::wrap      ? cv::BORDER_WRAP
                                                           : cv::BORDER_CONSTANT;
@@ -372,8 +371,8 @@ TEST_CASE("rotated_180 with the mirrored anchor is true convolution", "[cpu-ref]
     const Size fsize = GENERATE(Size{1, 1}, Size{2, 2}, Size{3, 3}, Size{2, 5}, Size{4, 3},
                                 Size{8, 8}, Size{9, 9});
     const Size isize = GENERATE(Size{3, 2}, Size{7, 13}, Size{16, 9});
-    const std::uint64_t seed = kFlipSeed + static_cast<std::uint64_t>(
-                                               (int(border) * 16 + fsize.width) * 16 + isize.width);
+    const std::uint64_t seed =
+        kFlipSeed + static_cast<std::uint64_t>((int(border) * 16 + fsize.width) * 16 + isize.width);
     std::mt19937_64 gen(seed);
     const Filter k = cudaconv::test::random_filter(fsize.width, fsize.height, seed);
     const int ax = std::uniform_int_distribution<int>(0, k.width - 1)(gen);
@@ -432,8 +431,7 @@ TEST_CASE("normalized taps keep a flat image flat", "[cpu-ref]") {
     // In every border mode whose border repeats the image, an average of
     // equal samples is that sample.
     const BorderMode border = GENERATE(BorderMode::reflect101, BorderMode::reflect,
-                                       BorderMode::replicate, BorderMode::wrap,
-                                       BorderMode::valid);
+                                       BorderMode::replicate, BorderMode::wrap, BorderMode::valid);
     CAPTURE(cudaconv::border_name(border));
     Filter f = cudaconv::test::random_filter(4, 3, 0x40A2);
     for (double& t : f.taps) t = std::abs(t) + 0.1;
@@ -458,11 +456,11 @@ TEST_CASE("the output conversion equals cv::saturate_cast", "[cpu-ref][convert]"
     // int to 0, an artefact docs/SPEC.md's "saturation" does not ask for, so the
     // comparison stays within int range and the far values are checked
     // against plain saturation.
-    std::vector<double> values{-1e9,  -65536.5, -256.0, -1.5,    -1.0,    -0.5,    -0.49,
-                               -0.0,  0.0,      0.49,   0.5,     0.51,    1.5,     2.5,
-                               3.5,   126.5,    127.5,  254.49,  254.5,   254.51,  255.0,
-                               255.5, 256.0,    256.5,  1000.25, 32767.5, 65534.5, 65535.0,
-                               65535.49, 65535.5, 65536.0, 1e9};
+    std::vector<double> values{-1e9,     -65536.5, -256.0,  -1.5,    -1.0,    -0.5,    -0.49,
+                               -0.0,     0.0,      0.49,    0.5,     0.51,    1.5,     2.5,
+                               3.5,      126.5,    127.5,   254.49,  254.5,   254.51,  255.0,
+                               255.5,    256.0,    256.5,   1000.25, 32767.5, 65534.5, 65535.0,
+                               65535.49, 65535.5,  65536.0, 1e9};
     std::mt19937_64 gen(0xC0417);
     std::uniform_int_distribution<int> halves(-2 * 70000, 2 * 70000);
     for (int i = 0; i < 20000; ++i) values.push_back(halves(gen) * 0.5);
@@ -561,9 +559,8 @@ TEST_CASE("compare_images applies SPEC tolerances and names the worst sample",
         CHECK_FALSE(compare_images(expected, actual).ok);
     }
     SECTION("different shapes cannot be compared") {
-        const Comparison r =
-            compare_images(cv::Mat(2, 3, CV_8UC1, cv::Scalar::all(0)),
-                           cv::Mat(3, 2, CV_8UC1, cv::Scalar::all(0)));
+        const Comparison r = compare_images(cv::Mat(2, 3, CV_8UC1, cv::Scalar::all(0)),
+                                            cv::Mat(3, 2, CV_8UC1, cv::Scalar::all(0)));
         CHECK_FALSE(r.ok);
         CHECK_FALSE(r.problem.empty());
         CHECK_FALSE(compare_images(cv::Mat(2, 2, CV_8UC1, cv::Scalar::all(0)),

@@ -24,7 +24,6 @@
 #include "support/compare.hpp"
 #include "support/opencv_reference.hpp"
 #include "support/random_image.hpp"
-#include "support/variant_tolerance.hpp"
 
 namespace cudaconv::test {
 namespace {
@@ -46,10 +45,9 @@ struct Case {
 };
 
 std::ostream& operator<<(std::ostream& os, const Case& c) {
-    return os << c.width << "x" << c.height << "x" << c.channels << " "
-              << depth_name(c.in_depth) << "->" << depth_name(c.out_depth) << ", filter "
-              << c.filter_width << "x" << c.filter_height << ", border " << border_name(c.border)
-              << ", seed " << c.seed;
+    return os << c.width << "x" << c.height << "x" << c.channels << " " << depth_name(c.in_depth)
+              << "->" << depth_name(c.out_depth) << ", filter " << c.filter_width << "x"
+              << c.filter_height << ", border " << border_name(c.border) << ", seed " << c.seed;
 }
 
 std::string describe(const ConvParams& p, bool roi) {
@@ -120,10 +118,10 @@ void run_case(const Case& c, Tally& tally) {
     const Size2D size = output_size(c.width, c.height, params);
     if (size.width <= 0 || size.height <= 0) {
         // Nothing to write, and nothing may be touched: a null view.
-        variant("cpu").run(Job{const_view(src), ImageView{nullptr, size.width, size.height,
-                                                          c.channels, c.out_depth, 0},
-                               params},
-                           {});
+        variant("cpu").run(
+            Job{const_view(src),
+                ImageView{nullptr, size.width, size.height, c.channels, c.out_depth, 0}, params},
+            {});
         ++tally.empty;
         return;
     }
@@ -144,8 +142,7 @@ void run_case(const Case& c, Tally& tally) {
     REQUIRE(variant("cpu").can_run(job).ok);
     variant("cpu").run(job, {});
 
-    const Comparison cmp =
-        compare_images(expected, actual, tolerance_for(variant("cpu"), job, src));
+    const Comparison cmp = compare_images(expected, actual, variant("cpu").tolerance(job));
     bool ok = cmp.ok;
     if (!ok) FAIL_CHECK("cpu on " << c << ", " << describe(params, roi) << ": " << cmp.describe());
     if (roi) {
@@ -170,11 +167,11 @@ void report(const char* what, const Tally& t) {
 // Sizes of docs/SPEC.md, "Tolerances": 1x1, 1xN, Nx1, primes, 255/256/257 (around
 // the variant's 128-float chunks too), kept short in one direction where the
 // other is long so cpu-ref stays quick; 67x61 spans several bands.
-const std::vector<std::pair<int, int>> kImageSizes{
-    {1, 1}, {1, 37}, {41, 1}, {13, 7}, {31, 17}, {255, 3}, {256, 5}, {257, 9}, {67, 61}};
+const std::vector<std::pair<int, int>> kImageSizes{{1, 1},   {1, 37},  {41, 1},  {13, 7}, {31, 17},
+                                                   {255, 3}, {256, 5}, {257, 9}, {67, 61}};
 // 1, 2, 3, 5, 8, 17, 31, non-square, and larger than most images above.
-const std::vector<std::pair<int, int>> kFilterSizes{
-    {1, 1}, {2, 2}, {3, 3}, {5, 5}, {8, 8}, {17, 17}, {31, 31}, {1, 5}, {7, 3}, {45, 2}};
+const std::vector<std::pair<int, int>> kFilterSizes{{1, 1},   {2, 2},   {3, 3}, {5, 5}, {8, 8},
+                                                    {17, 17}, {31, 31}, {1, 5}, {7, 3}, {45, 2}};
 const std::vector<Depth> kDepths{Depth::u8, Depth::u16, Depth::f32};
 
 }  // namespace
@@ -201,8 +198,7 @@ TEST_CASE("cpu equals cpu-ref over sizes, filters, borders, channels, depths", "
     CHECK(tally.passed > 1000);
 }
 
-TEST_CASE("cpu equals cpu-ref on larger images: many bands and chunks, every depth pair",
-          "[cpu]") {
+TEST_CASE("cpu equals cpu-ref on larger images: many bands and chunks, every depth pair", "[cpu]") {
     Tally tally;
     std::uint64_t seed = 97000;
     for (Depth in : kDepths) {
@@ -223,8 +219,8 @@ TEST_CASE("cpu rounds halves to even exactly like cpu-ref", "[cpu]") {
     // Taps of 0.5 on integer inputs make every other sum an exact .5, which
     // float32 holds exactly: nothing short of equality passes.
     const Depth out_depth = GENERATE(Depth::u8, Depth::u16);
-    const BorderMode border = GENERATE(BorderMode::reflect101, BorderMode::constant,
-                                       BorderMode::valid);
+    const BorderMode border =
+        GENERATE(BorderMode::reflect101, BorderMode::constant, BorderMode::valid);
     const std::uint64_t seed = 0xC9A10000 + static_cast<std::uint64_t>(border);
     CAPTURE(seed, depth_name(out_depth), border_name(border));
     const cv::Mat src = random_image(37, 11, CV_8UC1, seed);

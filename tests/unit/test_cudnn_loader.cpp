@@ -48,8 +48,7 @@ TEST_CASE("a missing cuDNN names the file and LD_LIBRARY_PATH", "[cudnn]") {
                                            "open shared object file"));
     CHECK_THAT(library.problem, Contains("; put its folder on LD_LIBRARY_PATH"));
 #else
-    CHECK(library.problem ==
-          "built without cuDNN headers (cudnn.h was not found at build time)");
+    CHECK(library.problem == "built without cuDNN headers (cudnn.h was not found at build time)");
 #endif
 }
 

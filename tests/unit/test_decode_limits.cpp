@@ -112,8 +112,7 @@ TEST_CASE("check_shape: --max-pixels and the memory check, one line each", "[io]
                                Contains(" available"));
 }
 
-TEST_CASE("plausibility: PNG's bound is deflate's 1032:1 over the filtered rows",
-          "[io][limits]") {
+TEST_CASE("plausibility: PNG's bound is deflate's 1032:1 over the filtered rows", "[io][limits]") {
     // 1000 rows of 1 + 1000 bytes.
     CHECK(detail::least_png_idat_bytes(1000, 1000, 8, false) == (1001000 - 1) / 1032 - 1);
     CHECK(detail::least_png_idat_bytes(1, 1, 8, false) == 0);
@@ -121,7 +120,8 @@ TEST_CASE("plausibility: PNG's bound is deflate's 1032:1 over the filtered rows"
     CHECK(detail::least_png_idat_bytes(1000, 1000, 8, true) >
           detail::least_png_idat_bytes(1000, 1000, 8, false));
     // 2^31 a side at 64 bits a pixel is past 2^64 raw bytes, not a wrapped number.
-    CHECK(detail::least_png_idat_bytes(0x7FFFFFFF, 0x7FFFFFFF, 64, false) > (std::uint64_t{1} << 54));
+    CHECK(detail::least_png_idat_bytes(0x7FFFFFFF, 0x7FFFFFFF, 64, false) >
+          (std::uint64_t{1} << 54));
 
     // The most compressible images there are, at zlib's best, through a
     // whole file: never refused, and the bound not far below them.
@@ -150,8 +150,8 @@ TEST_CASE("plausibility: JPEG's bound never refuses a real JPEG", "[io][limits]"
     const std::vector<std::vector<int>> modes = {
         {}, {cv::IMWRITE_JPEG_OPTIMIZE, 1}, {cv::IMWRITE_JPEG_PROGRESSIVE, 1}};
     for (const int type : {CV_8UC1, CV_8UC3}) {
-        for (const cv::Size size : {cv::Size(8, 8), cv::Size(17, 9), cv::Size(640, 480),
-                                    cv::Size(2048, 1536)}) {
+        for (const cv::Size size :
+             {cv::Size(8, 8), cv::Size(17, 9), cv::Size(640, 480), cv::Size(2048, 1536)}) {
             const cv::Mat flat(size, type, cv::Scalar(90, 140, 200));
             const int step = size.area() > 1'000'000 ? 11 : size.area() > 100'000 ? 3 : 1;
             for (int quality = 1; quality <= 100; quality += step) {
@@ -175,8 +175,7 @@ TEST_CASE("plausibility: JPEG's bound never refuses a real JPEG", "[io][limits]"
           100 * 100 * 2 / 8);
     CHECK(detail::least_jpeg_scan_bytes(800, 800, gray, detail::JpegCoding::progressive_huffman) ==
           100 * 100 / 8);
-    CHECK(detail::least_jpeg_scan_bytes(800, 800, colour,
-                                        detail::JpegCoding::sequential_huffman) ==
+    CHECK(detail::least_jpeg_scan_bytes(800, 800, colour, detail::JpegCoding::sequential_huffman) ==
           (100 * 100 + 2 * 50 * 50) * 2 / 8);
     CHECK(detail::least_jpeg_scan_bytes(800, 800, colour, detail::JpegCoding::other) == 0);
 }
@@ -219,8 +218,8 @@ TEST_CASE("the probe tells every format's size before decoding", "[io][limits]")
         {".pam", CV_8UC4, {cv::IMWRITE_PAM_TUPLETYPE, cv::IMWRITE_PAM_FORMAT_RGB_ALPHA}},
         {".pfm", CV_32FC3, {}},
         {".pfm", CV_32FC1, {}},
-        {".webp", CV_8UC3, {cv::IMWRITE_WEBP_QUALITY, 80}},   // VP8
-        {".webp", CV_8UC3, {}},                               // VP8L
+        {".webp", CV_8UC3, {cv::IMWRITE_WEBP_QUALITY, 80}},  // VP8
+        {".webp", CV_8UC3, {}},                              // VP8L
         {".webp", CV_8UC4, {cv::IMWRITE_WEBP_QUALITY, 80}},  // VP8X
         {".ras", CV_8UC3, {}},
         {".hdr", CV_32FC3, {}},
@@ -251,7 +250,7 @@ TEST_CASE("the probe reads headers OpenCV does not write", "[io][limits]") {
         for (int i = 0; i < 4; ++i) bmp.push_back(static_cast<std::uint8_t>(v >> 8 * i));
     };
     le32(30000);
-    le32(static_cast<std::uint32_t>(-30000));  // top-down
+    le32(static_cast<std::uint32_t>(-30000));         // top-down
     bmp.insert(bmp.end(), {1, 0, 8, 0, 1, 0, 0, 0});  // planes, bits, BI_RLE8
     bmp.resize(54 + 8 + 4, 0);
     detail::FormatProbe p = probe(bmp);
@@ -271,12 +270,11 @@ TEST_CASE("the probe reads headers OpenCV does not write", "[io][limits]") {
     p = probe(Bytes(hdr.begin(), hdr.end()));
     CHECK(p.width == 300);
     CHECK(p.height == 200);
-    const Bytes codestream = {0xFF, 0x4F, 0xFF, 0x51, 0, 41, 0, 0,
-                              0, 0, 0x10, 0, 0, 0, 0x08, 0,  // 4096 x 2048 reference grid
-                              0, 0, 0, 96, 0, 0, 0, 48,      // image offset 96, 48
-                              0, 0, 0x10, 0, 0, 0, 0x08, 0,  // tiles
-                              0, 0, 0, 0, 0, 0, 0, 0,
-                              0, 3, 7, 1, 1};
+    const Bytes codestream = {0xFF, 0x4F, 0xFF, 0x51, 0, 41, 0,    0,  0, 0, 0x10, 0, 0,
+                              0,    0x08, 0,  // 4096 x 2048 reference grid
+                              0,    0,    0,    96,   0, 0,  0,    48,  // image offset 96, 48
+                              0,    0,    0x10, 0,    0, 0,  0x08, 0,   // tiles
+                              0,    0,    0,    0,    0, 0,  0,    0,  0, 3, 7,    1, 1};
     p = probe(codestream);
     CHECK(p.format == detail::ImageFormat::jpeg2000);
     CHECK(p.width == 4096 - 96);

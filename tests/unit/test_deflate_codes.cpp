@@ -110,8 +110,10 @@ TEST_CASE("deflate codes: lengths are optimal, within the limit, and a complete 
         canonical_codes(lengths.data(), n, codes.data());
         for (int a = 0; a < n; ++a) {
             for (int b = 0; b < n; ++b) {
-                if (a == b || lengths[a] == 0 || lengths[b] == 0 || lengths[a] > lengths[b]) continue;
-                const unsigned mask = (1u << lengths[a]) - 1;  // codes are bit-reversed: low bits first
+                if (a == b || lengths[a] == 0 || lengths[b] == 0 || lengths[a] > lengths[b])
+                    continue;
+                const unsigned mask =
+                    (1u << lengths[a]) - 1;  // codes are bit-reversed: low bits first
                 CHECK((codes[b] & mask) != codes[a]);
             }
         }
@@ -122,7 +124,7 @@ TEST_CASE("deflate codes: a stored block's size depends on where it starts") {
     // 3 header bits, padding to a byte, LEN and NLEN, the bytes; a chunk of
     // at most 65535 bytes each.
     CHECK(stored_bits(0, 0) == 8 + 32);
-    CHECK(stored_bits(5, 0) == 3 + 32);   // 5 + 3 bits end on the byte
+    CHECK(stored_bits(5, 0) == 3 + 32);  // 5 + 3 bits end on the byte
     CHECK(stored_bits(6, 10) == 2 + 8 + 32 + 80);
     CHECK(stored_bits(0, 65535) == 8 + 32 + 8 * 65535);
     CHECK(stored_bits(0, 65536) == 2 * (8 + 32) + 8 * 65536);

@@ -1,7 +1,8 @@
 // fast's tensor-core path (kernels/fast/dense_mma.cu), its host side: the TF32
 // rounding, the tap table (checked by summing the banded products it
-// describes against a direct correlation), which jobs it can run and which
-// it takes. The GPU tests compare its outputs with cpu-ref. No device needed.
+// describes against a direct correlation), which jobs it can run (fast.mma
+// by name) and which fast gives it. The GPU tests compare its outputs with
+// cpu-ref. No device needed.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -12,9 +13,10 @@
 #include <random>
 #include <vector>
 
+#include "core/tuning.hpp"
 #include "kernels/fast/dense_mma.hpp"
+#include "kernels/fast/fast_tiles.hpp"
 #include "support/random_image.hpp"
-#include "support/scoped_env.hpp"
 
 namespace cudaconv::test {
 namespace {
@@ -72,9 +74,21 @@ TEST_CASE("tf32_round: 10 mantissa bits, to nearest, ties away from zero", "[den
 // 8 (w + d) + k) times T(i, d)[k][n] = table row i at kDenseTapPad +
 // 8 d + k - n (hi + lo). It must equal the correlation with the taps.
 TEST_CASE("the tap table describes the filter's banded products", "[dense-mma]") {
-    for (const auto& [w, h] : std::vector<std::pair<int, int>>{
-             {1, 1}, {2, 3}, {3, 3}, {7, 7}, {8, 2}, {9, 9}, {15, 15}, {16, 5}, {17, 17},
-             {24, 31}, {25, 3}, {31, 31}, {33, 33}, {33, 1}, {1, 33}}) {
+    for (const auto& [w, h] : std::vector<std::pair<int, int>>{{1, 1},
+                                                               {2, 3},
+                                                               {3, 3},
+                                                               {7, 7},
+                                                               {8, 2},
+                                                               {9, 9},
+                                                               {15, 15},
+                                                               {16, 5},
+                                                               {17, 17},
+                                                               {24, 31},
+                                                               {25, 3},
+                                                               {31, 31},
+                                                               {33, 33},
+                                                               {33, 1},
+                                                               {1, 33}}) {
         INFO("filter " << w << "x" << h);
         const Filter f = random_filter(w, h, static_cast<std::uint64_t>(100 * w + h));
         const std::vector<float> table = dense_mma_tap_table(f.taps, w, h);
@@ -200,7 +214,7 @@ TEST_CASE("the tensor-core path's jobs: any shape to 33x33, taps and borders it 
     CHECK(dense_mma_refusal(border).empty());
 }
 
-TEST_CASE("the tensor-core path: the measured crossover and CUDACONV_FAST_MMA", "[dense-mma]") {
+TEST_CASE("the tensor-core path: the measured crossover, and fast.mma by name", "[dense-mma]") {
     // 4000x3000 gray f32, as gray_f32 makes them.
     const Job f32_11 = gray_f32(random_filter(11, 11, 1));
     const Job f32_13 = gray_f32(random_filter(13, 13, 1));
@@ -215,43 +229,45 @@ TEST_CASE("the tensor-core path: the measured crossover and CUDACONV_FAST_MMA", 
         job.src.height = job.dst.height = height;
         return job;
     };
-    {
-        const ScopedEnv unset("CUDACONV_FAST_MMA", nullptr);
-        // f32, gray or colour, and gray u8: the tile path at every side it
-        // runs.
-        CHECK_FALSE(dense_mma_take(f32_11, true));
-        CHECK_FALSE(dense_mma_take(f32_13, true));
-        CHECK_FALSE(dense_mma_take(f32_15, true));
-        Job rgb_f32 = f32_15;
-        rgb_f32.src.channels = 3;
-        CHECK_FALSE(dense_mma_take(rgb_f32, true));
-        CHECK_FALSE(dense_mma_take(as_u8(f32_13, 1), true));
-        CHECK_FALSE(dense_mma_take(as_u8(f32_15, 1), true));
-        // Colour u8: at 15x15 only, on images of 4 megapixels and more.
-        CHECK_FALSE(dense_mma_take(as_u8(f32_11, 3), true));
-        CHECK_FALSE(dense_mma_take(as_u8(f32_13, 3), true));
-        CHECK(dense_mma_take(as_u8(f32_15, 3), true));
-        CHECK_FALSE(dense_mma_take(as_u8(f32_13, 4), true));
-        CHECK(dense_mma_take(as_u8(f32_15, 4), true));
-        CHECK(dense_mma_take(sized(as_u8(f32_15, 3), 3000, 2000), true));
-        CHECK(dense_mma_take(sized(as_u8(f32_15, 3), 2000, 2000), true));
-        CHECK_FALSE(dense_mma_take(sized(as_u8(f32_15, 3), 2000, 1999), true));
-        CHECK_FALSE(dense_mma_take(sized(as_u8(f32_15, 4), 780, 585), true));
-        // The strip path's sizes never go.
-        CHECK_FALSE(dense_mma_take(as_u8(gray_f32(random_filter(7, 7, 1)), 3), true));
-        // Jobs fast's CUDA-core paths cannot run always go.
-        CHECK(dense_mma_take(f32_11, false));
-    }
-    {
-        const ScopedEnv off("CUDACONV_FAST_MMA", "0");
-        CHECK_FALSE(dense_mma_take(as_u8(f32_15, 3), true));
-        CHECK(dense_mma_take(f32_13, false));
-    }
-    {
-        const ScopedEnv on("CUDACONV_FAST_MMA", "1");
-        CHECK(dense_mma_take(f32_11, true));
-        CHECK(dense_mma_take(f32_13, true));
-    }
+    // f32, gray or colour, and gray u8: the tile path at every side it
+    // runs.
+    CHECK_FALSE(dense_mma_preferred(f32_11, true));
+    CHECK_FALSE(dense_mma_preferred(f32_13, true));
+    CHECK_FALSE(dense_mma_preferred(f32_15, true));
+    Job rgb_f32 = f32_15;
+    rgb_f32.src.channels = 3;
+    CHECK_FALSE(dense_mma_preferred(rgb_f32, true));
+    CHECK_FALSE(dense_mma_preferred(as_u8(f32_13, 1), true));
+    CHECK_FALSE(dense_mma_preferred(as_u8(f32_15, 1), true));
+    // Colour u8: at 15x15 only, on images of 4 megapixels and more.
+    CHECK_FALSE(dense_mma_preferred(as_u8(f32_11, 3), true));
+    CHECK_FALSE(dense_mma_preferred(as_u8(f32_13, 3), true));
+    CHECK(dense_mma_preferred(as_u8(f32_15, 3), true));
+    CHECK_FALSE(dense_mma_preferred(as_u8(f32_13, 4), true));
+    CHECK(dense_mma_preferred(as_u8(f32_15, 4), true));
+    CHECK(dense_mma_preferred(sized(as_u8(f32_15, 3), 3000, 2000), true));
+    CHECK(dense_mma_preferred(sized(as_u8(f32_15, 3), 2000, 2000), true));
+    CHECK_FALSE(dense_mma_preferred(sized(as_u8(f32_15, 3), 2000, 1999), true));
+    CHECK_FALSE(dense_mma_preferred(sized(as_u8(f32_15, 4), 780, 585), true));
+    // The strip path's sizes never go.
+    CHECK_FALSE(dense_mma_preferred(as_u8(gray_f32(random_filter(7, 7, 1)), 3), true));
+    // Jobs fast's CUDA-core paths cannot run always go.
+    CHECK(dense_mma_preferred(f32_11, false));
+    CHECK(dense_mma_preferred(f32_13, false));
+    // Asked for by name, fast.mma runs the jobs fast gives the CUDA-core
+    // paths, and fast.tiles those fast gives the tensor cores where the
+    // tiles can run them.
+    CHECK(dense_mma_refusal(f32_11).empty());
+    CHECK(dense_mma_refusal(f32_13).empty());
+    CHECK(dense_mma_refusal(as_u8(gray_f32(random_filter(3, 3, 1)), 1)).empty());
+    CHECK(tiles_refusal(as_u8(f32_15, 3)).empty());
+    CHECK(tiles_refusal(as_u8(f32_15, 4)).empty());
+    CHECK_FALSE(tiles_refusal(gray_f32(random_filter(17, 17, 1))).empty());
+    const std::vector<TuningParam> params = dense_mma_tuning_params();
+    REQUIRE(params.size() == 1);
+    CHECK(params[0].name == "max_blocks");
+    CHECK(tuning_refusal(Tuning{{"max_blocks", 1}}, params, "fast.mma").empty());
+    CHECK_FALSE(tuning_refusal(Tuning{{"max_blocks", 0}}, params, "fast.mma").empty());
 }
 
 }  // namespace cudaconv::test

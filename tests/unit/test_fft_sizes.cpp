@@ -76,7 +76,7 @@ TEST_CASE("fft_shape covers the read window with room to never wrap", "[fft]") {
         std::int64_t w, h;
         int fw, fh;
     };
-    const std::vector<Case> cases{{1, 1, 1, 1},   {1, 37, 3, 3},  {41, 1, 1, 5},
+    const std::vector<Case> cases{{1, 1, 1, 1},   {1, 37, 3, 3},    {41, 1, 1, 5},
                                   {13, 7, 45, 2}, {257, 9, 31, 31}, {4000, 3000, 17, 17}};
     for (const Case& c : cases) {
         const FftShape s = cudaconv::fft_shape(c.w, c.h, c.fw, c.fh);
@@ -97,7 +97,7 @@ TEST_CASE("fft_shape covers the read window with room to never wrap", "[fft]") {
 }
 
 TEST_CASE("fft_error_bound grows with log size, taps and samples", "[fft]") {
-    const FftShape small = cudaconv::fft_shape(62, 62, 3, 3);    // 64 x 64
+    const FftShape small = cudaconv::fft_shape(62, 62, 3, 3);      // 64 x 64
     const FftShape large = cudaconv::fft_shape(4094, 4094, 3, 3);  // 4096 x 4096
     const double b_small = cudaconv::fft_error_bound(small, 1.0, 255.0);
     const double b_large = cudaconv::fft_error_bound(large, 1.0, 255.0);

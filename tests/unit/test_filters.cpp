@@ -217,7 +217,8 @@ TEST_CASE("named filters ignore case, and the label keeps the user's spelling", 
     CHECK(parse_filter_spec("BOX:3X2").width == 3);
 }
 
-TEST_CASE("every listed named filter parses, and docs/SPEC.md's names are all listed", "[filters]") {
+TEST_CASE("every listed named filter parses, and docs/SPEC.md's names are all listed",
+          "[filters]") {
     const auto& all = cudaconv::named_filters();
     std::vector<std::string> syntaxes;
     for (const auto& info : all) {
@@ -620,7 +621,8 @@ TEST_CASE("1025 taps a side are allowed; 1025x1025 is refused for its tap count"
 TEST_CASE("specs, tokens and paths are echoed with their control bytes escaped", "[filters]") {
     const ScratchDir dir;
     const CurrentDir here(dir.root());
-    dir.write("bad.txt", "1 \xff\xfe" "2\n");
+    dir.write("bad.txt", "1 \xff\xfe"
+                         "2\n");
     struct Case {
         std::string spec;
         std::string expected;
@@ -630,8 +632,12 @@ TEST_CASE("specs, tokens and paths are echoed with their control bytes escaped",
          "unknown filter \"edgy\\x1b[31m\\x0d\\x0acudaconv\" in \"edgy\\x1b[31m\\x0d\\x0acudaconv: "
          "info: done\""},
         {"3x3:1,\x1b]0;title\x07", "value 2 \"\\x1b]0;title\\x07\" is not a number"},
-        {"gaussian:5:\x9b" "1", "filter \"gaussian:5:\\x9b1\": sigma \"\\x9b1\" is not a number"},
-        {"gaussian:5:\xc2\x9b" "1", "sigma \"\\xc2\\x9b1\" is not a number"},
+        {"gaussian:5:\x9b"
+         "1",
+         "filter \"gaussian:5:\\x9b1\": sigma \"\\x9b1\" is not a number"},
+        {"gaussian:5:\xc2\x9b"
+         "1",
+         "sigma \"\\xc2\\x9b1\" is not a number"},
         {"box:\x01\x02\x7f", "filter \"box:\\x01\\x02\\x7f\": size \"\\x01\\x02\\x7f\""},
         {"@no\nsuch\x1b.txt", "no\\x0asuch\\x1b.txt: no such filter file"},
         {"bad.txt", "bad.txt:1: \"\\xff\\xfe2\" is not a number"},

@@ -94,8 +94,7 @@ TEST_CASE("images of different size, channels or depth cannot be compared", "[co
     const cv::Mat a(4, 4, CV_8UC3);
     CHECK_THAT(comparability_problem(a, cv::Mat(4, 5, CV_8UC3)),
                Catch::Contains("sizes differ: 4x4 vs 5x4"));
-    CHECK_THAT(comparability_problem(a, cv::Mat(4, 4, CV_8UC4)),
-               Catch::Contains("--ignore-alpha"));
+    CHECK_THAT(comparability_problem(a, cv::Mat(4, 4, CV_8UC4)), Catch::Contains("--ignore-alpha"));
     CHECK_THAT(comparability_problem(a, cv::Mat(4, 4, CV_16UC3)),
                Catch::Contains("depths differ: u8 vs u16"));
     CHECK(comparability_problem(a, cv::Mat(4, 4, CV_8UC3)).empty());
@@ -147,9 +146,9 @@ TEST_CASE("the heat map is black where equal and bright where different", "[comp
         const cv::Vec3b p = heat.at<cv::Vec3b>(y, x);
         return p[0] + p[1] + p[2];
     };
-    CHECK(brightness(1, 1) < 10);                  // equal: black
-    CHECK(brightness(0, 0) > 60);                  // one level still shows
-    CHECK(brightness(2, 2) > brightness(0, 0));    // the largest is brightest
+    CHECK(brightness(1, 1) < 10);                // equal: black
+    CHECK(brightness(0, 0) > 60);                // one level still shows
+    CHECK(brightness(2, 2) > brightness(0, 0));  // the largest is brightest
 }
 
 }  // namespace cudaconv

@@ -248,8 +248,7 @@ Bytes handmade_tiff(int width, int height, int channels, int bits, int sample_fo
         put32(out, static_cast<std::uint32_t>(e.values.size()));
         const std::size_t size = e.values.size() * (e.type == 3 ? 2 : 4);
         Bytes values;
-        for (std::uint32_t v : e.values)
-            e.type == 3 ? put16(values, v) : put32(values, v);
+        for (std::uint32_t v : e.values) e.type == 3 ? put16(values, v) : put32(values, v);
         if (size <= 4) {
             values.resize(4, 0);
             out.insert(out.end(), values.begin(), values.end());
@@ -269,8 +268,7 @@ std::uint32_t png_crc(const std::uint8_t* data, std::size_t size) {
     std::uint32_t crc = 0xFFFFFFFF;
     for (std::size_t i = 0; i < size; ++i) {
         crc ^= data[i];
-        for (int k = 0; k < 8; ++k)
-            crc = (crc >> 1) ^ (0xEDB88320 & (0 - (crc & 1)));
+        for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320 & (0 - (crc & 1)));
     }
     return ~crc;
 }
@@ -279,8 +277,7 @@ std::uint32_t png_crc(const std::uint8_t* data, std::size_t size) {
 Bytes png_claiming(const Bytes& png, std::uint32_t width, std::uint32_t height) {
     Bytes out = png;
     const auto put_be32 = [&out](std::size_t at, std::uint32_t v) {
-        for (int i = 0; i < 4; ++i)
-            out[at + i] = static_cast<std::uint8_t>(v >> (24 - 8 * i));
+        for (int i = 0; i < 4; ++i) out[at + i] = static_cast<std::uint8_t>(v >> (24 - 8 * i));
     };
     put_be32(16, width);  // IHDR data starts at 16: signature 8, length 4, type 4
     put_be32(20, height);
@@ -338,9 +335,9 @@ bool skip_without_codec(const std::string& extension) {
 }
 
 TEST_CASE("each output format holds exactly what it accepts", "[io]") {
-    const std::string extension =
-        GENERATE(as<std::string>{}, ".png", ".jpg", ".jpeg", ".jpe", ".tif", ".tiff", ".exr",
-                 ".pfm", ".bmp", ".webp", ".ppm", ".pgm", ".pnm");
+    const std::string extension = GENERATE(as<std::string>{}, ".png", ".jpg", ".jpeg", ".jpe",
+                                           ".tif", ".tiff", ".exr", ".pfm", ".bmp", ".webp", ".ppm",
+                                           ".pgm", ".pnm");
     const Depth depth = GENERATE(Depth::u8, Depth::u16, Depth::f32);
     const int channels = GENERATE(1, 3, 4);
     CAPTURE(extension, depth_name(depth), channels);
@@ -516,8 +513,8 @@ TEST_CASE("the header predicts the type OpenCV decodes a JPEG or PNG into", "[io
             check_prediction(opencv_encoded(image, ".jpg"), "JPEG of type " + std::to_string(type));
         }
     }
-    for (const char* sample : {"rocket.jpg", "camera.png", "camera-16bit.png", "chelsea.png",
-                               "chelsea-alpha.png"}) {
+    for (const char* sample :
+         {"rocket.jpg", "camera.png", "camera-16bit.png", "chelsea.png", "chelsea-alpha.png"}) {
         std::ifstream file(fs::path(CUDACONV_SOURCE_DIR) / "images" / sample, std::ios::binary);
         const Bytes bytes{std::istreambuf_iterator<char>(file), {}};
         check_prediction(bytes, sample);
@@ -525,8 +522,8 @@ TEST_CASE("the header predicts the type OpenCV decodes a JPEG or PNG into", "[io
     // Not told (a 12-bit JPEG, which this libjpeg does not decode): no guess
     // rather than a wrong one.
     Bytes jpeg = opencv_encoded(smooth_image(5, 3, CV_8UC3), ".jpg");
-    const auto sof = std::search(jpeg.begin(), jpeg.end(), kBaselineFrame.begin(),
-                                 kBaselineFrame.end());
+    const auto sof =
+        std::search(jpeg.begin(), jpeg.end(), kBaselineFrame.begin(), kBaselineFrame.end());
     REQUIRE(sof != jpeg.end());
     sof[4] = 12;  // after FF C0 and the segment's length: the sample precision
     const detail::FormatProbe twelve_bit = detail::probe_image(jpeg.data(), jpeg.size());
@@ -550,10 +547,9 @@ TEST_CASE("read_image names the file and the problem, and prints nothing else", 
         CHECK(read_failure(dir, "empty.png", {}) == dir / "empty.png" + ": empty file");
         const std::string text = "just some words\n";
         CHECK(read_failure(dir, "notes.jpg", Bytes(text.begin(), text.end())) ==
-              dir / "notes.jpg" +
-                  ": not an image (unknown format; cudaconv reads JPEG, PNG, TIFF, "
-                  "WebP, BMP, PBM/PGM/PPM/PAM, PFM, OpenEXR, Radiance HDR, JPEG "
-                  "2000 and Sun raster)");
+              dir / "notes.jpg" + ": not an image (unknown format; cudaconv reads JPEG, PNG, TIFF, "
+                                  "WebP, BMP, PBM/PGM/PPM/PAM, PFM, OpenEXR, Radiance HDR, JPEG "
+                                  "2000 and Sun raster)");
     }
     SECTION("permission denied") {
         if (::geteuid() == 0) {
@@ -596,7 +592,8 @@ TEST_CASE("read_image names the file and the problem, and prints nothing else", 
               dir / "flipped.png" + ": truncated or corrupt PNG data (libpng: IDAT: CRC error)");
     }
     SECTION("truncated files of the other formats") {
-        if (skip_without_codec(".tif") || skip_without_codec(".exr") || skip_without_codec(".webp")) return;
+        if (skip_without_codec(".tif") || skip_without_codec(".exr") || skip_without_codec(".webp"))
+            return;
         const cv::Mat f32 = test::random_image(96, 64, CV_32FC3, 5);
         const std::vector<std::pair<std::string, Bytes>> files = {
             {"cut.tif", opencv_encoded(photo, ".tif")},
@@ -640,7 +637,8 @@ TEST_CASE("read_image names the file and the problem, and prints nothing else", 
                               ": image too large (1100000x1 pixels): OpenCV decodes at most"));
     }
     SECTION("sample types cudaconv cannot filter, written by OpenCV") {
-        if (skip_without_codec(".tif") || skip_without_codec(".exr") || skip_without_codec(".webp")) return;
+        if (skip_without_codec(".tif") || skip_without_codec(".exr") || skip_without_codec(".webp"))
+            return;
         const std::vector<std::pair<int, std::string>> types = {
             {CV_8SC1, "8-bit signed integer"},
             {CV_16SC1, "16-bit signed integer"},
@@ -656,7 +654,8 @@ TEST_CASE("read_image names the file and the problem, and prints nothing else", 
         }
     }
     SECTION("sample types and channel counts OpenCV cannot write") {
-        if (skip_without_codec(".tif") || skip_without_codec(".exr") || skip_without_codec(".webp")) return;
+        if (skip_without_codec(".tif") || skip_without_codec(".exr") || skip_without_codec(".webp"))
+            return;
         CHECK_THAT(read_failure(dir, "u32.tif", handmade_tiff(8, 4, 1, 32, 1)),
                    Contains(": unsupported sample type 32-bit unsigned integer"));
         CHECK_THAT(read_failure(dir, "f16.tif", handmade_tiff(8, 4, 1, 16, 3)),
@@ -700,8 +699,7 @@ TEST_CASE("codec messages are kept per thread, other output passes through", "[i
             }
         });
     }
-    for (std::thread& thread : threads)
-        thread.join();
+    for (std::thread& thread : threads) thread.join();
     std::fprintf(stderr, "plain stderr\n");
     std::cerr << "plain cerr" << std::endl;
     CHECK(leak.text() == "plain stderr\nplain cerr\n");

@@ -111,8 +111,7 @@ TEST_CASE("the pipeline holds at most max_in_flight images", "[batch]") {
     }
 }
 
-TEST_CASE("encodes get one thread while images remain, the idle workers' at the end",
-          "[batch]") {
+TEST_CASE("encodes get one thread while images remain, the idle workers' at the end", "[batch]") {
     constexpr int kWorkers = 4;
     Recorder one;
     const PipelineStages s1 = stages_for(one);

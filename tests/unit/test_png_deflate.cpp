@@ -99,7 +99,8 @@ std::vector<std::uint8_t> check_stream(const cv::Mat& image, const DevicePngStre
         REQUIRE((r[0] == 0 || r[0] == 2));
         std::vector<std::uint8_t> got(r + 1, r + stride);
         if (r[0] == 2) {
-            for (std::size_t i = 0; i < got.size(); ++i) got[i] = static_cast<std::uint8_t>(got[i] + above[i]);
+            for (std::size_t i = 0; i < got.size(); ++i)
+                got[i] = static_cast<std::uint8_t>(got[i] + above[i]);
         }
         const std::vector<std::uint8_t> want = png_order_row(image, y);
         REQUIRE(got == want);
@@ -137,7 +138,8 @@ cv::Mat sparse_image(int width, int height, int type, unsigned seed) {
     for (int y = height / 3; y < height / 3 + std::max(1, height / 10); ++y) {
         std::uint8_t* row = m.ptr<std::uint8_t>(y);
         const int row_bytes = static_cast<int>(width * m.elemSize());
-        for (int i = 0; i < row_bytes; ++i) row[i] = static_cast<std::uint8_t>(y < height / 3 + 2 ? 200 : i / 3);
+        for (int i = 0; i < row_bytes; ++i)
+            row[i] = static_cast<std::uint8_t>(y < height / 3 + 2 ? 200 : i / 3);
     }
     return m;
 }
@@ -152,7 +154,7 @@ TEST_CASE("PNG rows on the device inflate to the image, every depth, channel cou
     };
     // 1x1, a row each, a column, rows around a block's 64 KB, rows wider
     // than a block (one row a block), many blocks.
-    const Shape shapes[] = {{1, 1},   {2, 1},     {1, 37},   {7, 5},    {33, 17},  {640, 427},
+    const Shape shapes[] = {{1, 1},    {2, 1},    {1, 37},    {7, 5},     {33, 17},  {640, 427},
                             {5461, 4}, {5462, 9}, {21846, 3}, {30000, 2}, {257, 600}};
     int cases = 0;
     for (const Shape& shape : shapes) {
@@ -161,10 +163,11 @@ TEST_CASE("PNG rows on the device inflate to the image, every depth, channel cou
                 const int type = CV_MAKETYPE(depth, channels);
                 for (int content = 0; content < 3; ++content) {
                     const unsigned seed = static_cast<unsigned>(cases);
-                    const cv::Mat image = content == 0 ? random_image(shape.width, shape.height, type, seed)
-                                          : content == 1 ? sparse_image(shape.width, shape.height, type, seed)
-                                                         : cv::Mat(shape.height, shape.width, type,
-                                                                   cv::Scalar::all(depth == CV_8U ? 77 : 4000));
+                    const cv::Mat image =
+                        content == 0   ? random_image(shape.width, shape.height, type, seed)
+                        : content == 1 ? sparse_image(shape.width, shape.height, type, seed)
+                                       : cv::Mat(shape.height, shape.width, type,
+                                                 cv::Scalar::all(depth == CV_8U ? 77 : 4000));
                     INFO(shape.width << "x" << shape.height << " depth " << depth << " channels "
                                      << channels << " content " << content);
                     const std::vector<int> sample = png_sample_rows(image.rows);
@@ -198,12 +201,13 @@ TEST_CASE("PNG rows on the device make files OpenCV reads back pixel for pixel",
     if (skip_without_device()) return;
     int cases = 0;
     for (int type : {CV_8UC1, CV_8UC3, CV_8UC4, CV_16UC1, CV_16UC3, CV_16UC4}) {
-        for (const cv::Mat& image : {random_image(301, 203, type, 5), sparse_image(1200, 90, type, 6)}) {
+        for (const cv::Mat& image :
+             {random_image(301, 203, type, 5), sparse_image(1200, 90, type, 6)}) {
             const std::vector<int> sample = png_sample_rows(image.rows);
             const DevicePngStream s = compress_on_device(image, sample);
-            const std::vector<std::uint8_t> file = png_from_runs_stream(
-                image.cols, image.rows, static_cast<int>(image.elemSize1()), image.channels(),
-                s.zlib, s.sample);
+            const std::vector<std::uint8_t> file =
+                png_from_runs_stream(image.cols, image.rows, static_cast<int>(image.elemSize1()),
+                                     image.channels(), s.zlib, s.sample);
             const cv::Mat back = cv::imdecode(file, cv::IMREAD_UNCHANGED);
             REQUIRE(back.type() == image.type());
             CHECK(cv::norm(back, image, cv::NORM_INF) == 0);
@@ -231,8 +235,8 @@ TEST_CASE("PNG rows on the device: an edge map no larger than the CPU writer mak
         const DevicePngStream s = compress_on_device(*image, sample);
         check_stream(*image, s, sample);
         const std::vector<std::uint8_t> cpu = encode_png(*image, 1);
-        INFO((image == &big ? "photo" : "edge map") << ": device stream " << s.zlib.size()
-                                                    << " bytes, CPU file " << cpu.size());
+        INFO((image == &big ? "photo" : "edge map")
+             << ": device stream " << s.zlib.size() << " bytes, CPU file " << cpu.size());
         CHECK(static_cast<double>(s.zlib.size()) <= 1.02 * static_cast<double>(cpu.size()));
     }
 }

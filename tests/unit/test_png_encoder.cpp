@@ -46,7 +46,8 @@ std::vector<std::vector<std::uint8_t>> idat_chunks(const std::vector<std::uint8_
 std::set<int> filter_bytes(const std::vector<std::uint8_t>& png, int width, int height,
                            int channels, int sample_bytes = 1) {
     std::vector<std::uint8_t> stream;
-    for (const auto& chunk : idat_chunks(png)) stream.insert(stream.end(), chunk.begin(), chunk.end());
+    for (const auto& chunk : idat_chunks(png))
+        stream.insert(stream.end(), chunk.begin(), chunk.end());
     const std::size_t row_bytes = static_cast<std::size_t>(width) * channels * sample_bytes + 1;
     std::vector<std::uint8_t> rows(row_bytes * height);
     libdeflate_decompressor* inflater = libdeflate_alloc_decompressor();
@@ -65,8 +66,8 @@ TEST_CASE("encode_png round-trips through OpenCV's reader, pixel for pixel", "[i
     std::uint64_t seed = 1;
     for (const int depth : {CV_8U, CV_16U}) {
         for (const int channels : {1, 3, 4}) {
-            for (const auto& [w, h] : std::vector<std::pair<int, int>>{
-                     {1, 1}, {7, 3}, {1, 40}, {257, 33}, {640, 480}}) {
+            for (const auto& [w, h] :
+                 std::vector<std::pair<int, int>>{{1, 1}, {7, 3}, {1, 40}, {257, 33}, {640, 480}}) {
                 for (const int level : {0, 1, 9}) {
                     const cv::Mat image =
                         test::random_image(w, h, CV_MAKETYPE(depth, channels), ++seed);
@@ -146,8 +147,8 @@ TEST_CASE("encode_png writes rows of every width in PNG's byte order, Up and Non
                     const std::vector<std::uint8_t> png = encode_png(image, 1);
                     CHECK(cv::norm(decode(png), image, cv::NORM_INF) == 0.0);
                     if (width >= 16) {  // wide enough for the choice to be plain
-                        CHECK(filter_bytes(png, width, height, channels,
-                                           depth == CV_8U ? 1 : 2) == std::set<int>{filter});
+                        CHECK(filter_bytes(png, width, height, channels, depth == CV_8U ? 1 : 2) ==
+                              std::set<int>{filter});
                     }
                 }
             }
@@ -170,7 +171,6 @@ TEST_CASE("encode_png refuses what PNG cannot hold", "[io][png]") {
     CHECK_THROWS_AS(encode_png(cv::Mat(2, 2, CV_8UC2, cv::Scalar(0)), 1), std::invalid_argument);
     CHECK_THROWS_AS(encode_png(cv::Mat(2, 2, CV_8UC(5), cv::Scalar(0)), 1), std::invalid_argument);
 }
-
 
 // Level 1 compresses by runs alone where that is as small (photos, edge
 // maps) and by libdeflate's string search where strings repeat at a
@@ -208,12 +208,12 @@ TEST_CASE("encode_png at level 1 is no larger than libdeflate's level 1 on a pho
     REQUIRE(rows.size() == (row_bytes + 1) * photo.rows);
     libdeflate_compressor* c = libdeflate_alloc_compressor(1);
     std::vector<std::uint8_t> out(libdeflate_zlib_compress_bound(c, rows.size()));
-    const std::size_t deflated = libdeflate_zlib_compress(c, rows.data(), rows.size(), out.data(), out.size());
+    const std::size_t deflated =
+        libdeflate_zlib_compress(c, rows.data(), rows.size(), out.data(), out.size());
     libdeflate_free_compressor(c);
     INFO("ours " << png.size() << " bytes, libdeflate level 1 " << deflated << " bytes of IDAT");
     CHECK(png.size() <= deflated * 105 / 100 + 100);
 }
-
 
 // A single image's PNG is filtered and compressed on several threads: the
 // file is the one-thread file, byte for byte (a single image gets every

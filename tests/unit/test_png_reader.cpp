@@ -69,7 +69,7 @@ Bytes write_png(const PngLayout& l, std::uint32_t seed) {
                                  ? std::min(1 << l.bit_depth, 5 + static_cast<int>(seed % 7))
                                  : 0;
     const unsigned top = l.colour_type == PNG_COLOR_TYPE_PALETTE ? palette_size - 1
-                                                                   : (1u << l.bit_depth) - 1;
+                                                                 : (1u << l.bit_depth) - 1;
     const std::size_t row_bytes =
         (static_cast<std::size_t>(l.width) * samples * l.bit_depth + 7) / 8;
     std::vector<Bytes> rows(l.height, Bytes(row_bytes, 0));
@@ -205,8 +205,7 @@ TEST_CASE("png reader: the sample images and goldens as OpenCV reads them", "[io
     CHECK(checked >= 30);
 }
 
-TEST_CASE("png reader: image data past the last row is corruption, found at once",
-          "[io][png]") {
+TEST_CASE("png reader: image data past the last row is corruption, found at once", "[io][png]") {
     // 100x100 pixels, then 2 GB more zeros: OpenCV's reader inflates them
     // all to check the stream's end, and keeps the image with a warning.
     // In 64 KB chunks libpng warns of the data past the last row; in one
@@ -226,14 +225,14 @@ TEST_CASE("png reader: image data past the last row is corruption, found at once
     Bytes claims_more = black(100, 99);  // 99 rows of data, a header saying 100
     claims_more[16 + 7] = 100;
     const std::uint32_t crc = static_cast<std::uint32_t>(crc32(0, claims_more.data() + 12, 17));
-    for (int i = 0; i < 4; ++i) claims_more[29 + i] = static_cast<std::uint8_t>(crc >> (24 - 8 * i));
+    for (int i = 0; i < 4; ++i)
+        claims_more[29 + i] = static_cast<std::uint8_t>(crc >> (24 - 8 * i));
     CHECK_THROWS_WITH(decode_png(claims_more.data(), claims_more.size(), "short.png"),
                       "short.png: truncated or corrupt PNG data (not enough image data for its "
                       "100x100 pixels)");
 }
 
-TEST_CASE("png reader: the header's size is refused before the image is allocated",
-          "[io][png]") {
+TEST_CASE("png reader: the header's size is refused before the image is allocated", "[io][png]") {
     const Bytes png = black(300, 200);
     ReadOptions options;
     options.max_pixels = 300 * 200 - 1;

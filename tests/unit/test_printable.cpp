@@ -54,9 +54,11 @@ TEST_CASE("printable escapes control bytes and stray bytes, keeps UTF-8", "[prin
     CHECK(printable("\r\n\t\0\x7f"s) == "\\x0d\\x0a\\x09\\x00\\x7f");
     CHECK(printable("back\\slash") == "back\\slash");
     // C1 controls (U+0080..U+009F; 0x9B is CSI) in UTF-8 are controls too.
-    CHECK(printable("\xc2\x9b" "31m") == "\\xc2\\x9b31m");
-    CHECK(printable("\xc2\xa0 gr\xc3\xb6\xc3\x9f" "e \xe2\x86\x92 \xf0\x9f\x98\x80") ==
-          "\xc2\xa0 gr\xc3\xb6\xc3\x9f" "e \xe2\x86\x92 \xf0\x9f\x98\x80");
+    CHECK(printable("\xc2\x9b"
+                    "31m") == "\\xc2\\x9b31m");
+    CHECK(printable("\xc2\xa0 gr\xc3\xb6\xc3\x9f"
+                    "e \xe2\x86\x92 \xf0\x9f\x98\x80") == "\xc2\xa0 gr\xc3\xb6\xc3\x9f"
+                                                          "e \xe2\x86\x92 \xf0\x9f\x98\x80");
     // Bytes that are not valid UTF-8: alone, overlong, surrogates, past
     // U+10FFFF, cut short.
     CHECK(printable("\x80") == "\\x80");
@@ -69,8 +71,7 @@ TEST_CASE("printable escapes control bytes and stray bytes, keeps UTF-8", "[prin
     CHECK(printable("\xe2\x82x") == "\\xe2\\x82x");
 }
 
-TEST_CASE("printable output holds no control byte and is printable again as it is",
-          "[printable]") {
+TEST_CASE("printable output holds no control byte and is printable again as it is", "[printable]") {
     std::mt19937 random(20261126);
     std::uniform_int_distribution<int> byte(0, 255);
     for (int round = 0; round < 2000; ++round) {

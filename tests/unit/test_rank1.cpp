@@ -99,8 +99,7 @@ TEST_CASE("random dense filters are not rank 1", "[rank1]") {
     CHECK_FALSE(separate(f).has_value());
 }
 
-TEST_CASE("a rank-1 filter with one tap off by more than the tolerance is rejected",
-          "[rank1]") {
+TEST_CASE("a rank-1 filter with one tap off by more than the tolerance is rejected", "[rank1]") {
     std::mt19937_64 rng(11);
     Filter f = outer_product(random_taps(5, rng), random_taps(5, rng));
     const double largest = largest_magnitude(f.taps);

@@ -63,7 +63,7 @@ std::vector<std::uint8_t> mixed_data(std::size_t size, unsigned seed) {
     std::vector<std::uint8_t> data(size);
     for (std::size_t i = 0; i < size; ++i) {
         const std::size_t stretch = (i / 100000) % 3;
-        data[i] = stretch == 0 ? static_cast<std::uint8_t>(gen())
+        data[i] = stretch == 0   ? static_cast<std::uint8_t>(gen())
                   : stretch == 1 ? std::uint8_t{9}
                                  : static_cast<std::uint8_t>(gen() % 4);
     }
@@ -134,7 +134,8 @@ TEST_CASE("run_deflate: skewed bytes and runs mixed, every symbol in use") {
     std::uniform_int_distribution<int> run(1, 300);
     while (data.size() < (1u << 20)) {
         data.push_back(static_cast<std::uint8_t>(std::min(skew(gen), 255)));
-        if (gen() % 7 == 0) data.insert(data.end(), static_cast<std::size_t>(run(gen)), data.back());
+        if (gen() % 7 == 0)
+            data.insert(data.end(), static_cast<std::size_t>(run(gen)), data.back());
     }
     for (int v = 0; v < 256; ++v) data.push_back(static_cast<std::uint8_t>(v));
     round_trip(data);
@@ -145,8 +146,8 @@ TEST_CASE("run_deflate: skewed bytes and runs mixed, every symbol in use") {
 // Several threads compress parts of whole blocks, each part ended by an
 // empty stored block: the stream inflates to the same bytes.
 TEST_CASE("run_deflate: several threads give a stream of the same bytes") {
-    for (const std::size_t size : {std::size_t{2} << 18, (std::size_t{5} << 18) + 1234,
-                                   (std::size_t{9} << 18) + 7}) {
+    for (const std::size_t size :
+         {std::size_t{2} << 18, (std::size_t{5} << 18) + 1234, (std::size_t{9} << 18) + 7}) {
         const std::vector<std::uint8_t> data = mixed_data(size, 17);
         for (const int threads : {2, 3, 8, 64}) {
             INFO("size " << size << ", threads " << threads);

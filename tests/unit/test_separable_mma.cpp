@@ -1,7 +1,7 @@
 // fast-separable's tensor-core path (kernels/fast_separable/separable_mma.cu), its host
-// side: which jobs it takes (the GPU tests compare its outputs with cpu-ref,
-// but the CUDA-core path would pass them too had the tensor-core path
-// refused), and the taps' scaling and fragments, decoded here from the PTX
+// side: which jobs it takes (the GPU tests run it by name,
+// fast-separable.mma, and compare its outputs with cpu-ref), and the taps'
+// scaling and fragments, decoded here from the PTX
 // ISA's mma.m16n8k16 layouts independently of how they were built. No
 // device needed.
 #include <catch2/catch.hpp>
@@ -16,16 +16,9 @@
 #include "filters/named.hpp"
 #include "filters/rank1.hpp"
 #include "kernels/fast_separable/separable_mma.hpp"
-#include "support/scoped_env.hpp"
 
 namespace cudaconv::test {
 namespace {
-
-// CUDACONV_FAST_SEPARABLE_MMA set (or unset) for one scope.
-class MmaSetting : public ScopedEnv {
-public:
-    explicit MmaSetting(const char* value) : ScopedEnv("CUDACONV_FAST_SEPARABLE_MMA", value) {}
-};
 
 struct MmaCase {
     Job job;
@@ -54,8 +47,7 @@ bool takes(const MmaCase& c) { return mma_take(c.job, c.device); }
 
 }  // namespace
 
-TEST_CASE("tensor-core path: the jobs it takes by default", "[separable-mma]") {
-    const MmaSetting unset(nullptr);
+TEST_CASE("tensor-core path: the jobs it takes", "[separable-mma]") {
     const Filter sigma5 = gaussian_filter(31, 5.0);
     CHECK(takes(rgb_u8(sigma5)));
     CHECK(takes(rgb_u8(gaussian_filter(3, 0.0))));
@@ -97,22 +89,18 @@ TEST_CASE("tensor-core path: the jobs it takes by default", "[separable-mma]") {
     CHECK_FALSE(takes(rgb_u8(*make_named_filter("emboss"))));
 }
 
-TEST_CASE("tensor-core path: CUDACONV_FAST_SEPARABLE_MMA=0 turns it off", "[separable-mma]") {
+// No setting turns the tensor-core path on or off any more: mma_take is the
+// path's own limits, which fast-separable follows for every job, and
+// fast-separable.strips runs the jobs by name on the CUDA cores (the GPU
+// tests run both paths by name).
+TEST_CASE("tensor-core path: its limits alone decide", "[separable-mma]") {
     const MmaCase small = rgb_u8(gaussian_filter(3, 0.0));
     const MmaCase large = rgb_u8(gaussian_filter(31, 5.0));
-    {
-        const MmaSetting off("0");
-        CHECK_FALSE(takes(small));
-        CHECK_FALSE(takes(large));
-    }
-    {
-        const MmaSetting on("1");
-        CHECK(takes(small));
-        CHECK(takes(large));
-        MmaCase f32 = large;
-        f32.device.in_depth = Depth::f32;
-        CHECK_FALSE(takes(f32));  // asking for it does not widen what it can run
-    }
+    CHECK(takes(small));
+    CHECK(takes(large));
+    MmaCase f32 = large;
+    f32.device.in_depth = Depth::f32;
+    CHECK_FALSE(takes(f32));
 }
 
 namespace {
@@ -221,8 +209,8 @@ void check_fragments(const Rank1Filter& f) {
                 check_tap(g_block[m][k], scaled(f.column, s.column_exp, 16 * j + k - m), "G", j, m,
                           k);
                 check_tap(t_block[m][k],
-                          scaled(f.row, s.row_exp, 16 * j + k - m + mma_row_shift(side)), "T", j,
-                          m, k);
+                          scaled(f.row, s.row_exp, 16 * j + k - m + mma_row_shift(side)), "T", j, m,
+                          k);
             }
         }
     }

@@ -16,7 +16,6 @@
 #include "support/opencv_reference.hpp"
 #include "support/random_image.hpp"
 #include "support/skip_without_device.hpp"
-#include "support/variant_tolerance.hpp"
 
 namespace cudaconv::test {
 
@@ -51,11 +50,11 @@ TEST_CASE("a hold nobody releases gives up after a second and says so", "[gpu]")
 
 // A launch that waited on the device (a cudaFree, a plan built on the
 // stream and waited for) would wait for the hold: the run would fail after
-// the hold's second. Every variant, on jobs that reach its special paths
-// (fast's strips, integer, tensor-core and separable paths; fft's plan,
-// cudnn's algorithm search), must time held runs and give the right output.
-TEST_CASE("every CUDA variant times held launches, warm or not, with the right output",
-          "[gpu]") {
+// the hold's second. Every variant, the composites' named paths among them
+// (fast.strips, fast.walk-u8, fast.mma, fast-separable.mma, ...), on jobs
+// that reach them and fft's plan and cudnn's algorithm search, must time
+// held runs and give the right output.
+TEST_CASE("every CUDA variant times held launches, warm or not, with the right output", "[gpu]") {
     if (skip_without_device()) return;
     struct Shape {
         int width, height, channels;
@@ -73,9 +72,10 @@ TEST_CASE("every CUDA variant times held launches, warm or not, with the right o
         const cv::Mat src =
             random_image(shape.width, shape.height, cv_type(shape.depth, shape.channels), ++seed);
         ConvParams params;
-        params.filter = shape.filter == std::string("random:3")    ? random_filter(3, 3, seed)
-                        : shape.filter == std::string("random:15") ? random_filter(15, 15, seed)
-                                                                    : parse_filter_spec(shape.filter);
+        params.filter = shape.filter == std::string("random:3") ? random_filter(3, 3, seed)
+                        : shape.filter == std::string("random:15")
+                            ? random_filter(15, 15, seed)
+                            : parse_filter_spec(shape.filter);
         params.anchor_x = params.filter.width / 2;
         params.anchor_y = params.filter.height / 2;
         cv::Mat expected(src.size(), src.type());
@@ -95,8 +95,7 @@ TEST_CASE("every CUDA variant times held launches, warm or not, with the right o
                 REQUIRE_NOTHROW(timings = variant->run(job, options));
                 REQUIRE(timings.filter_ms.size() == 3);
                 for (double ms : timings.filter_ms) CHECK(ms > 0.0);
-                const Comparison cmp =
-                    compare_images(expected, actual, tolerance_for(*variant, job, src));
+                const Comparison cmp = compare_images(expected, actual, variant->tolerance(job));
                 CHECK(cmp.ok);
                 if (!cmp.ok) WARN(cmp.describe());
             }

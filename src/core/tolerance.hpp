@@ -1,9 +1,7 @@
 #pragma once
 // How far a variant's output may be from the reference's and still be
-// right: docs/SPEC.md "Tolerances", as the GPU tests apply it
-// (tests/support/variant_tolerance.cpp), product-side for `bench`.
-#include <string_view>
-
+// right: docs/SPEC.md "Tolerances". Each variant states its own bound
+// (Backend::tolerance); bench and the tests apply it.
 #include "core/job.hpp"
 
 namespace cudaconv {
@@ -14,13 +12,12 @@ struct Tolerance {
     double float_absolute = 0.0;   // allowed on top: the variant's own float32 bound
 };
 
-// The variant's bound against the exact result. `fft`: the bound it
-// documents (kernels/fft_sizes.hpp fft_error_bound). Every other variant:
-// 1 level, or 1e-5 relative plus the float32 summation bound
-// n * 2^-24 * sum|taps| * max|input| * |scale| (n taps), since docs/SPEC.md
-// allows float32 accumulation and a sum that cancels (a filter summing
-// near 0 over a flat area) can keep less than 1e-5 of its result.
-Tolerance variant_tolerance(std::string_view variant, const Job& job);
+// The bound of a variant that sums taps times samples in float32 (every
+// direct variant): 1 level, or 1e-5 relative plus the float32 summation
+// bound n * 2^-24 * sum|taps| * max|input| * |scale| (n taps), since
+// docs/SPEC.md allows float32 accumulation and a sum that cancels (a filter
+// summing near 0 over a flat area) can keep less than 1e-5 of its result.
+Tolerance float32_sum_tolerance(const Job& job);
 
 // Against a reference that is itself within `reference` of the exact
 // result (the `cpu` variant where the oracle would take too long), the

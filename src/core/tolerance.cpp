@@ -1,11 +1,9 @@
-#include "bench/tolerance.hpp"
+#include "core/tolerance.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-
-#include "kernels/fft/fft_sizes.hpp"
 
 namespace cudaconv {
 namespace {
@@ -45,14 +43,8 @@ double max_abs_filtered_input(const Job& job) {
     return largest;
 }
 
-Tolerance variant_tolerance(std::string_view variant, const Job& job) {
+Tolerance float32_sum_tolerance(const Job& job) {
     Tolerance t;
-    if (variant == "fft") {
-        const double bound = fft_error_bound(job);
-        t.integer_levels = 1.0 + std::floor(bound);
-        t.float_absolute = bound;
-        return t;
-    }
     double abs_sum = 0.0;
     for (const double tap : job.params.filter.taps) abs_sum += std::abs(tap);
     const double n = static_cast<double>(job.params.filter.taps.size());

@@ -1,0 +1,100 @@
+// Variants keep no state of a job (kernels/runtime/cuda_backend.hpp, LaunchPlan):
+// two threads run the same variant at once, each on its own image and
+// filter, and each gets its own result. Variants whose taps sit in a
+// __constant__ symbol take turns on it; the others overlap.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "variants/registry.hpp"
+#include "io/image_io.hpp"
+#include "support/compare.hpp"
+#include "support/random_image.hpp"
+#include "support/skip_without_device.hpp"
+
+namespace cudaconv::test {
+namespace {
+
+// One thread's job: its own image, filter and expected output.
+struct ThreadJob {
+    cv::Mat src;
+    cv::Mat expected;
+    ConvParams params;
+};
+
+ThreadJob make_job(int side, int channels, std::uint64_t seed) {
+    ThreadJob t;
+    t.src = random_image(301, 203, cv_type_of(Depth::u8, channels), seed);
+    t.params.filter = random_filter(side, side, seed + 7);
+    t.params.anchor_x = side / 2;
+    t.params.anchor_y = side / 2;
+    t.expected.create(t.src.rows, t.src.cols, cv_type_of(Depth::u8, channels));
+    const Job job{view_of(static_cast<const cv::Mat&>(t.src)), view_of(t.expected), t.params};
+    find_backend("cpu-ref")->run(job, {});
+    return t;
+}
+
+}  // namespace
+
+TEST_CASE("two threads run one variant at once, each with its own filter", "[gpu][concurrent]") {
+    if (skip_without_device()) return;
+    // fast on two of its paths (5x5: strips, 13x13: tiles), cmem and
+    // separable through their constant symbols, and smem without.
+    for (const char* name : {"fast", "cmem", "smem", "fast-separable", "separable"}) {
+        Backend* variant = find_backend(name);
+        REQUIRE(variant != nullptr);
+        const bool rank1 = std::string(name).find("separable") != std::string::npos;
+        std::vector<ThreadJob> jobs;
+        for (int t = 0; t < 2; ++t) {
+            jobs.push_back(make_job(t == 0 ? 5 : 13, 3, 100 + 10 * t));
+            if (rank1) {  // an outer product, for the separable variants
+                Filter& f = jobs.back().params.filter;
+                const Filter row = random_filter(f.width, 1, 200 + t);
+                const Filter column = random_filter(1, f.height, 300 + t);
+                for (int j = 0; j < f.height; ++j) {
+                    for (int i = 0; i < f.width; ++i) {
+                        f.taps[static_cast<std::size_t>(j) * f.width + i] =
+                            column.taps[j] * row.taps[i];
+                    }
+                }
+                ThreadJob& job = jobs.back();
+                find_backend("cpu-ref")->run(Job{view_of(static_cast<const cv::Mat&>(job.src)),
+                                                 view_of(job.expected), job.params},
+                                             {});
+            }
+        }
+        std::vector<cv::Mat> outputs(2);
+        std::vector<std::string> errors(2);
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 2; ++t) {
+            threads.emplace_back([&, t] {
+                try {
+                    const ThreadJob& job = jobs[t];
+                    for (int round = 0; round < 20; ++round) {
+                        outputs[t].create(job.src.rows, job.src.cols, job.src.type());
+                        const Job run{view_of(job.src), view_of(outputs[t]), job.params};
+                        RunOptions options;
+                        options.repeat = 3;
+                        variant->run(run, options);
+                        const Comparison c =
+                            compare_images(job.expected, outputs[t], variant->tolerance(run));
+                        if (!c.ok) {
+                            errors[t] = "round " + std::to_string(round) + ": " + c.describe();
+                            return;
+                        }
+                    }
+                } catch (const std::exception& e) {
+                    errors[t] = e.what();
+                }
+            });
+        }
+        for (std::thread& thread : threads) thread.join();
+        INFO(name << ": " << errors[0] << " / " << errors[1]);
+        CHECK(errors[0].empty());
+        CHECK(errors[1].empty());
+    }
+}
+
+}  // namespace cudaconv::test
