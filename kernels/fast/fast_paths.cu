@@ -121,43 +121,41 @@ std::unique_ptr<LaunchPlan> plan_path(FastPath path, const Job& job, const Devic
             if (rows != 4 && rows != 8) {
                 throw std::invalid_argument("fast.registers: block_rows is 4 or 8");
             }
-            std::unique_lock<std::mutex> lock = lock_constant_taps();
-            registers_f32_prepare(dj, stream);
-            runs = launch_only([rows](const DeviceJob& job,
-                                      cudaStream_t s) { registers_f32_launch(job, rows, s); },
-                               std::move(lock));
+            runs = plan_with_constant_taps([&] {
+                registers_f32_prepare(dj, stream);
+                return [rows](const DeviceJob& job, cudaStream_t s) {
+                    registers_f32_launch(job, rows, s);
+                };
+            });
             break;
         }
         case FastPath::walk_u8: {
             const WalkSettings settings = walk_settings(tuning);
-            std::unique_lock<std::mutex> lock = lock_constant_taps();
-            registers_u8_prepare(job.params.filter.taps, stream);
-            runs =
-                launch_only([settings](const DeviceJob& job,
-                                       cudaStream_t s) { registers_u8_launch(job, settings, s); },
-                            std::move(lock));
+            runs = plan_with_constant_taps([&] {
+                registers_u8_prepare(job.params.filter.taps, stream);
+                return [settings](const DeviceJob& job, cudaStream_t s) {
+                    registers_u8_launch(job, settings, s);
+                };
+            });
             break;
         }
         case FastPath::strips: {
             const StripSettings settings = strip_settings(tuning);
-            std::unique_lock<std::mutex> lock = lock_constant_taps();
-            StripPlan plan = strips_prepare(job, dj, settings, stream);
-            runs = launch_only(
-                [plan = std::move(plan)](const DeviceJob& job, cudaStream_t s) {
-                    strips_launch(job, plan, s);
-                },
-                std::move(lock));
+            runs = plan_with_constant_taps([&] {
+                return [plan = strips_prepare(job, dj, settings, stream)](
+                           const DeviceJob& job, cudaStream_t s) { strips_launch(job, plan, s); };
+            });
             break;
         }
         case FastPath::tiles:
             runs = tiles_plan(dj, tuning.get("max_blocks").value_or(0), stream);
             break;
         case FastPath::mma: {
-            std::unique_lock<std::mutex> lock = lock_constant_taps();
-            auto mma = std::make_shared<const DenseMmaPath>(
-                job, dj, tuning.get("max_blocks").value_or(0), stream);
-            runs = launch_only([mma](const DeviceJob& job, cudaStream_t s) { mma->launch(job, s); },
-                               std::move(lock));
+            runs = plan_with_constant_taps([&] {
+                auto mma = std::make_shared<const DenseMmaPath>(
+                    job, dj, tuning.get("max_blocks").value_or(0), stream);
+                return [mma](const DeviceJob& job, cudaStream_t s) { mma->launch(job, s); };
+            });
             break;
         }
     }

@@ -70,10 +70,9 @@ protected:
 
     std::unique_ptr<LaunchPlan> plan(const Job&, const DeviceJob& device_job, const Tuning&,
                                      cudaStream_t stream) const override {
-        std::unique_lock<std::mutex> lock = lock_constant_taps();
-        copy_taps_to_constant(c_taps, device_job, stream);
-        return launch_only(
-            [](const DeviceJob& job, cudaStream_t stream) {
+        return plan_with_constant_taps([&] {
+            copy_taps_to_constant(c_taps, device_job, stream);
+            return [](const DeviceJob& job, cudaStream_t stream) {
                 // `valid` with a filter larger than the image leaves nothing
                 // to do (and a zero-sized grid is a launch error).
                 if (job.dst_width <= 0 || job.dst_height <= 0) return;
@@ -83,8 +82,8 @@ protected:
                 dispatch_input_depth(job.in_depth, [&](auto sample) {
                     cmem_kernel<decltype(sample)><<<grid, block, 0, stream>>>(job);
                 });
-            },
-            std::move(lock));
+            };
+        });
     }
 };
 

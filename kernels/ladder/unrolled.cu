@@ -186,9 +186,10 @@ protected:
 
     std::unique_ptr<LaunchPlan> plan(const Job&, const DeviceJob& device_job, const Tuning&,
                                      cudaStream_t stream) const override {
-        std::unique_lock<std::mutex> lock = lock_constant_taps();
-        copy_taps_to_constant(c_taps, device_job, stream);
-        return launch_only(&launch_unrolled, std::move(lock));
+        return plan_with_constant_taps([&] {
+            copy_taps_to_constant(c_taps, device_job, stream);
+            return &launch_unrolled;
+        });
     }
 
     static void launch_unrolled(const DeviceJob& job, cudaStream_t stream) {

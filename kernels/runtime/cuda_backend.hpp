@@ -56,6 +56,14 @@ std::unique_ptr<LaunchPlan> launch_only(Launch launch, std::unique_lock<std::mut
 // holds it from its copy to its last launch.
 std::unique_lock<std::mutex> lock_constant_taps();
 
+// A plan that writes the __constant__ taps: `prepare` runs under the taps'
+// lock and returns the launch function, and the plan keeps the lock.
+template <typename Prepare>
+std::unique_ptr<LaunchPlan> plan_with_constant_taps(Prepare prepare) {
+    std::unique_lock<std::mutex> lock = lock_constant_taps();
+    return launch_only(prepare(), std::move(lock));
+}
+
 // The job as the device sees it, without its buffers (src, dst and taps
 // null, pitches 0): what the paths' checks read before a run.
 DeviceJob device_job_of(const Job& job);

@@ -71,10 +71,7 @@ BenchContext make_context(const BenchPlan& plan) {
 }
 
 ConvParams params_for(const Filter& filter, const BenchPlan& plan) {
-    ConvParams p;
-    p.filter = filter;
-    p.anchor_x = filter.width / 2;  // docs/SPEC.md: the centre
-    p.anchor_y = filter.height / 2;
+    ConvParams p = centred_params(filter);
     p.border = plan.border;
     p.border_value = plan.border_value;
     p.delta = filter.delta;  // a .mat file's offset, as the CLI folds it in

@@ -2,6 +2,7 @@
 // One convolution: source, destination and the parameters every variant
 // must honour. Built once from the CLI options; backends only read it.
 #include <cstdint>
+#include <utility>
 
 #include "core/types.hpp"
 #include "filters/filter.hpp"
@@ -21,6 +22,16 @@ struct ConvParams {
     bool take_abs = false;
     AlphaMode alpha = AlphaMode::keep;
 };
+
+// `filter` with its anchor at its centre (docs/SPEC.md's default anchor)
+// and every other setting at its default.
+inline ConvParams centred_params(Filter filter) {
+    ConvParams p;
+    p.anchor_x = filter.width / 2;
+    p.anchor_y = filter.height / 2;
+    p.filter = std::move(filter);
+    return p;
+}
 
 struct Job {
     ConstImageView src;

@@ -71,14 +71,6 @@ private:
     Fault fault_;
 };
 
-ConvParams params_of(const Filter& f) {
-    ConvParams p;
-    p.filter = f;
-    p.anchor_x = f.width / 2;
-    p.anchor_y = f.height / 2;
-    return p;
-}
-
 }  // namespace
 
 TEST_CASE("bench sizes: WxH is RGB, WxHxC names the channels", "[bench]") {
@@ -182,7 +174,7 @@ TEST_CASE("verification passes a correct output and marks a corrupted one", "[be
     CAPTURE(depth_name(depth));
     const cv::Mat src = random_bench_image({23, 11, 3}, depth);
     cv::Mat expected(src.size(), src.type()), actual(src.size(), src.type());
-    const ConvParams params = params_of(make_bench_filter("random:5"));
+    const ConvParams params = centred_params(make_bench_filter("random:5"));
     Backend& oracle = *find_backend(kOracleName);
     oracle.run({view_of(src), view_of(expected), params}, {});
     oracle.run({view_of(src), view_of(actual), params}, {});
@@ -242,7 +234,7 @@ TEST_CASE("tolerances: fft's documented bound, float32 summation for the others"
     const cv::Mat src = random_bench_image({40, 30, 1}, Depth::f32);
     cv::Mat dst(src.size(), src.type());
     const Filter filter = make_bench_filter("random:15");
-    const Job job{view_of(src), view_of(dst), params_of(filter)};
+    const Job job{view_of(src), view_of(dst), centred_params(filter)};
 
     const Tolerance direct = find_backend("naive")->tolerance(job);
     CHECK(direct.integer_levels == 1.0);
@@ -287,7 +279,7 @@ TEST_CASE("tolerances: fft's documented bound, float32 summation for the others"
 TEST_CASE("the oracle is the reference while it takes seconds", "[bench]") {
     const cv::Mat src = random_bench_image({64, 48, 3}, Depth::u8);
     cv::Mat dst(src.size(), src.type());
-    Job job{view_of(src), view_of(dst), params_of(make_bench_filter("edge"))};
+    Job job{view_of(src), view_of(dst), centred_params(make_bench_filter("edge"))};
     CHECK(tap_samples(job) == 9.0 * 64 * 48 * 3);
     const ReferenceChoice small = choose_reference(job);
     CHECK(small.backend->name() == kOracleName);
@@ -383,7 +375,7 @@ TEST_CASE("rotated CUDA runs stay correct; the copy bandwidth is measured", "[be
 
     const cv::Mat src = random_bench_image({61, 37, 3}, Depth::u8);
     cv::Mat expected(src.size(), src.type()), actual(src.size(), src.type());
-    const ConvParams params = params_of(make_bench_filter("random:5"));
+    const ConvParams params = centred_params(make_bench_filter("random:5"));
     find_backend(kOracleName)->run({view_of(src), view_of(expected), params}, {});
     const std::size_t pair = 2 * src.total() * src.elemSize();
     for (const auto& variant : all_backends()) {

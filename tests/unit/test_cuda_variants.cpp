@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/cases.hpp"
 #include "variants/registry.hpp"
 #include "core/tuning.hpp"
 #include "filters/named.hpp"
@@ -62,15 +63,6 @@ struct Pick {
 };
 
 Pick pick_of(std::string_view name, Tuning tuning = {}) { return {variant_named(name), tuning}; }
-
-// The values of `tuning` that `variant` reads.
-Tuning read_by(const Backend& variant, const Tuning& tuning) {
-    Tuning read;
-    for (const TuningParam& p : variant.tuning_params()) {
-        if (const auto value = tuning.get(p.name)) read.set(std::string(p.name), *value);
-    }
-    return read;
-}
 
 struct Case {
     int width = 1, height = 1;
@@ -194,7 +186,7 @@ void run_case(const Case& c, const std::vector<Pick>& picks, bool first_only,
             continue;
         }
         RunOptions options;
-        options.tuning = read_by(*variant, picks[i].tuning);
+        options.tuning = tuning_for(*variant, picks[i].tuning);
         {
             INFO(variant->name() << "'s tuning");
             CHECK(tuning_refusal(options.tuning, variant->tuning_params(), variant->name()) == "");
@@ -836,14 +828,6 @@ std::string path_run(std::string_view variant, const cv::Mat& src, const ConvPar
     return backend->run(owned.job, options).path;
 }
 
-ConvParams centred(const Filter& filter) {
-    ConvParams p;
-    p.filter = filter;
-    p.anchor_x = filter.width / 2;
-    p.anchor_y = filter.height / 2;
-    return p;
-}
-
 }  // namespace
 
 // Where the tuning values that forced a path are gone, fast and
@@ -855,20 +839,22 @@ TEST_CASE("fast and fast-separable report the named path they ran", "[gpu]") {
     const Filter edge{3, 3, {-1, -1, -1, -1, 8, -1, -1, -1, -1}};
     const cv::Mat gray_f32 = random_image(200, 100, CV_32FC1, 1);
     const cv::Mat rgb_u8 = random_image(200, 100, CV_8UC3, 2);
-    ConvParams f32_3x3 = centred(random_filter(3, 3, 3));
+    ConvParams f32_3x3 = centred_params(random_filter(3, 3, 3));
     // Gray f32 3x3: the registers; any other 3x3 to 7x7 job the strips take,
     // u8 3x3 with integer taps summed as they are excepted: the walk.
     CHECK(path_run("fast", gray_f32, f32_3x3, Depth::f32) == "fast.registers");
     CHECK(path_run("fast", gray_f32, f32_3x3, Depth::u8) == "fast.registers");
-    CHECK(path_run("fast", gray_f32, centred(random_filter(5, 5, 4)), Depth::f32) == "fast.strips");
-    CHECK(path_run("fast", rgb_u8, centred(edge), Depth::u8) == "fast.walk-u8");
-    ConvParams scaled = centred(edge);
+    CHECK(path_run("fast", gray_f32, centred_params(random_filter(5, 5, 4)), Depth::f32) ==
+          "fast.strips");
+    CHECK(path_run("fast", rgb_u8, centred_params(edge), Depth::u8) == "fast.walk-u8");
+    ConvParams scaled = centred_params(edge);
     scaled.scale = 0.5;
     CHECK(path_run("fast", rgb_u8, scaled, Depth::u8) == "fast.strips");
-    CHECK(path_run("fast", rgb_u8, centred(edge), Depth::f32) == "fast.strips");
-    CHECK(path_run("fast", rgb_u8, centred(random_filter(7, 7, 5)), Depth::u8) == "fast.strips");
+    CHECK(path_run("fast", rgb_u8, centred_params(edge), Depth::f32) == "fast.strips");
+    CHECK(path_run("fast", rgb_u8, centred_params(random_filter(7, 7, 5)), Depth::u8) ==
+          "fast.strips");
     // RGBA u8 takes the walk up to 24 MiB a frame, the strips past it.
-    ConvParams rgba_edge = centred(edge);
+    ConvParams rgba_edge = centred_params(edge);
     rgba_edge.alpha = AlphaMode::filter;
     CHECK(path_run("fast", random_image(3072, 2048, CV_8UC4, 6), rgba_edge, Depth::u8) ==
           "fast.walk-u8");
@@ -876,16 +862,19 @@ TEST_CASE("fast and fast-separable report the named path they ran", "[gpu]") {
           "fast.strips");
     // 9x9 to 15x15: the tiles; colour u8 at 15x15 from 4 megapixels the
     // tensor cores.
-    CHECK(path_run("fast", rgb_u8, centred(random_filter(9, 9, 8)), Depth::u8) == "fast.tiles");
-    CHECK(path_run("fast", gray_f32, centred(random_filter(15, 15, 9)), Depth::f32) ==
+    CHECK(path_run("fast", rgb_u8, centred_params(random_filter(9, 9, 8)), Depth::u8) ==
           "fast.tiles");
-    const ConvParams rgb_15 = centred(random_filter(15, 15, 10));
+    CHECK(path_run("fast", gray_f32, centred_params(random_filter(15, 15, 9)), Depth::f32) ==
+          "fast.tiles");
+    const ConvParams rgb_15 = centred_params(random_filter(15, 15, 10));
     CHECK(path_run("fast", random_image(2000, 2000, CV_8UC3, 11), rgb_15, Depth::u8) == "fast.mma");
     CHECK(path_run("fast", random_image(2000, 1999, CV_8UC3, 12), rgb_15, Depth::u8) ==
           "fast.tiles");
     // What the CUDA-core paths cannot run: the tensor cores.
-    CHECK(path_run("fast", gray_f32, centred(random_filter(17, 17, 13)), Depth::f32) == "fast.mma");
-    CHECK(path_run("fast", gray_f32, centred(random_filter(4, 7, 14)), Depth::f32) == "fast.mma");
+    CHECK(path_run("fast", gray_f32, centred_params(random_filter(17, 17, 13)), Depth::f32) ==
+          "fast.mma");
+    CHECK(path_run("fast", gray_f32, centred_params(random_filter(4, 7, 14)), Depth::f32) ==
+          "fast.mma");
     ConvParams valid = f32_3x3;
     valid.border = BorderMode::valid;
     CHECK(path_run("fast", gray_f32, valid, Depth::f32) == "fast.mma");
@@ -895,11 +884,11 @@ TEST_CASE("fast and fast-separable report the named path they ran", "[gpu]") {
     CHECK(path_run("fast.strips", gray_f32, f32_3x3, Depth::f32) == "fast.strips");
     CHECK(path_run("fast.tiles", gray_f32, f32_3x3, Depth::f32) == "fast.tiles");
     CHECK(path_run("fast.mma", gray_f32, f32_3x3, Depth::f32) == "fast.mma");
-    CHECK(path_run("fast.tiles", rgb_u8, centred(edge), Depth::u8) == "fast.tiles");
+    CHECK(path_run("fast.tiles", rgb_u8, centred_params(edge), Depth::u8) == "fast.tiles");
     // The composite passes its paths' tuning values on; a value out of a
     // path's own rule (blocks of 4 or 8 rows) fails the run.
     CHECK(path_run("fast", gray_f32, f32_3x3, Depth::f32, {{"block_rows", 8}}) == "fast.registers");
-    CHECK(path_run("fast", rgb_u8, centred(edge), Depth::u8,
+    CHECK(path_run("fast", rgb_u8, centred_params(edge), Depth::u8,
                    {{"band_rows", 20}, {"tail_rows", 0}}) == "fast.walk-u8");
     {
         const OwnedJob owned(gray_f32, f32_3x3, Depth::f32);
@@ -910,7 +899,7 @@ TEST_CASE("fast and fast-separable report the named path they ran", "[gpu]") {
 
     // fast-separable: the tensor cores for rank-1 filters on u8 (a constant
     // border a whole u8), the CUDA-core path for the rest.
-    const ConvParams gauss = centred(make_named_filter("gaussian:9").value());
+    const ConvParams gauss = centred_params(make_named_filter("gaussian:9").value());
     CHECK(path_run("fast-separable", rgb_u8, gauss, Depth::u8) == "fast-separable.mma");
     CHECK(path_run("fast-separable", gray_f32, gauss, Depth::f32) == "fast-separable.strips");
     ConvParams fractional = gauss;

@@ -30,9 +30,7 @@ std::uint32_t bits_of(float v) {
 // A gray f32 4000x3000 job under `filter`, centred, reflect101.
 Job gray_f32(const Filter& filter) {
     Job job;
-    job.params.filter = filter;
-    job.params.anchor_x = filter.width / 2;
-    job.params.anchor_y = filter.height / 2;
+    job.params = centred_params(filter);
     job.src.width = job.dst.width = 4000;
     job.src.height = job.dst.height = 3000;
     job.src.channels = job.dst.channels = 1;

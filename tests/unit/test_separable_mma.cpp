@@ -28,9 +28,7 @@ struct MmaCase {
 // A 4000x3000 RGB u8 image under `filter`, centred, reflect101.
 MmaCase rgb_u8(const Filter& filter) {
     MmaCase c;
-    c.job.params.filter = filter;
-    c.job.params.anchor_x = filter.width / 2;
-    c.job.params.anchor_y = filter.height / 2;
+    c.job.params = centred_params(filter);
     DeviceJob& d = c.device;
     d.src_width = d.dst_width = 4000;
     d.src_height = d.dst_height = 3000;

@@ -71,13 +71,10 @@ TEST_CASE("every CUDA variant times held launches, warm or not, with the right o
     for (const Shape& shape : shapes) {
         const cv::Mat src =
             random_image(shape.width, shape.height, cv_type(shape.depth, shape.channels), ++seed);
-        ConvParams params;
-        params.filter = shape.filter == std::string("random:3") ? random_filter(3, 3, seed)
-                        : shape.filter == std::string("random:15")
-                            ? random_filter(15, 15, seed)
-                            : parse_filter_spec(shape.filter);
-        params.anchor_x = params.filter.width / 2;
-        params.anchor_y = params.filter.height / 2;
+        const ConvParams params = centred_params(
+            shape.filter == std::string("random:3")    ? random_filter(3, 3, seed)
+            : shape.filter == std::string("random:15") ? random_filter(15, 15, seed)
+                                                       : parse_filter_spec(shape.filter));
         cv::Mat expected(src.size(), src.type());
         find_backend("cpu-ref")->run(Job{const_view(src), mutable_view(expected), params}, {});
         for (const auto& variant : all_backends()) {
