@@ -39,6 +39,10 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 "$bin/cudaconv" list devices >>"$out/gpu.txt" 2>&1
 "$bin/cudaconv" list kernels >>"$out/gpu.txt" 2>&1
 
+# kernels/codecs/nvjpeg_api.hpp against the real nvjpeg.h, which only this
+# machine has: compiles, or names the declaration that drifted.
+step nvjpeg-header g++ -std=c++17 -fsyntax-only -I. -isystem /usr/local/cuda/include \
+  scripts/gpu/nvjpeg_header_check.cpp
 step unit-tests "$bin/cudaconv_unit_tests" --durations yes
 step cli-tests "$bin/cudaconv_cli_tests"
 for tool in memcheck racecheck initcheck synccheck; do

@@ -1,0 +1,199 @@
+#include "kernels/codecs/jpeg_decoder.hpp"
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "kernels/codecs/nvjpeg_loader.hpp"
+#include "kernels/runtime/cuda_check.hpp"
+
+namespace cudaconv {
+namespace {
+
+using namespace nvj;
+
+nvjpegBackend_t library_backend(JpegBackend backend) {
+    return backend == JpegBackend::hardware ? NVJPEG_BACKEND_HARDWARE : NVJPEG_BACKEND_GPU_HYBRID;
+}
+
+nvjpegOutputFormat_t output_format(int channels) {
+    return channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_BGRI;
+}
+
+}  // namespace
+
+std::string_view jpeg_backend_name(JpegBackend backend) {
+    return backend == JpegBackend::hardware ? "hardware" : "gpu-hybrid";
+}
+
+struct GpuJpegDecoder::State {
+    std::shared_ptr<const Api> api;
+    JpegBackend backend = JpegBackend::gpu_hybrid;
+    nvjpegHandle_t handle = nullptr;
+    nvjpegJpegState_t decode_state = nullptr;
+    // nvjpegDecodeBatchedInitialize's last arguments: it is called again
+    // only when a batch differs.
+    int batch_size = 0;
+    int batch_channels = 0;
+    // inspect()'s parser, one call at a time.
+    nvjpegJpegStream_t parser = nullptr;
+    std::mutex parser_mutex;
+
+    ~State() {
+        if (parser) api->nvjpegJpegStreamDestroy(parser);
+        if (decode_state) api->nvjpegJpegStateDestroy(decode_state);
+        if (handle) api->nvjpegDestroy(handle);
+    }
+
+    void check(nvjpegStatus_t status, const char* call) const {
+        if (status != NVJPEG_STATUS_SUCCESS) {
+            throw CudaError(fmt::format("nvJPEG ({} backend): {} failed: {}",
+                                        jpeg_backend_name(backend), call,
+                                        nvjpeg_status_name(status)));
+        }
+    }
+
+    // One batched decode of images of one channel count; the status of the
+    // whole batch.
+    nvjpegStatus_t decode_batch(const std::vector<const JpegDecodeTarget*>& targets,
+                                cudaStream_t stream) {
+        const int count = static_cast<int>(targets.size());
+        const int channels = targets.front()->channels;
+        if (count != batch_size || channels != batch_channels) {
+            // One CPU thread: this one.
+            const nvjpegStatus_t status = api->nvjpegDecodeBatchedInitialize(
+                handle, decode_state, count, 1, output_format(channels));
+            if (status != NVJPEG_STATUS_SUCCESS) return status;
+            batch_size = count;
+            batch_channels = channels;
+        }
+        std::vector<const unsigned char*> data(targets.size());
+        std::vector<std::size_t> sizes(targets.size());
+        std::vector<nvjpegImage_t> images(targets.size());
+        for (std::size_t i = 0; i < targets.size(); ++i) {
+            data[i] = targets[i]->data;
+            sizes[i] = targets[i]->size;
+            images[i] = nvjpegImage_t{};
+            images[i].channel[0] = targets[i]->dst;
+            images[i].pitch[0] = targets[i]->pitch;
+        }
+        const nvjpegStatus_t status = api->nvjpegDecodeBatched(
+            handle, decode_state, data.data(), sizes.data(), images.data(), stream);
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        if (status != NVJPEG_STATUS_SUCCESS) batch_size = 0;  // initialize again after a failure
+        return status;
+    }
+};
+
+GpuJpegDecoder::GpuJpegDecoder(JpegBackend backend) : state_(std::make_unique<State>()) {
+    const NvjpegLibrary& library = load_nvjpeg();
+    if (!library.api) throw CudaError(library.problem);
+    state_->api = library.api;
+    state_->backend = backend;
+    const Api& api = *state_->api;
+    const nvjpegStatus_t created = api.nvjpegCreateEx(library_backend(backend), nullptr, nullptr,
+                                                      kFlagsDefault, &state_->handle);
+    if (created != NVJPEG_STATUS_SUCCESS) {
+        state_->handle = nullptr;
+        if (backend == JpegBackend::hardware) {
+            throw CudaError(fmt::format(
+                "nvJPEG's hardware backend cannot start ({}): this GPU has no JPEG decoding engine",
+                nvjpeg_status_name(created)));
+        }
+        state_->check(created, "nvjpegCreateEx");
+    }
+    state_->check(api.nvjpegJpegStateCreate(state_->handle, &state_->decode_state),
+                  "nvjpegJpegStateCreate");
+    state_->check(api.nvjpegJpegStreamCreate(state_->handle, &state_->parser),
+                  "nvjpegJpegStreamCreate");
+}
+
+GpuJpegDecoder::~GpuJpegDecoder() = default;
+
+JpegBackend GpuJpegDecoder::backend() const { return state_->backend; }
+
+JpegInspection GpuJpegDecoder::inspect(const unsigned char* data, std::size_t size) const {
+    const Api& api = *state_->api;
+    std::lock_guard<std::mutex> lock(state_->parser_mutex);
+    nvjpegJpegStream_t parser = state_->parser;
+    JpegInspection out;
+    const nvjpegStatus_t parsed = api.nvjpegJpegStreamParse(state_->handle, data, size, 0, 0, parser);
+    if (parsed != NVJPEG_STATUS_SUCCESS) {
+        out.refusal = fmt::format("nvJPEG cannot parse it ({})", nvjpeg_status_name(parsed));
+        return out;
+    }
+    nvjpegJpegEncoding_t encoding = NVJPEG_ENCODING_UNKNOWN;
+    unsigned int precision = 0, components = 0, width = 0, height = 0;
+    nvjpegChromaSubsampling_t subsampling = NVJPEG_CSS_UNKNOWN;
+    if (api.nvjpegJpegStreamGetJpegEncoding(parser, &encoding) != NVJPEG_STATUS_SUCCESS ||
+        api.nvjpegJpegStreamGetSamplePrecision(parser, &precision) != NVJPEG_STATUS_SUCCESS ||
+        api.nvjpegJpegStreamGetComponentsNum(parser, &components) != NVJPEG_STATUS_SUCCESS ||
+        api.nvjpegJpegStreamGetChromaSubsampling(parser, &subsampling) != NVJPEG_STATUS_SUCCESS ||
+        api.nvjpegJpegStreamGetFrameDimensions(parser, &width, &height) != NVJPEG_STATUS_SUCCESS) {
+        out.refusal = "nvJPEG cannot read its header";
+        return out;
+    }
+    if (encoding != NVJPEG_ENCODING_BASELINE_DCT &&
+        encoding != NVJPEG_ENCODING_EXTENDED_SEQUENTIAL_DCT_HUFFMAN) {
+        out.refusal = encoding == NVJPEG_ENCODING_PROGRESSIVE_DCT_HUFFMAN
+                          ? "a progressive JPEG"
+                          : fmt::format("JPEG coding 0x{:x} (lossless or arithmetic)",
+                                        static_cast<int>(encoding));
+        return out;
+    }
+    if (precision != 8) {
+        out.refusal = fmt::format("{}-bit samples", precision);
+        return out;
+    }
+    if (components != 1 && components != 3) {
+        out.refusal = fmt::format("{} colour components (CMYK or YCCK)", components);
+        return out;
+    }
+    if (components == 3 && (subsampling == NVJPEG_CSS_UNKNOWN || subsampling == NVJPEG_CSS_GRAY)) {
+        out.refusal = "an unusual chroma subsampling";
+        return out;
+    }
+    if (state_->backend == JpegBackend::hardware) {
+        int unsupported = 1;
+        const nvjpegStatus_t asked =
+            api.nvjpegDecodeBatchedSupported(state_->handle, parser, &unsupported);
+        if (asked != NVJPEG_STATUS_SUCCESS || unsupported != 0) {
+            out.refusal = "the hardware decoder does not take it";
+            return out;
+        }
+    }
+    out.width = static_cast<int>(width);
+    out.height = static_cast<int>(height);
+    out.channels = components == 1 ? 1 : 3;
+    return out;
+}
+
+std::vector<std::string> GpuJpegDecoder::decode(const std::vector<JpegDecodeTarget>& targets,
+                                                cudaStream_t stream) {
+    std::vector<std::string> messages(targets.size());
+    std::map<int, std::vector<std::size_t>> by_channels;
+    for (std::size_t i = 0; i < targets.size(); ++i) by_channels[targets[i].channels].push_back(i);
+    for (const auto& [channels, indices] : by_channels) {
+        std::vector<const JpegDecodeTarget*> batch;
+        for (std::size_t i : indices) batch.push_back(&targets[i]);
+        if (state_->decode_batch(batch, stream) == NVJPEG_STATUS_SUCCESS) continue;
+        // One image spoilt the batch: decode each alone, to fail it alone.
+        for (std::size_t i : indices) {
+            const nvjpegStatus_t status = state_->decode_batch({&targets[i]}, stream);
+            if (status != NVJPEG_STATUS_SUCCESS) {
+                messages[i] = fmt::format("nvJPEG ({}) cannot decode it: {}",
+                                          jpeg_backend_name(state_->backend),
+                                          nvjpeg_status_name(status));
+            }
+        }
+    }
+    return messages;
+}
+
+}  // namespace cudaconv

@@ -1,0 +1,68 @@
+#pragma once
+// JPEG decoded on the GPU by nvJPEG (opened at run time, nvjpeg_loader.hpp):
+// on the hardware decoding engine where the GPU has one (A100, H100 and
+// later), otherwise on the GPU's cores (nvJPEG's GPU-hybrid backend, whose
+// Huffman decoding runs on the CPU for small batches). Images come out as the CPU decoder's would with
+// IMREAD_UNCHANGED, interleaved, in device memory: BGR for a colour JPEG,
+// one channel for a gray one. Their samples may differ from libjpeg-turbo's
+// by the rounding of the IDCT and of chroma upsampling (docs/SPEC.md,
+// "Decoding on the GPU").
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cudaconv {
+
+enum class JpegBackend { hardware, gpu_hybrid };
+std::string_view jpeg_backend_name(JpegBackend backend);
+
+// What the decoder makes of one JPEG before decoding it.
+struct JpegInspection {
+    int width = 0, height = 0;
+    int channels = 0;      // of the decoded image: 3 (BGR) or 1
+    std::string refusal;   // why this decoder does not take it; empty when it does
+};
+
+// One image of a batch: the file's bytes, and where its pixels go (device
+// memory, rows of width * channels bytes, `pitch` bytes apart).
+struct JpegDecodeTarget {
+    const unsigned char* data = nullptr;
+    std::size_t size = 0;
+    unsigned char* dst = nullptr;
+    std::size_t pitch = 0;
+    int channels = 3;  // JpegInspection::channels
+};
+
+class GpuJpegDecoder {
+public:
+    // Throws CudaError, saying why, where nvJPEG is missing or `backend`
+    // cannot start (the hardware backend on a GPU without the engine).
+    explicit GpuJpegDecoder(JpegBackend backend);
+    ~GpuJpegDecoder();
+    GpuJpegDecoder(const GpuJpegDecoder&) = delete;
+    GpuJpegDecoder& operator=(const GpuJpegDecoder&) = delete;
+
+    JpegBackend backend() const;
+
+    // Whether this decoder takes the JPEG in `data` (8-bit baseline or
+    // extended Huffman coding, gray or YCbCr in a subsampling it knows),
+    // and the image's size. Never throws for the file's content.
+    JpegInspection inspect(const unsigned char* data, std::size_t size) const;
+
+    // Decodes every target (each inspected without refusal) on `stream`, as
+    // one batch a channel count, and waits for them. Returns one message an
+    // image: empty where it was decoded, else why not (a corrupt file), so
+    // that one bad image fails alone.
+    std::vector<std::string> decode(const std::vector<JpegDecodeTarget>& targets,
+                                    cudaStream_t stream);
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+}  // namespace cudaconv
