@@ -83,8 +83,8 @@ struct GpuJpegDecoder::State {
             images[i].channel[0] = targets[i]->dst;
             images[i].pitch[0] = targets[i]->pitch;
         }
-        const nvjpegStatus_t status = api->nvjpegDecodeBatched(
-            handle, decode_state, data.data(), sizes.data(), images.data(), stream);
+        const nvjpegStatus_t status = api->nvjpegDecodeBatched(handle, decode_state, data.data(),
+                                                               sizes.data(), images.data(), stream);
         CUDA_CHECK(cudaStreamSynchronize(stream));
         if (status != NVJPEG_STATUS_SUCCESS) batch_size = 0;  // initialize again after a failure
         return status;
@@ -123,7 +123,8 @@ JpegInspection GpuJpegDecoder::inspect(const unsigned char* data, std::size_t si
     std::lock_guard<std::mutex> lock(state_->parser_mutex);
     nvjpegJpegStream_t parser = state_->parser;
     JpegInspection out;
-    const nvjpegStatus_t parsed = api.nvjpegJpegStreamParse(state_->handle, data, size, 0, 0, parser);
+    const nvjpegStatus_t parsed =
+        api.nvjpegJpegStreamParse(state_->handle, data, size, 0, 0, parser);
     if (parsed != NVJPEG_STATUS_SUCCESS) {
         out.refusal = fmt::format("nvJPEG cannot parse it ({})", nvjpeg_status_name(parsed));
         return out;

@@ -23,8 +23,8 @@ std::string_view jpeg_backend_name(JpegBackend backend);
 // What the decoder makes of one JPEG before decoding it.
 struct JpegInspection {
     int width = 0, height = 0;
-    int channels = 0;      // of the decoded image: 3 (BGR) or 1
-    std::string refusal;   // why this decoder does not take it; empty when it does
+    int channels = 0;     // of the decoded image: 3 (BGR) or 1
+    std::string refusal;  // why this decoder does not take it; empty when it does
 };
 
 // One image of a batch: the file's bytes, and where its pixels go (device

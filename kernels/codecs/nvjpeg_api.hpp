@@ -101,24 +101,24 @@ typedef struct nvjpegJpegStream* nvjpegJpegStream_t;
 // returns nvjpegStatus_t. Written once, read twice: in namespace
 // cudaconv::nvj for the loader's function pointers, and at global scope,
 // against nvjpeg.h, by scripts/gpu/nvjpeg_header_check.cpp.
-#define CUDACONV_NVJPEG_FUNCTIONS(X)                                                            \
+#define CUDACONV_NVJPEG_FUNCTIONS(X)                                                          \
     X(nvjpegGetProperty, (libraryPropertyType, int*))                                         \
     X(nvjpegCreateEx, (nvjpegBackend_t, nvjpegDevAllocator_t*, nvjpegPinnedAllocator_t*,      \
                        unsigned int, nvjpegHandle_t*))                                        \
     X(nvjpegDestroy, (nvjpegHandle_t))                                                        \
     X(nvjpegGetHardwareDecoderInfo, (nvjpegHandle_t, unsigned int*, unsigned int*))           \
-    X(nvjpegJpegStateCreate, (nvjpegHandle_t, nvjpegJpegState_t*))                           \
+    X(nvjpegJpegStateCreate, (nvjpegHandle_t, nvjpegJpegState_t*))                            \
     X(nvjpegJpegStateDestroy, (nvjpegJpegState_t))                                            \
     X(nvjpegDecode, (nvjpegHandle_t, nvjpegJpegState_t, const unsigned char*, size_t,         \
                      nvjpegOutputFormat_t, nvjpegImage_t*, cudaStream_t))                     \
-    X(nvjpegDecodeBatchedInitialize, (nvjpegHandle_t, nvjpegJpegState_t, int, int,            \
-                                      nvjpegOutputFormat_t))                                  \
+    X(nvjpegDecodeBatchedInitialize,                                                          \
+      (nvjpegHandle_t, nvjpegJpegState_t, int, int, nvjpegOutputFormat_t))                    \
     X(nvjpegDecodeBatched, (nvjpegHandle_t, nvjpegJpegState_t, const unsigned char* const*,   \
                             const size_t*, nvjpegImage_t*, cudaStream_t))                     \
     X(nvjpegJpegStreamCreate, (nvjpegHandle_t, nvjpegJpegStream_t*))                          \
     X(nvjpegJpegStreamDestroy, (nvjpegJpegStream_t))                                          \
-    X(nvjpegJpegStreamParse, (nvjpegHandle_t, const unsigned char*, size_t, int, int,         \
-                              nvjpegJpegStream_t))                                            \
+    X(nvjpegJpegStreamParse,                                                                  \
+      (nvjpegHandle_t, const unsigned char*, size_t, int, int, nvjpegJpegStream_t))           \
     X(nvjpegJpegStreamGetJpegEncoding, (nvjpegJpegStream_t, nvjpegJpegEncoding_t*))           \
     X(nvjpegJpegStreamGetFrameDimensions, (nvjpegJpegStream_t, unsigned int*, unsigned int*)) \
     X(nvjpegJpegStreamGetComponentsNum, (nvjpegJpegStream_t, unsigned int*))                  \

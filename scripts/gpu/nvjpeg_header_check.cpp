@@ -12,18 +12,18 @@ namespace ours = cudaconv::nvj;
 
 // Each function's parameter list, as CUDACONV_NVJPEG_FUNCTIONS writes it,
 // read here at global scope, where its type names are nvjpeg.h's.
-#define CUDACONV_CHECK_FUNCTION(name, params)                                          \
-    static_assert(std::is_same_v<decltype(&::name), nvjpegStatus_t(*) params>,        \
+#define CUDACONV_CHECK_FUNCTION(name, params)                                  \
+    static_assert(std::is_same_v<decltype(&::name), nvjpegStatus_t(*) params>, \
                   #name ": parameters differ from nvjpeg.h");
 CUDACONV_NVJPEG_FUNCTIONS(CUDACONV_CHECK_FUNCTION)
 #undef CUDACONV_CHECK_FUNCTION
 
 // Each enumeration: the same size and signedness, each enumerator the same
 // value.
-#define CUDACONV_CHECK_ENUM(type)                                                           \
-    static_assert(sizeof(ours::type) == sizeof(::type), #type ": size differs");           \
-    static_assert(std::is_signed_v<std::underlying_type_t<ours::type>> ==                  \
-                      std::is_signed_v<std::underlying_type_t<::type>>,                    \
+#define CUDACONV_CHECK_ENUM(type)                                                \
+    static_assert(sizeof(ours::type) == sizeof(::type), #type ": size differs"); \
+    static_assert(std::is_signed_v<std::underlying_type_t<ours::type>> ==        \
+                      std::is_signed_v<std::underlying_type_t<::type>>,          \
                   #type ": signedness differs");
 CUDACONV_CHECK_ENUM(nvjpegStatus_t)
 CUDACONV_CHECK_ENUM(nvjpegChromaSubsampling_t)
@@ -32,8 +32,9 @@ CUDACONV_CHECK_ENUM(nvjpegBackend_t)
 CUDACONV_CHECK_ENUM(nvjpegJpegEncoding_t)
 #undef CUDACONV_CHECK_ENUM
 
-#define CUDACONV_CHECK_VALUE(name) \
-    static_assert(static_cast<long>(ours::name) == static_cast<long>(::name), #name ": value differs");
+#define CUDACONV_CHECK_VALUE(name)                                            \
+    static_assert(static_cast<long>(ours::name) == static_cast<long>(::name), \
+                  #name ": value differs");
 CUDACONV_CHECK_VALUE(NVJPEG_STATUS_SUCCESS)
 CUDACONV_CHECK_VALUE(NVJPEG_STATUS_NOT_INITIALIZED)
 CUDACONV_CHECK_VALUE(NVJPEG_STATUS_INVALID_PARAMETER)

@@ -96,9 +96,4 @@ std::vector<std::string> TempDir::entries() const {
     return names;
 }
 
-fs::path source_dir() {
-    const char* env = std::getenv("CUDACONV_SOURCE_DIR");
-    return env ? env : CUDACONV_SOURCE_DIR;
-}
-
 }  // namespace cudaconv::test

@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "support/source_dir.hpp"
+
 namespace cudaconv::test {
 
 struct CommandResult {
@@ -43,7 +45,5 @@ public:
 private:
     std::filesystem::path path_;
 };
-
-std::filesystem::path source_dir();  // the repository root
 
 }  // namespace cudaconv::test

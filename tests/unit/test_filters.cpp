@@ -20,6 +20,7 @@
 #include "filters/gaussian.hpp"
 #include "filters/spec.hpp"
 #include "support/control_bytes.hpp"
+#include "support/source_dir.hpp"
 
 namespace {
 
@@ -361,7 +362,7 @@ TEST_CASE("a regular file beats a filter name but a folder does not", "[filters]
 }
 
 TEST_CASE("the sample filter files parse to what their README says", "[filters]") {
-    const fs::path samples = fs::path(CUDACONV_SOURCE_DIR) / "filters" / "samples";
+    const fs::path samples = cudaconv::test::source_dir() / "filters" / "samples";
     const Filter gauss = parse_filter_spec((samples / "gaussian5x5.mat").string());
     CHECK(gauss.taps == parse_filter_spec("gaussian:5").taps);
     CHECK(gauss.label == "gaussian5x5");

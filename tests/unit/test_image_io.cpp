@@ -35,6 +35,7 @@
 #include "io/image_io.hpp"
 #include "support/random_image.hpp"
 #include "support/scoped_env.hpp"
+#include "support/source_dir.hpp"
 
 namespace cudaconv {
 namespace {
@@ -515,7 +516,7 @@ TEST_CASE("the header predicts the type OpenCV decodes a JPEG or PNG into", "[io
     }
     for (const char* sample :
          {"rocket.jpg", "camera.png", "camera-16bit.png", "chelsea.png", "chelsea-alpha.png"}) {
-        std::ifstream file(fs::path(CUDACONV_SOURCE_DIR) / "images" / sample, std::ios::binary);
+        std::ifstream file(cudaconv::test::source_dir() / "images" / sample, std::ios::binary);
         const Bytes bytes{std::istreambuf_iterator<char>(file), {}};
         check_prediction(bytes, sample);
     }

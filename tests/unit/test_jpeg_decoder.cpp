@@ -20,6 +20,7 @@
 #include "kernels/runtime/cuda_check.hpp"
 #include "kernels/runtime/cuda_resources.hpp"
 #include "support/skip_without_device.hpp"
+#include "support/source_dir.hpp"
 
 using namespace cudaconv;
 using Catch::Matchers::Contains;
@@ -69,7 +70,7 @@ struct TestJpeg {
 };
 
 std::vector<TestJpeg> test_jpegs() {
-    const std::string images = std::string(CUDACONV_SOURCE_DIR) + "/images/";
+    const std::string images = (cudaconv::test::source_dir() / "images").string() + "/";
     std::vector<TestJpeg> out;
     std::ifstream photo(images + "rocket.jpg", std::ios::binary);
     REQUIRE(photo);
@@ -94,9 +95,8 @@ cv::Mat gpu_decode(GpuJpegDecoder& decoder, const std::vector<unsigned char>& by
     const std::size_t pitch = static_cast<std::size_t>(seen.width) * seen.channels;
     auto device = device_array<unsigned char>(pitch * seen.height);
     const Stream stream;
-    const std::vector<std::string> messages =
-        decoder.decode({{bytes.data(), bytes.size(), device.get(), pitch, seen.channels}},
-                       stream.get());
+    const std::vector<std::string> messages = decoder.decode(
+        {{bytes.data(), bytes.size(), device.get(), pitch, seen.channels}}, stream.get());
     REQUIRE(messages.size() == 1);
     if (message) *message = messages[0];
     cv::Mat out(seen.height, seen.width, seen.channels == 1 ? CV_8UC1 : CV_8UC3);
@@ -175,11 +175,11 @@ TEST_CASE("nvJPEG: a corrupt JPEG fails alone in its batch", "[gpu][nvjpeg]") {
         const std::size_t bytes = pitch * seen.height;
         auto device = device_array<unsigned char>(3 * bytes);
         const Stream stream;
-        const std::vector<std::string> messages = decoder.decode(
-            {{good.data(), good.size(), device.get(), pitch, 3},
-             {bad.data(), bad.size(), device.get() + bytes, pitch, 3},
-             {good.data(), good.size(), device.get() + 2 * bytes, pitch, 3}},
-            stream.get());
+        const std::vector<std::string> messages =
+            decoder.decode({{good.data(), good.size(), device.get(), pitch, 3},
+                            {bad.data(), bad.size(), device.get() + bytes, pitch, 3},
+                            {good.data(), good.size(), device.get() + 2 * bytes, pitch, 3}},
+                           stream.get());
         INFO(jpeg_backend_name(backend));
         REQUIRE(messages.size() == 3);
         CHECK(messages[0].empty());
@@ -201,7 +201,7 @@ TEST_CASE("nvJPEG refuses what it does not take, with a reason", "[gpu][nvjpeg]"
         std::cout << "SKIPPED: no CUDA device (nvJPEG: " << load_nvjpeg().problem << ")\n";
         return;
     }
-    const std::string images = std::string(CUDACONV_SOURCE_DIR) + "/images/";
+    const std::string images = (cudaconv::test::source_dir() / "images").string() + "/";
     const cv::Mat chelsea = cv::imread(images + "chelsea.png", cv::IMREAD_COLOR);
     const std::vector<unsigned char> progressive =
         encode_jpeg(chelsea, {cv::IMWRITE_JPEG_PROGRESSIVE, 1});

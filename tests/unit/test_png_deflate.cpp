@@ -27,6 +27,7 @@
 #include "kernels/runtime/cuda_resources.hpp"
 #include "kernels/codecs/png_deflate.hpp"
 #include "support/skip_without_device.hpp"
+#include "support/source_dir.hpp"
 
 namespace cudaconv::test {
 namespace {
@@ -221,8 +222,7 @@ TEST_CASE("PNG rows on the device: an edge map no larger than the CPU writer mak
           "[gpu][png-deflate]") {
     if (skip_without_device()) return;
     // The checkout, where the GPU machine's copy of it is not the build's.
-    const char* env = std::getenv("CUDACONV_SOURCE_DIR");
-    const std::string root = env ? env : CUDACONV_SOURCE_DIR;
+    const std::string root = cudaconv::test::source_dir().string();
     const cv::Mat photo = cv::imread(root + "/images/rocket.jpg", cv::IMREAD_COLOR);
     REQUIRE(!photo.empty());
     cv::Mat big;

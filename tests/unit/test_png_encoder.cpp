@@ -19,6 +19,7 @@
 #include "io/png_encoder.hpp"
 #include "io/run_deflate.hpp"
 #include "support/random_image.hpp"
+#include "support/source_dir.hpp"
 
 namespace cudaconv {
 namespace {
@@ -186,8 +187,8 @@ TEST_CASE("encode_png at level 1 keeps the string search where strings repeat", 
 }
 
 TEST_CASE("encode_png at level 1 is no larger than libdeflate's level 1 on a photo", "[io][png]") {
-    const cv::Mat photo =
-        cv::imread(std::string(CUDACONV_SOURCE_DIR) + "/images/rocket.jpg", cv::IMREAD_COLOR);
+    const cv::Mat photo = cv::imread(
+        (cudaconv::test::source_dir() / "images" / "rocket.jpg").string(), cv::IMREAD_COLOR);
     REQUIRE_FALSE(photo.empty());
     const std::vector<std::uint8_t> png = encode_png(photo, 1);
     CHECK(cv::norm(decode(png), photo, cv::NORM_INF) == 0.0);
@@ -220,8 +221,8 @@ TEST_CASE("encode_png at level 1 is no larger than libdeflate's level 1 on a pho
 // core, so its bytes must not depend on the machine), and decodes to the
 // image.
 TEST_CASE("encode_png on several threads writes the same file", "[io][png]") {
-    const cv::Mat photo =
-        cv::imread(std::string(CUDACONV_SOURCE_DIR) + "/images/rocket.jpg", cv::IMREAD_COLOR);
+    const cv::Mat photo = cv::imread(
+        (cudaconv::test::source_dir() / "images" / "rocket.jpg").string(), cv::IMREAD_COLOR);
     REQUIRE_FALSE(photo.empty());
     cv::Mat big;
     cv::resize(photo, big, cv::Size(1600, 1000), 0, 0, cv::INTER_LINEAR);  // 4.8 MB of rows
@@ -280,8 +281,8 @@ RowsStream rows_stream(const cv::Mat& image, bool up) {  // 8-bit BGR
 // pixels the same either way.
 TEST_CASE("png_from_runs_stream keeps a runs stream, and recompresses where strings repeat",
           "[io][png]") {
-    const cv::Mat photo =
-        cv::imread(std::string(CUDACONV_SOURCE_DIR) + "/images/rocket.jpg", cv::IMREAD_COLOR);
+    const cv::Mat photo = cv::imread(
+        (cudaconv::test::source_dir() / "images" / "rocket.jpg").string(), cv::IMREAD_COLOR);
     REQUIRE_FALSE(photo.empty());
     const RowsStream kept = rows_stream(photo, true);
     const std::vector<std::uint8_t> png =

@@ -23,6 +23,7 @@
 #include "base/errors.hpp"
 #include "io/png_reader.hpp"
 #include "support/black_png.hpp"
+#include "support/source_dir.hpp"
 
 namespace cudaconv {
 namespace {
@@ -196,7 +197,7 @@ TEST_CASE("png reader: every colour type, depth, interlacing and tRNS as OpenCV 
 TEST_CASE("png reader: the sample images and goldens as OpenCV reads them", "[io][png]") {
     int checked = 0;
     for (const char* folder : {"images", "images/golden"}) {
-        for (const auto& entry : fs::directory_iterator(fs::path(CUDACONV_SOURCE_DIR) / folder)) {
+        for (const auto& entry : fs::directory_iterator(cudaconv::test::source_dir() / folder)) {
             if (entry.path().extension() != ".png") continue;
             check_same_as_opencv(file_bytes(entry.path()), entry.path().string());
             ++checked;
