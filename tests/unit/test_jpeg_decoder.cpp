@@ -1,8 +1,9 @@
 // nvJPEG: the loader's reasons (no GPU needed), and, on the GPU machine,
 // each backend's decode against OpenCV's (libjpeg-turbo): the same size and
-// channels, and samples within the bound docs/SPEC.md states ("Decoding on
-// the GPU"); a corrupt image fails alone in its batch; the JPEGs nvJPEG
-// does not take are refused with a reason, for the CPU decoder.
+// channels, and samples within a bound measured on an H100 (max-abs 16,
+// mean-abs 0.52, in 4:2:0 colour; gray and the sample photo 0 to 3
+// levels); a corrupt image fails alone in its batch; the JPEGs nvJPEG does
+// not take are refused with a reason, for the CPU decoder.
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
@@ -149,7 +150,7 @@ TEST_CASE("nvJPEG decodes the sample JPEGs as libjpeg-turbo does, within the bou
             std::cout << "nvJPEG " << jpeg_backend_name(backend) << " vs libjpeg-turbo, "
                       << jpeg.name << ": max-abs " << max_abs << ", mean-abs " << mean_abs
                       << ", samples differing " << 100.0 * differing << "%\n";
-            CHECK(max_abs <= 48);
+            CHECK(max_abs <= 20);
             CHECK(mean_abs <= 1.0);
         }
     }
@@ -163,10 +164,11 @@ TEST_CASE("nvJPEG: a corrupt JPEG fails alone in its batch", "[gpu][nvjpeg]") {
     }
     const std::vector<TestJpeg> jpegs = test_jpegs();
     const std::vector<unsigned char>& good = jpegs[1].bytes;  // chelsea 4:2:0
-    // Scan data overwritten in its middle: the header parses, the entropy
-    // coded data does not decode.
-    std::vector<unsigned char> bad = good;
-    std::fill(bad.begin() + bad.size() / 2, bad.end() - 2, 0xFF);
+    // A JPEG with nothing between its start and end markers: nvJPEG fails
+    // it whole. (Damaged scan data, as libjpeg-turbo also does, it decodes
+    // to what it can; truncated files never reach it, format_probe.cpp
+    // refuses them first.)
+    const std::vector<unsigned char> bad{0xFF, 0xD8, 0xFF, 0xD9};
     for (JpegBackend backend : startable_backends()) {
         GpuJpegDecoder decoder(backend);
         const JpegInspection seen = decoder.inspect(good.data(), good.size());
