@@ -1,6 +1,7 @@
 if(CUDACONV_WITH_CUDA)
   set(CUDACONV_KERNEL_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/runtime/cuda_host.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/runtime/shared_library.cpp
     ${CMAKE_CURRENT_LIST_DIR}/runtime/device_info.cu
     ${CMAKE_CURRENT_LIST_DIR}/runtime/cuda_backend.cu
     ${CMAKE_CURRENT_LIST_DIR}/runtime/copy_bandwidth.cu

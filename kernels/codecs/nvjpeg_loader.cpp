@@ -10,17 +10,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "kernels/runtime/shared_library.hpp"
+
 namespace cudaconv {
-namespace {
-
-// Where the dynamic linker found the library: the file holding a symbol.
-std::string loaded_path(const void* symbol, const std::string& fallback) {
-    Dl_info info{};
-    if (dladdr(symbol, &info) != 0 && info.dli_fname != nullptr) return info.dli_fname;
-    return fallback;
-}
-
-}  // namespace
 
 std::vector<std::string> default_nvjpeg_names() {
     return {"libnvjpeg.so.13", "libnvjpeg.so.12", "libnvjpeg.so"};
@@ -28,23 +20,13 @@ std::vector<std::string> default_nvjpeg_names() {
 
 NvjpegLibrary open_nvjpeg(const std::vector<std::string>& names) {
     NvjpegLibrary library;
-    void* handle = nullptr;
-    std::string opened;
-    std::string first_error;
-    for (const std::string& name : names) {
-        // RTLD_LOCAL: nvJPEG's symbols stay out of the global namespace.
-        handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (handle) {
-            opened = name;
-            break;
-        }
-        if (first_error.empty()) first_error = dlerror();
-    }
+    const OpenedLibrary opened = open_first_library(names);
+    void* handle = opened.handle;
     if (!handle) {
         library.problem = fmt::format(
             "nvJPEG not found: {}; it comes with the CUDA toolkit (libnvjpeg.so.13 in its lib64 "
             "folder): put that folder on LD_LIBRARY_PATH",
-            first_error.empty() ? "no library name given" : first_error);
+            opened.first_error.empty() ? "no library name given" : opened.first_error);
         return library;
     }
 
@@ -56,9 +38,10 @@ NvjpegLibrary open_nvjpeg(const std::vector<std::string>& names) {
     CUDACONV_NVJPEG_FUNCTIONS(CUDACONV_NVJPEG_RESOLVE)
 #undef CUDACONV_NVJPEG_RESOLVE
 
-    library.path = api->nvjpegGetProperty
-                       ? loaded_path(reinterpret_cast<const void*>(api->nvjpegGetProperty), opened)
-                       : opened;
+    library.path =
+        api->nvjpegGetProperty
+            ? loaded_path(reinterpret_cast<const void*>(api->nvjpegGetProperty), opened.name)
+            : opened.name;
     if (!missing.empty()) {
         dlclose(handle);
         library.problem = fmt::format(

@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "kernels/runtime/cuda_check.hpp"
+#include "kernels/runtime/shared_library.hpp"
 
 namespace cudaconv {
 namespace {
@@ -33,13 +34,6 @@ std::string folder_of(const std::string& path) {
     return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
 }
 
-// Where the dynamic linker found the library: the file holding a symbol.
-std::string loaded_path(const void* symbol, const std::string& fallback) {
-    Dl_info info{};
-    if (dladdr(symbol, &info) != 0 && info.dli_fname != nullptr) return info.dli_fname;
-    return fallback;
-}
-
 #endif
 
 }  // namespace
@@ -53,21 +47,12 @@ CudnnLibrary open_cudnn(const std::vector<std::string>& names) {
     library.problem = "built without cuDNN headers (cudnn.h was not found at build time)";
     return library;
 #else
-    void* handle = nullptr;
-    std::string opened;
-    std::string first_error;
-    for (const std::string& name : names) {
-        // RTLD_LOCAL: cuDNN's symbols stay out of the global namespace.
-        handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (handle) {
-            opened = name;
-            break;
-        }
-        if (first_error.empty()) first_error = dlerror();
-    }
+    const OpenedLibrary opened = open_first_library(names);
+    void* handle = opened.handle;
     if (!handle) {
-        library.problem = fmt::format("cuDNN 9 not found: {}; put its folder on LD_LIBRARY_PATH",
-                                      first_error.empty() ? "no library name given" : first_error);
+        library.problem =
+            fmt::format("cuDNN 9 not found: {}; put its folder on LD_LIBRARY_PATH",
+                        opened.first_error.empty() ? "no library name given" : opened.first_error);
         return library;
     }
 
@@ -85,9 +70,10 @@ CudnnLibrary open_cudnn(const std::vector<std::string>& names) {
     CUDACONV_CUDNN_FUNCTIONS(CUDACONV_CUDNN_RESOLVE)
 #undef CUDACONV_CUDNN_RESOLVE
 
-    library.path = api->cudnnGetVersion
-                       ? loaded_path(reinterpret_cast<const void*>(api->cudnnGetVersion), opened)
-                       : opened;
+    library.path =
+        api->cudnnGetVersion
+            ? loaded_path(reinterpret_cast<const void*>(api->cudnnGetVersion), opened.name)
+            : opened.name;
     if (!missing.empty()) {
         return refuse(fmt::format("{} is not cuDNN 9: it lacks {}{}", library.path, missing.front(),
                                   missing.size() > 1

@@ -30,7 +30,7 @@ struct BenchPlan {
     bool verify = true;
     // CUDA rows: the device's time alone (RunOptions::hold_timed_launches),
     // or events around each launch as the host submits it, the host's launch
-    // latency included (how ../shared/peers/npp_bench.cu times NPP).
+    // latency included (how the NPP peer program times NPP).
     bool device_timing = true;
     double cpu_budget_s = kCpuRowBudgetSeconds;
     // --param: each variant gets the values it reads (tuning_for).
