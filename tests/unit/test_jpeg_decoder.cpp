@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -106,16 +107,24 @@ cv::Mat gpu_decode(GpuJpegDecoder& decoder, const std::vector<unsigned char>& by
     return out;
 }
 
-std::vector<JpegBackend> startable_backends() {
-    std::vector<JpegBackend> out;
+// A decoder of each backend this machine can start; the others say why
+// not. Empty, with the line CTest counts as skipped, where there is no
+// device or no nvJPEG.
+std::vector<std::unique_ptr<GpuJpegDecoder>> gpu_decoders() {
+    std::vector<std::unique_ptr<GpuJpegDecoder>> out;
+    if (test::skip_without_device()) return out;
+    if (!load_nvjpeg().api) {
+        std::cout << "SKIPPED: no CUDA device (nvJPEG: " << load_nvjpeg().problem << ")\n";
+        return out;
+    }
     for (JpegBackend backend : {JpegBackend::hardware, JpegBackend::gpu_hybrid}) {
         try {
-            GpuJpegDecoder decoder(backend);
-            out.push_back(backend);
+            out.push_back(std::make_unique<GpuJpegDecoder>(backend));
         } catch (const CudaError& e) {
             std::cout << "nvJPEG " << jpeg_backend_name(backend) << ": " << e.what() << "\n";
         }
     }
+    REQUIRE_FALSE(out.empty());
     return out;
 }
 
@@ -123,20 +132,13 @@ std::vector<JpegBackend> startable_backends() {
 
 TEST_CASE("nvJPEG decodes the sample JPEGs as libjpeg-turbo does, within the bound",
           "[gpu][nvjpeg]") {
-    if (test::skip_without_device()) return;
-    if (!load_nvjpeg().api) {
-        std::cout << "SKIPPED: no CUDA device (nvJPEG: " << load_nvjpeg().problem << ")\n";
-        return;
-    }
-    const std::vector<JpegBackend> backends = startable_backends();
-    REQUIRE_FALSE(backends.empty());
-    for (JpegBackend backend : backends) {
-        GpuJpegDecoder decoder(backend);
+    for (const auto& each : gpu_decoders()) {
+        GpuJpegDecoder& decoder = *each;
         for (const TestJpeg& jpeg : test_jpegs()) {
             const cv::Mat cpu = cv::imdecode(jpeg.bytes, cv::IMREAD_UNCHANGED);
             std::string message;
             const cv::Mat gpu = gpu_decode(decoder, jpeg.bytes, &message);
-            INFO(jpeg_backend_name(backend) << ", " << jpeg.name);
+            INFO(jpeg_backend_name(decoder.backend()) << ", " << jpeg.name);
             REQUIRE(message.empty());
             REQUIRE(gpu.size() == cpu.size());
             REQUIRE(gpu.type() == cpu.type());
@@ -147,7 +149,7 @@ TEST_CASE("nvJPEG decodes the sample JPEGs as libjpeg-turbo does, within the bou
             const double mean_abs = cv::mean(diff.reshape(1))[0];
             const double differing =
                 static_cast<double>(cv::countNonZero(diff.reshape(1))) / diff.reshape(1).total();
-            std::cout << "nvJPEG " << jpeg_backend_name(backend) << " vs libjpeg-turbo, "
+            std::cout << "nvJPEG " << jpeg_backend_name(decoder.backend()) << " vs libjpeg-turbo, "
                       << jpeg.name << ": max-abs " << max_abs << ", mean-abs " << mean_abs
                       << ", samples differing " << 100.0 * differing << "%\n";
             CHECK(max_abs <= 20);
@@ -157,11 +159,6 @@ TEST_CASE("nvJPEG decodes the sample JPEGs as libjpeg-turbo does, within the bou
 }
 
 TEST_CASE("nvJPEG: a corrupt JPEG fails alone in its batch", "[gpu][nvjpeg]") {
-    if (test::skip_without_device()) return;
-    if (!load_nvjpeg().api) {
-        std::cout << "SKIPPED: no CUDA device (nvJPEG: " << load_nvjpeg().problem << ")\n";
-        return;
-    }
     const std::vector<TestJpeg> jpegs = test_jpegs();
     const std::vector<unsigned char>& good = jpegs[1].bytes;  // chelsea 4:2:0
     // A JPEG with nothing between its start and end markers: nvJPEG fails
@@ -169,8 +166,8 @@ TEST_CASE("nvJPEG: a corrupt JPEG fails alone in its batch", "[gpu][nvjpeg]") {
     // to what it can; truncated files never reach it, format_probe.cpp
     // refuses them first.)
     const std::vector<unsigned char> bad{0xFF, 0xD8, 0xFF, 0xD9};
-    for (JpegBackend backend : startable_backends()) {
-        GpuJpegDecoder decoder(backend);
+    for (const auto& each : gpu_decoders()) {
+        GpuJpegDecoder& decoder = *each;
         const JpegInspection seen = decoder.inspect(good.data(), good.size());
         REQUIRE(seen.refusal.empty());
         const std::size_t pitch = static_cast<std::size_t>(seen.width) * 3;
@@ -182,7 +179,7 @@ TEST_CASE("nvJPEG: a corrupt JPEG fails alone in its batch", "[gpu][nvjpeg]") {
                             {bad.data(), bad.size(), device.get() + bytes, pitch, 3},
                             {good.data(), good.size(), device.get() + 2 * bytes, pitch, 3}},
                            stream.get());
-        INFO(jpeg_backend_name(backend));
+        INFO(jpeg_backend_name(decoder.backend()));
         REQUIRE(messages.size() == 3);
         CHECK(messages[0].empty());
         CHECK(messages[2].empty());
@@ -198,11 +195,6 @@ TEST_CASE("nvJPEG: a corrupt JPEG fails alone in its batch", "[gpu][nvjpeg]") {
 }
 
 TEST_CASE("nvJPEG refuses what it does not take, with a reason", "[gpu][nvjpeg]") {
-    if (test::skip_without_device()) return;
-    if (!load_nvjpeg().api) {
-        std::cout << "SKIPPED: no CUDA device (nvJPEG: " << load_nvjpeg().problem << ")\n";
-        return;
-    }
     const std::string images = (cudaconv::test::source_dir() / "images").string() + "/";
     const cv::Mat chelsea = cv::imread(images + "chelsea.png", cv::IMREAD_COLOR);
     const std::vector<unsigned char> progressive =
@@ -213,9 +205,9 @@ TEST_CASE("nvJPEG refuses what it does not take, with a reason", "[gpu][nvjpeg]"
         return bytes;
     }();
     const std::vector<unsigned char> truncated(progressive.begin(), progressive.begin() + 40);
-    for (JpegBackend backend : startable_backends()) {
-        GpuJpegDecoder decoder(backend);
-        INFO(jpeg_backend_name(backend));
+    for (const auto& each : gpu_decoders()) {
+        GpuJpegDecoder& decoder = *each;
+        INFO(jpeg_backend_name(decoder.backend()));
         CHECK_THAT(decoder.inspect(progressive.data(), progressive.size()).refusal,
                    Contains("progressive"));
         CHECK_THAT(decoder.inspect(png.data(), png.size()).refusal, Contains("cannot parse"));
