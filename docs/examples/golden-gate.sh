@@ -29,13 +29,15 @@ fi
 mkdir -p "$target"
 
 # One cudaconv per image: a failing input stops the gate with its message.
-# --overwrite: each run replaces the previous run's outputs.
+# --overwrite: each run replaces the previous run's outputs. --decoder cpu:
+# JPEG inputs decoded by libjpeg-turbo everywhere, so a GPU runner's
+# outputs match the goldens to the filter's own bound (docs/CI.md).
 shopt -s nullglob nocaseglob
 images=("$inputs"/*.{png,jpg,jpeg,tif,tiff,pfm})
 ((${#images[@]})) || { echo "golden-gate: no images in $inputs" >&2; exit 2; }
 for image in "${images[@]}"; do
   name=$(basename "${image%.*}")
-  "$cudaconv" "$image" "$@" "${kernel[@]}" -q --overwrite -o "$target/$name.png"
+  "$cudaconv" "$image" "$@" "${kernel[@]}" --decoder cpu -q --overwrite -o "$target/$name.png"
 done
 
 if [[ ${UPDATE:-0} == 1 ]]; then

@@ -41,12 +41,13 @@ struct GpuJpegDecoder::State {
     // only when a batch differs.
     int batch_size = 0;
     int batch_channels = 0;
-    // inspect()'s parser, one call at a time.
-    nvjpegJpegStream_t parser = nullptr;
-    std::mutex parser_mutex;
+    // inspect()'s parsers, one a call at a time (nvJPEG's parsed streams
+    // are not for two threads at once): made as calls need them, kept.
+    std::vector<nvjpegJpegStream_t> idle_parsers;
+    std::mutex parsers_mutex;
 
     ~State() {
-        if (parser) api->nvjpegJpegStreamDestroy(parser);
+        for (nvjpegJpegStream_t parser : idle_parsers) api->nvjpegJpegStreamDestroy(parser);
         if (decode_state) api->nvjpegJpegStateDestroy(decode_state);
         if (handle) api->nvjpegDestroy(handle);
     }
@@ -58,6 +59,31 @@ struct GpuJpegDecoder::State {
                                         nvjpeg_status_name(status)));
         }
     }
+
+    // An idle parser, or a new one; null where none can be made.
+    nvjpegJpegStream_t take_parser() {
+        {
+            const std::lock_guard<std::mutex> lock(parsers_mutex);
+            if (!idle_parsers.empty()) {
+                nvjpegJpegStream_t parser = idle_parsers.back();
+                idle_parsers.pop_back();
+                return parser;
+            }
+        }
+        nvjpegJpegStream_t parser = nullptr;
+        if (api->nvjpegJpegStreamCreate(handle, &parser) != NVJPEG_STATUS_SUCCESS) return nullptr;
+        return parser;
+    }
+
+    // A parser taken, given back on the way out.
+    struct ParserLease {
+        State& state;
+        nvjpegJpegStream_t parser;
+        ~ParserLease() {
+            const std::lock_guard<std::mutex> lock(state.parsers_mutex);
+            state.idle_parsers.push_back(parser);
+        }
+    };
 
     // One batched decode of images of one channel count; the status of the
     // whole batch.
@@ -110,8 +136,6 @@ GpuJpegDecoder::GpuJpegDecoder(JpegBackend backend) : state_(std::make_unique<St
     }
     state_->check(api.nvjpegJpegStateCreate(state_->handle, &state_->decode_state),
                   "nvjpegJpegStateCreate");
-    state_->check(api.nvjpegJpegStreamCreate(state_->handle, &state_->parser),
-                  "nvjpegJpegStreamCreate");
 }
 
 GpuJpegDecoder::~GpuJpegDecoder() = default;
@@ -120,9 +144,13 @@ JpegBackend GpuJpegDecoder::backend() const { return state_->backend; }
 
 JpegInspection GpuJpegDecoder::inspect(const unsigned char* data, std::size_t size) const {
     const Api& api = *state_->api;
-    std::lock_guard<std::mutex> lock(state_->parser_mutex);
-    nvjpegJpegStream_t parser = state_->parser;
     JpegInspection out;
+    nvjpegJpegStream_t parser = state_->take_parser();
+    if (!parser) {
+        out.refusal = "nvJPEG has no memory left to parse it";
+        return out;
+    }
+    const State::ParserLease lease{*state_, parser};
     const nvjpegStatus_t parsed =
         api.nvjpegJpegStreamParse(state_->handle, data, size, 0, 0, parser);
     if (parsed != NVJPEG_STATUS_SUCCESS) {

@@ -17,17 +17,9 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/codecs/jpeg_batch.hpp"
+
 namespace cudaconv {
-
-enum class JpegBackend { hardware, gpu_hybrid };
-std::string_view jpeg_backend_name(JpegBackend backend);
-
-// What the decoder makes of one JPEG before decoding it.
-struct JpegInspection {
-    int width = 0, height = 0;
-    int channels = 0;     // of the decoded image: 3 (BGR) or 1
-    std::string refusal;  // why this decoder does not take it; empty when it does
-};
 
 // One image of a batch: the file's bytes, and where its pixels go (device
 // memory, rows of width * channels bytes, `pitch` bytes apart).
@@ -52,7 +44,8 @@ public:
 
     // Whether this decoder takes the JPEG in `data` (8-bit baseline or
     // extended Huffman coding, gray or YCbCr in a subsampling it knows),
-    // and the image's size. Never throws for the file's content.
+    // and the image's size. Any thread, at once with others and with
+    // decode(). Never throws for the file's content.
     JpegInspection inspect(const unsigned char* data, std::size_t size) const;
 
     // Decodes every target (each inspected without refusal) on `stream`, as

@@ -251,10 +251,17 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     // Memory the caller locked is copied at full speed.
     const Event up_start, up_stop;
     CUDA_CHECK(cudaEventRecord(up_start.get(), stream.get()));
-    CUDA_CHECK(cudaMemcpy2DAsync(
-        d_src.get(), src_row, job.src.data, static_cast<std::size_t>(job.src.row_bytes),
-        job.src.packed_row_bytes(), static_cast<std::size_t>(job.src.height),
-        cudaMemcpyHostToDevice, stream.get()));
+    if (options.device_src) {
+        CUDA_CHECK(cudaMemcpy2DAsync(d_src.get(), src_row, options.device_src,
+                                     options.device_src_pitch, job.src.packed_row_bytes(),
+                                     static_cast<std::size_t>(job.src.height),
+                                     cudaMemcpyDeviceToDevice, stream.get()));
+    } else {
+        CUDA_CHECK(cudaMemcpy2DAsync(
+            d_src.get(), src_row, job.src.data, static_cast<std::size_t>(job.src.row_bytes),
+            job.src.packed_row_bytes(), static_cast<std::size_t>(job.src.height),
+            cudaMemcpyHostToDevice, stream.get()));
+    }
     CUDA_CHECK(cudaMemcpyAsync(d_taps.get(), taps.data(), taps.size() * sizeof(float),
                                cudaMemcpyHostToDevice, stream.get()));
     CUDA_CHECK(cudaEventRecord(up_stop.get(), stream.get()));

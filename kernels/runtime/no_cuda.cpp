@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/errors.hpp"
+#include "kernels/codecs/jpeg_batch.hpp"
 #include "kernels/runtime/copy_bandwidth.hpp"
 #include "kernels/runtime/cuda_host.hpp"
 #include "kernels/runtime/cuda_registry.hpp"
@@ -92,6 +93,18 @@ std::vector<std::unique_ptr<Backend>> make_fast_separable_paths() {
         paths.push_back(std::make_unique<NotBuiltBackend>(name, "fast-separable"));
     }
     return paths;
+}
+
+// No GPU decoder: the constructor says why, so nothing else is ever called.
+struct GpuJpegBatch::State {};
+GpuJpegBatch::GpuJpegBatch() { throw std::runtime_error(no_device_reason()); }
+GpuJpegBatch::~GpuJpegBatch() = default;
+std::string_view GpuJpegBatch::name() const { return "none"; }
+JpegInspection GpuJpegBatch::inspect(const unsigned char*, std::size_t) const {
+    return {0, 0, 0, no_device_reason()};
+}
+void GpuJpegBatch::decode(const std::vector<GpuJpegImage*>&) {
+    throw std::runtime_error(no_device_reason());
 }
 
 }  // namespace cudaconv

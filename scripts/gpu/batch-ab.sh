@@ -5,12 +5,15 @@
 # same page cache, clocks and neighbours. Each round runs, with each binary:
 #   none, edge, dense31   200 distinct 4000x3000 JPEGs to PNG (as
 #                         batch-bench.sh), -f none / edge / a dense 31x31;
+#   edge-jpg              the same JPEGs, -f edge, to JPEG;
 #   png-in                100 of them as PNGs (level 1), -f edge, to PNG;
 #   one-auto, one-fast    one 12-megapixel JPEG to PNG, -f edge, -k auto and
 #                         -k fast (a process each: CUDA's start-up included).
 # Prints each round's images/s (batches) or seconds (one image) for A and B,
 # their medians and B/A (above 1 is B faster for batches, slower for one
-# image). ROUNDS (default 3); BATCH_IMAGES (default 200).
+# image). ROUNDS (default 3); BATCH_IMAGES (default 200); B_ARGS, options
+# given to B alone (e.g. "--decoder cpu", to time a path B has and A had
+# without a name).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 work=$(mktemp -d)
@@ -24,7 +27,7 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 A=$work/bin/baseline B=$work/bin/cudaconv
 rounds=${ROUNDS:-3} images=${BATCH_IMAGES:-200}
 
-echo "== batch-ab $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $rounds rounds, A = baseline, B = this build"
+echo "== batch-ab $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $rounds rounds, A = baseline, B = this build${B_ARGS:+ with $B_ARGS}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true
 python3 scripts/gpu/make-batch-inputs.py "$work" "$images" "$(nproc)" .carry/rocket-4000x3000.jpg
 mkdir -p "$work/png-in"
@@ -38,12 +41,14 @@ run() {  # run BINARY NAME
   case $name in
     none) args=("$work/in" -f none -o "$out/{stem}.png") ;;
     edge) args=("$work/in" -f edge -o "$out/{stem}.png") ;;
+    edge-jpg) args=("$work/in" -f edge -o "$out/{stem}.jpg") ;;
     dense31) args=("$work/in" -f "$work/dense31.txt" -o "$out/{stem}.png") ;;
     png-in) args=("$work/png-in" -f edge -o "$out/") ;;
     one-auto) args=("$one" -f edge -o "$out/one.png") ;;
     one-fast) args=("$one" -f edge -k fast -o "$out/one.png") ;;
   esac
   mkdir -p "$out"
+  [[ $bin == "$B" && -n ${B_ARGS:-} ]] && read -r -a extra <<<"$B_ARGS" && args+=("${extra[@]}")
   local start=$EPOCHREALTIME
   if "$bin" "${args[@]}" -q 2>"$work/err"; then
     awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN {printf "%.3f", b - a}'
@@ -54,7 +59,7 @@ run() {  # run BINARY NAME
   rm -rf "$out"
 }
 
-jobs=(none edge dense31 png-in one-auto one-fast)
+jobs=(none edge edge-jpg dense31 png-in one-auto one-fast)
 for name in "${jobs[@]}"; do run "$A" "$name" >/dev/null; run "$B" "$name" >/dev/null; done  # warm-up
 declare -A walls_a walls_b
 for ((r = 0; r < rounds; ++r)); do

@@ -23,7 +23,8 @@ rm -rf "$staging" .carry/cudaconv .carry/cudaconv_unit_tests .carry/cudaconv_cli
 # The peers' timing programs (../shared/peers), built and run there beside ours.
 if [[ -d ../shared/peers ]]; then
   mkdir -p .carry/peers
-  cp ../shared/peers/npp_bench.cu .carry/peers/
+  cp ../shared/peers/npp_bench.cu ../shared/peers/nvjpeg_batch.cu ../shared/peers/torchvision_batch.py \
+    .carry/peers/
 fi
 # The benchmark input of issue 5's and docs/PERFORMANCE.md's tables:
 # 4000x3000 RGB, made from a sample photo (a real image compresses; noise

@@ -33,15 +33,16 @@ FilterStats filter_stats(const ImageReport& r) {
 void print_timings(std::FILE* stream, const ImageReport& r) {
     const FilterStats s = filter_stats(r);
     const bool on_gpu = r.run.upload_ms > 0.0 || r.run.download_ms > 0.0;
-    auto stage = [&](const char* name, double ms, bool applies) {
-        if (applies) fmt::print(stream, "  {:<9}{:>10.3f} ms\n", name, ms);
+    auto stage = [&](const char* name, double ms, bool applies, const std::string& by = {}) {
+        if (applies)
+            fmt::print(stream, "  {:<9}{:>10.3f} ms{}\n", name, ms, by.empty() ? "" : "  " + by);
         else fmt::print(stream, "  {:<9}{:>10} \n", name, "-");
     };
     fmt::print(stream, "{} -> {}: {}x{} {}ch {} -> {}, {} {}x{}, {}\n", printable(r.input),
                printable(r.output), r.width, r.height, r.channels, depth_name(r.in_depth),
                depth_name(r.out_depth), printable_spec(r.filter), r.filter_width, r.filter_height,
                r.run.path.empty() ? r.variant : fmt::format("{} ({})", r.variant, r.run.path));
-    stage("decode", r.decode_ms, true);
+    stage("decode", r.decode_ms, true, r.decoder);
     stage("upload", r.run.upload_ms, on_gpu);
     fmt::print(stream, "  {:<9}{:>10.3f} ms", "filter", s.median_ms);
     if (r.run.filter_ms.size() > 1) {
@@ -54,7 +55,7 @@ void print_timings(std::FILE* stream, const ImageReport& r) {
     } else {
         stage("download", r.run.download_ms, on_gpu);
     }
-    stage("encode", r.encode_ms, true);
+    stage("encode", r.encode_ms, true, r.encoder);
     stage("total", r.total_ms, true);
 }
 
@@ -65,6 +66,7 @@ nlohmann::json to_json(const ImageReport& r) {
         {"output", r.output},
         {"variant", r.variant},
         {"path", r.run.path.empty() ? nlohmann::json() : nlohmann::json(r.run.path)},
+        {"decoder", r.decoder},
         {"encoder", r.encoder},
         {"filter", {{"spec", r.filter}, {"width", r.filter_width}, {"height", r.filter_height}}},
         {"image",

@@ -16,6 +16,9 @@ struct ImageReport {
     std::string input;
     std::string output;
     std::string variant;
+    // What decoded the input: "cpu", or nvJPEG's "nvjpeg-hardware" or
+    // "nvjpeg-hybrid" (kernels/codecs/jpeg_batch.hpp).
+    std::string decoder = "cpu";
     std::string encoder = "cpu";  // "gpu" where the device compressed a PNG's rows
     std::string filter;
     int filter_width = 0;

@@ -10,6 +10,7 @@
 #include <future>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -39,7 +40,8 @@ public:
         std::unique_lock<std::mutex> starting(mutex_);
         // The GPU thread and the one before it first: without them no
         // image bound for the GPU would get done, so the batch cannot run.
-        if (!threads.start([this] { relay(gpu_queue_, stages_.filter, encode_queue_); })) {
+        if (!threads.start(
+                [this] { relay(gpu_queue_, stages_.filter, encode_queue_, stages_.gpu_group); })) {
             cannot_start(threads, starting, "the batch's GPU thread");
         }
         if (stages_.prepare_for_gpu && !threads.start([this] {
@@ -172,34 +174,47 @@ private:
 
     using Queue = std::deque<std::unique_ptr<WorkItem>>;
 
+    using GroupStage = std::function<void(const std::vector<WorkItem*>&)>;
+
     // One thread's loop: images from `from`, in order, through `stage`, on
     // to `to`, until every image is done. The GPU thread (the filter) and
-    // the one before it (prepare_for_gpu) are such loops.
-    void relay(Queue& from, const std::function<void(WorkItem&)>& stage, Queue& to) {
+    // the one before it (prepare_for_gpu) are such loops. With a
+    // `group_stage`, the loop takes all the images queued (up to
+    // options_.gpu_group) and gives them to it together first.
+    void relay(Queue& from, const std::function<void(WorkItem&)>& stage, Queue& to,
+               const GroupStage& group_stage = {}) {
+        const std::size_t most = group_stage ? std::max<std::size_t>(1, options_.gpu_group) : 1;
+        std::vector<std::unique_ptr<WorkItem>> items;
         for (;;) {
-            std::unique_ptr<WorkItem> item;
+            items.clear();
             {
                 std::unique_lock<std::mutex> lock(mutex_);
                 while (from.empty() && !all_done()) changed_.wait_for(lock, kStopPoll);
                 if (from.empty()) return;
-                item = std::move(from.front());
-                from.pop_front();
+                while (!from.empty() && items.size() < most) {
+                    items.push_back(std::move(from.front()));
+                    from.pop_front();
+                }
             }
-            const std::size_t index = item->index;
-            if (stopping()) {
-                drop(index);
-                continue;
+            if (group_stage && !stopping()) {
+                std::vector<WorkItem*> group;
+                for (const auto& item : items) group.push_back(item.get());
+                group_stage(group);
             }
-            if (!attempt(index, [&] { stage(*item); })) {
-                release();
-                continue;
-            }
-            {
-                const std::lock_guard<std::mutex> lock(mutex_);
-                to.push_back(std::move(item));
-            }
-            changed_.notify_all();
+            for (auto& item : items) pass_on(std::move(item), stage, to);
         }
+    }
+
+    void pass_on(std::unique_ptr<WorkItem> item, const std::function<void(WorkItem&)>& stage,
+                 Queue& to) {
+        const std::size_t index = item->index;
+        if (stopping()) return drop(index);
+        if (!attempt(index, [&] { stage(*item); })) return release();
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            to.push_back(std::move(item));
+        }
+        changed_.notify_all();
     }
 
     // Runs a stage; a failure is reported and the image given up.

@@ -6,7 +6,10 @@
 // have prepare_for_gpu, a thread of its own runs it on each image before
 // the GPU thread takes it. While the GPU
 // thread filters one image, the workers decode the next ones and encode
-// the previous ones. A worker with a filtered image waiting encodes it
+// the previous ones. Where the stages have gpu_group, the GPU thread
+// takes the images queued for it several at a time and gives them to it
+// together before filtering each (the GPU's JPEG decoder). A worker with a
+// filtered image waiting encodes it
 // before decoding another, and at most max_in_flight images are between
 // decode and written, so memory stays bounded however long the batch.
 //
@@ -18,6 +21,7 @@
 #include <stdexcept>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace cudaconv {
 
@@ -52,6 +56,12 @@ struct PipelineStages {
     // memory, batch/pinned_slots.hpp). It may wait, for a slot the GPU
     // thread gives back.
     std::function<void(WorkItem&)> prepare_for_gpu;
+    // Optional: on the GPU thread, what it does for several images at once
+    // (the GPU's JPEG decoder): called with the images queued for it, at
+    // most PipelineOptions::gpu_group of them, in order, before filter
+    // takes each. It must not throw: what fails for one image it keeps in
+    // the image, for filter to deal with.
+    std::function<void(const std::vector<WorkItem*>&)> gpu_group;
     std::function<void(WorkItem&)> encode;  // on a worker: encode and write
     // Exactly one of these per index taken (done, failed, skipped,
     // dropped); they may be called from any thread, at the same time.
@@ -66,6 +76,7 @@ struct PipelineOptions {
     std::size_t count = 0;  // indices 0..count-1, decoded in order
     int workers = 1;        // -j (fewer run where the system will not start that many)
     std::size_t max_in_flight = 1;
+    std::size_t gpu_group = 1;  // the most images gpu_group is given at once
 };
 
 // Failures of one image go to `failed` and the rest go on. A UsageError

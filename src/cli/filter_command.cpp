@@ -19,6 +19,7 @@
 #include <spdlog/spdlog.h>
 
 #include "batch/cuda_warmup.hpp"
+#include "batch/gpu_decoding.hpp"
 #include "batch/heap_reuse.hpp"
 #include "io/inputs.hpp"
 #include "batch/interrupt.hpp"
@@ -64,6 +65,12 @@ constexpr const char* kNoFilter = "none";
 // 55.2, 48 55.8 and 57.1, at peak RSS 2.6, 3.2 and 4.0 GB; more only
 // lengthens the queues.
 int default_images_in_flight(int workers) { return workers + std::max(2, workers / 2); }
+// --decoder auto: the GPU decodes the JPEGs of a batch of at least this
+// many images; a single image decodes on the CPU while CUDA starts.
+constexpr std::size_t kGpuDecodeLeastImages = 2;
+// The most images the GPU thread decodes in one call of nvJPEG's batched
+// decoder (batch/gpu_decoding.hpp bounds their bytes too).
+constexpr std::size_t kGpuDecodeGroup = 16;
 // A signal's exit status, as the shell reports a process it ended.
 constexpr int kExitSignalBase = 128;
 
@@ -145,7 +152,25 @@ struct ImageWork : WorkItem {
     // Where src's pixels are, once copied into page-locked memory for the
     // upload (batch/pinned_slots.hpp); given back after the filter.
     PinnedSlots::Lease pinned;
+    // A JPEG the GPU decodes (--decoder): the file's bytes, and then where
+    // its pixels are on the device; src stays empty.
+    std::optional<EncodedImage> encoded;
+    std::optional<GpuDecoding::Image> gpu;
+
+    // The input as the variants see it: src, or the JPEG the GPU decodes
+    // (8-bit, as nvJPEG inspected it; no pixels on the host).
+    ConstImageView input_view() const {
+        if (!gpu) return view_of(src);
+        const JpegInspection& in = gpu->jpeg.inspection;
+        return {nullptr,     in.width,  in.height,
+                in.channels, Depth::u8, static_cast<std::int64_t>(in.width) * in.channels};
+    }
 };
+
+ImageShape shape_of(const ConstImageView& image) {
+    const int sample_bytes = static_cast<int>(depth_bytes(image.depth));
+    return {image.width, image.height, image.channels, sample_bytes, image.channels * sample_bytes};
+}
 
 class FilterCommand {
 public:
@@ -172,6 +197,7 @@ public:
             throw UsageError("no input: name files, folders or patterns, or --from FILE|-");
         }
         existing_ = existing_outputs_policy(o.skip_existing, o.overwrite);
+        check_gpu_decoder();  // before the plan makes any output folder
         read_options_.max_pixels = o.max_pixels;
         read_options_.bytes_beside = [this](const ImageShape& in) { return bytes_beside(in); };
         read_options_.accepted = [this](const ImageShape& header) {
@@ -224,6 +250,9 @@ public:
             prefault_ = one_image_cpu_ || cpu_requested;
         }
         if (may_use_cuda() && !work.empty() && !one_image_cpu_) warmup_.start();
+        gpu_decode_ = options_.decoder == "gpu" ||
+                      (options_.decoder == "auto" && may_use_cuda() && !one_image_cpu_ &&
+                       work.size() >= kGpuDecodeLeastImages);
         // One image: its PNG is compressed on every core, which are idle
         // then; in a batch the workers each encode one.
         encode_ = options_.encode;
@@ -248,6 +277,7 @@ public:
                 copy_to_pinned(static_cast<ImageWork&>(item), stop);
             };
         }
+        if (gpu_decode_) stages.gpu_group = [&](const auto& items) { decode_on_gpu(items); };
         stages.decode = [&](std::size_t k) { return decode(work[k]); };
         stages.filter = [&](WorkItem& item) { filter(static_cast<ImageWork&>(item)); };
         stages.encode = [&](WorkItem& item) { encode(static_cast<ImageWork&>(item)); };
@@ -267,8 +297,8 @@ public:
         stages.stop = [&] { return stop.requested(); };
         const int workers = worker_count(options_.jobs);
         try {
-            run_pipeline(stages,
-                         {work.size(), workers, images_in_flight(options_.in_flight, workers)});
+            run_pipeline(stages, {work.size(), workers,
+                                  images_in_flight(options_.in_flight, workers), kGpuDecodeGroup});
         } catch (const UsageError& e) {
             try {
                 progress.finish(0);  // the summary of what was done, then the error
@@ -375,6 +405,26 @@ private:
         }
     }
 
+    // --decoder gpu, refused (UsageError) before any work where the command
+    // line shows that the GPU cannot decode (no filter, a CPU variant named
+    // with -k) or nvJPEG cannot start here. An input it does not take (not
+    // a JPEG, or a kind nvJPEG refuses) is decoded by the CPU, and said
+    // (warn_cpu_decoded).
+    void check_gpu_decoder() {
+        if (options_.decoder != "gpu") return;
+        if (!params_) {
+            throw UsageError("--decoder gpu: -f none runs nothing on the GPU, so the CPU "
+                             "decodes (--decoder auto or cpu)");
+        }
+        if (requested_ && !requested_->uses_cuda()) {
+            throw UsageError(fmt::format("--decoder gpu: -k {} filters on the CPU, so the CPU "
+                                         "decodes (choose a CUDA variant or auto, or --decoder "
+                                         "auto or cpu)",
+                                         requested_->name()));
+        }
+        gpu_decoding_.open_or_refuse();
+    }
+
     // Under -k auto, choosing needs the CUDA probe (about 110-210 ms on the
     // GPU machine), which a worker would wait for with the first image
     // decoded, all workers at once, at the start of every batch. Until the
@@ -423,19 +473,19 @@ private:
         report.input = display(image.source.path);
         report.output = image.target.path == kStdStream ? "<stdout>" : image.target.path;
 
-        work->src = read_image(image.source.path, read_options_);
+        read_input(*work, image.source.path);
         report.decode_ms = ms_since(report.started);
-        const Depth in_depth = depth_of(work->src);
+        const ConstImageView in = work->input_view();
+        const Depth in_depth = in.depth;
         const Depth out_depth = out_depth_.value_or(in_depth);
         try {
-            check_output_format(image.target.path, image.target.extension, out_depth,
-                                work->src.channels());
+            check_output_format(image.target.path, image.target.extension, out_depth, in.channels);
         } catch (const UsageError& e) {
             throw WorkError(e.what());  // this input's problem: the batch goes on
         }
-        report.width = report.out_width = work->src.cols;
-        report.height = report.out_height = work->src.rows;
-        report.channels = work->src.channels();
+        report.width = report.out_width = in.width;
+        report.height = report.out_height = in.height;
+        report.channels = in.channels;
         report.in_depth = in_depth;
         report.out_depth = out_depth;
         if (!params_) {
@@ -444,15 +494,14 @@ private:
             return work;
         }
 
-        const Size2D size = output_size(work->src.cols, work->src.rows, *params_);
+        const Size2D size = output_size(in.width, in.height, *params_);
         if (size.width <= 0 || size.height <= 0) {
             throw WorkError(fmt::format(
                 "{}: the {}x{} image is smaller than the {}x{} filter, so --border valid "
                 "leaves no output",
-                report.input, work->src.cols, work->src.rows, params_->filter.width,
-                params_->filter.height));
+                report.input, in.width, in.height, params_->filter.width, params_->filter.height));
         }
-        const int dst_type = cv_type_of(out_depth, work->src.channels());
+        const int dst_type = cv_type_of(out_depth, in.channels);
         work->dst =
             prefaulted_.take(static_cast<int>(size.height), static_cast<int>(size.width), dst_type);
         if (work->dst.empty()) {
@@ -460,16 +509,17 @@ private:
                 return cv::Mat(static_cast<int>(size.height), static_cast<int>(size.width),
                                dst_type);
             };
-            work->dst = reporting_out_of_memory(report.input, shape_of(work->src), read_options_,
-                                                make_output);
+            work->dst =
+                reporting_out_of_memory(report.input, shape_of(in), read_options_, make_output);
         }
-        const Job job{view_of(std::as_const(work->src)), view_of(work->dst), *params_};
+        const Job job{in, view_of(work->dst), *params_};
         if (choose_later()) {
             work->choose_on_gpu_thread = work->on_gpu = true;
         } else {
             work->backend = choose_backend(job, report.input);
             work->on_gpu = work->backend->uses_cuda();
         }
+        if (work->gpu && !work->on_gpu) decode_on_cpu(*work);  // auto chose a CPU variant
         if (work->on_gpu && png_rows_on_device(*work)) {
             work->png_rows.emplace();
             work->png_rows->sample_rows = png_sample_rows(work->dst.rows);
@@ -491,6 +541,98 @@ private:
         report.out_width = work->dst.cols;
         report.out_height = work->dst.rows;
         return work;
+    }
+
+    // Reads the input, and decodes it here unless the GPU will (--decoder).
+    void read_input(ImageWork& work, const std::string& path) {
+        if (!gpu_decode_) {
+            work.src = read_image(path, read_options_);
+            return;
+        }
+        EncodedImage encoded = read_encoded_image(path, read_options_);
+        std::string why_not;
+        std::optional<JpegInspection> inspection = gpu_decoding_.take(encoded, why_not);
+        if (!inspection) {
+            work.src = decode_image(encoded, read_options_);
+            if (options_.decoder == "gpu") warn_cpu_decoded(work.report.input, why_not);
+            return;
+        }
+        work.encoded = std::move(encoded);
+        work.gpu.emplace();
+        work.gpu->jpeg.data = work.encoded->bytes.data();
+        work.gpu->jpeg.size = work.encoded->bytes.size();
+        work.gpu->jpeg.inspection = std::move(*inspection);
+        work.report.decoder = gpu_decoding_.decoder_name();
+    }
+
+    // On the GPU thread, before filtering them: the JPEGs among `items`,
+    // decoded together (batch/gpu_decoding.hpp); each image's decode time
+    // is its share of the group's.
+    void decode_on_gpu(const std::vector<WorkItem*>& items) {
+        std::vector<GpuDecoding::Image*> images;
+        std::vector<ImageWork*> works;
+        for (WorkItem* item : items) {
+            auto& work = static_cast<ImageWork&>(*item);
+            if (!work.gpu) continue;
+            images.push_back(&*work.gpu);
+            works.push_back(&work);
+        }
+        if (images.empty()) return;
+        const auto start = Clock::now();
+        gpu_decoding_.decode_group(images);
+        const double elapsed = ms_since(start);
+        const auto decoded = static_cast<double>(
+            std::count_if(images.begin(), images.end(),
+                          [](const GpuDecoding::Image* i) { return i->attempted; }));
+        for (ImageWork* work : works) {
+            if (work->gpu->attempted) work->report.decode_ms += elapsed / decoded;
+        }
+    }
+
+    // Whether the GPU holds the image's pixels, decoding it alone now where
+    // its group left it (out of room).
+    bool decoded_on_gpu(ImageWork& work) {
+        if (!work.gpu->attempted) {
+            const auto start = Clock::now();
+            gpu_decoding_.decode_one(*work.gpu);
+            work.report.decode_ms += ms_since(start);
+        }
+        return work.gpu->jpeg.device_pixels != nullptr;
+    }
+
+    // A JPEG meant for the GPU decoded by the CPU after all: nvJPEG could
+    // not decode it (a corrupt file, no room on the device), and the CPU
+    // decoder's word on it is the one reported; or auto ran it on the CPU.
+    void decode_on_cpu(ImageWork& work) {
+        const ConstImageView meant = work.input_view();
+        if (!work.gpu->jpeg.error.empty()) {
+            spdlog::debug("{}: {}; decoding it on the CPU", work.report.input,
+                          work.gpu->jpeg.error);
+        }
+        const auto start = Clock::now();
+        cv::Mat src = decode_image(*work.encoded, read_options_);
+        if (src.cols != meant.width || src.rows != meant.height ||
+            src.channels() != meant.channels || depth_of(src) != Depth::u8) {
+            throw WorkError(fmt::format("{}: the CPU decoder made a {}x{} image of {} channels "
+                                        "where nvJPEG read {}x{} of {} channels",
+                                        work.report.input, src.cols, src.rows, src.channels(),
+                                        meant.width, meant.height, meant.channels));
+        }
+        work.src = std::move(src);
+        work.gpu.reset();
+        work.encoded.reset();
+        work.report.decoder = "cpu";
+        work.report.decode_ms += ms_since(start);
+    }
+
+    // --decoder gpu, and the CPU decodes this image: said once a run, as
+    // warn_cpu_encoded does.
+    void warn_cpu_decoded(const std::string& input, const std::string& why) {
+        if (cpu_decoded_warned_.exchange(true)) return;
+        progress_->log_above(fmt::format("--decoder gpu: {}: decoded by the CPU ({}); --json's "
+                                         "\"decoder\" tells for each image",
+                                         input, why),
+                             false);
     }
 
     // With -k auto the plan named outputs by "auto"; now the variant is known,
@@ -568,22 +710,30 @@ private:
 
     void filter(ImageWork& work) {
         if (!params_) return;  // -f none
-        const Job job{view_of(std::as_const(work.src)), view_of(work.dst), *params_};
         if (work.choose_on_gpu_thread) {
             // Usually a CUDA variant; otherwise (no usable device after all,
             // or a job only the CPU runs) it runs here, for the few images
             // decoded before the probe ended.
+            const Job job{work.input_view(), view_of(work.dst), *params_};
             work.backend = choose_backend(job, work.report.input);
             work.report.variant = std::string(work.backend->name());
         }
+        if (work.gpu && (!work.backend->uses_cuda() || !decoded_on_gpu(work))) {
+            decode_on_cpu(work);
+        }
+        const Job job{work.input_view(), view_of(work.dst), *params_};
         try {
             const auto start = Clock::now();
             RunOptions run_options;
             run_options.warmup = options_.warmup;
             run_options.repeat = options_.repeat;
             if (work.png_rows) run_options.png_rows = &*work.png_rows;
+            if (work.gpu) {
+                run_options.device_src = work.gpu->jpeg.device_pixels;
+                run_options.device_src_pitch = work.gpu->jpeg.pitch;
+            }
             work.report.run =
-                reporting_out_of_memory(work.report.input, shape_of(work.src), read_options_,
+                reporting_out_of_memory(work.report.input, shape_of(job.src), read_options_,
                                         [&] { return work.backend->run(job, run_options); });
             work.report.run_ms = ms_since(start);
         } catch (const UsageError&) {
@@ -596,6 +746,8 @@ private:
         }
         work.src.release();  // the input is no longer needed: memory for the next
         work.pinned.reset();
+        work.gpu.reset();
+        work.encoded.reset();
     }
 
     void encode(ImageWork& work) {
@@ -656,6 +808,9 @@ private:
     std::optional<PinnedSlots> pinned_;  // a GPU batch's upload slots
     std::set<Backend*> announced_;
     std::atomic<bool> cpu_encoded_warned_{false};  // warn_cpu_encoded's once
+    std::atomic<bool> cpu_decoded_warned_{false};  // warn_cpu_decoded's once
+    GpuDecoding gpu_decoding_;                     // --decoder's GPU side
+    bool gpu_decode_ = false;                      // whether JPEGs go to the GPU's decoder this run
     std::set<std::string> retargeted_;             // outputs named once the variant was known
     BatchProgress* progress_ = nullptr;
     CudaWarmup warmup_;

@@ -113,6 +113,11 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
                    "variant filtered the image), cpu, or gpu (refused where it cannot be)")
         ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
         ->capture_default_str();
+    app.add_option("--decoder", o.decoder,
+                   "Where JPEG inputs are decoded: auto (on the GPU for a batch a CUDA variant "
+                   "filters, where nvJPEG is present), cpu, or gpu (refused where it cannot be)")
+        ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
+        ->capture_default_str();
     app.add_option("--pinned-slots", o.pinned_slots,
                    "Page-locked upload slots of a GPU batch, 0 for none (default: 3 for 16 "
                    "images or more, else 0)")

@@ -45,6 +45,11 @@ struct FilterOptions {
     // the output; cpu: by the workers; gpu: as auto, refused before any
     // work where the GPU cannot encode the outputs (check_gpu_encoder).
     std::string encoder = "auto";
+    // --decoder: where JPEG inputs are decoded. auto: by the GPU's decoder
+    // for images a CUDA variant filters, in a batch, where nvJPEG loads;
+    // cpu: by the workers; gpu: as auto in any run, refused before any
+    // work where the GPU cannot decode (check_gpu_decoder).
+    std::string decoder = "auto";
     // --pinned-slots: page-locked upload slots of a GPU batch (0: none);
     // unset, 3 for 16 images or more on a CUDA variant, else none.
     std::optional<int> pinned_slots;

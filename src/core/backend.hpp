@@ -46,6 +46,12 @@ struct RunOptions {
     // CUDA variants: compress the output for a PNG on the device and return
     // that instead (nullptr: download the pixels). CPU variants ignore it.
     PngRowsRequest* png_rows = nullptr;
+    // CUDA variants: the input's pixels are on the device already, rows of
+    // job.src's packed row bytes `device_src_pitch` apart (a JPEG decoded
+    // there, kernels/codecs/jpeg_batch.hpp): copied from there in place of
+    // the upload, and job.src.data is not read. CPU variants refuse it.
+    const std::byte* device_src = nullptr;
+    std::size_t device_src_pitch = 0;
     // CUDA variants: queue each timed run after the first launch behind a
     // kernel that holds the stream until the host has queued it
     // (kernels/runtime/stream_hold.hpp), so that its time is the device's alone.

@@ -2,6 +2,7 @@
 // What the CPU variants share around their own loops: the dispatch from the
 // job's depths to a typed function, and timing repeats with a steady clock.
 #include <chrono>
+#include <stdexcept>
 #include <cstdint>
 
 #include "core/backend.hpp"
@@ -28,6 +29,9 @@ void dispatch_depths(const Job& job, F&& f) {
 // Runs filter() options.warmup + options.repeat times; the repeats are timed.
 template <typename F>
 RunTimings time_cpu_runs(const RunOptions& options, F&& filter) {
+    if (options.device_src) {
+        throw std::invalid_argument("a CPU variant cannot read an input held on the device");
+    }
     RunTimings timings;
     for (int i = 0; i < options.warmup + options.repeat; ++i) {
         const auto start = std::chrono::steady_clock::now();

@@ -156,20 +156,29 @@ ImageShape claimed_shape(const detail::FormatProbe& probe) {
     return {probe.width, probe.height, probe.channels, probe.sample_bytes, probe.pixel_bytes};
 }
 
-// `path` is empty for stdin: the bytes are all there is.
-cv::Mat decode(const std::vector<std::uint8_t>& bytes, const std::string& path,
-               const std::string& name, const ReadOptions& options) {
-    const detail::FormatProbe probe = detail::probe_image(bytes.data(), bytes.size());
+// What the bytes claim to be, checked as far as the header tells: a
+// problem the probe found, then (other than PNG, whose reader checks its
+// own header as it goes) the size the header claims against the options.
+detail::FormatProbe checked_probe(const std::vector<std::uint8_t>& bytes, const std::string& name,
+                                  const ReadOptions& options) {
+    detail::FormatProbe probe = detail::probe_image(bytes.data(), bytes.size());
     if (!probe.problem.empty()) throw WorkError(name + ": " + probe.problem);
+    if (probe.format != detail::ImageFormat::png && probe.width > 0 && probe.height > 0) {
+        check_shape(claimed_shape(probe), name, options);
+        if (options.accepted) options.accepted(claimed_shape(probe));
+    }
+    return probe;
+}
+
+// `path` is empty for stdin: the bytes are all there is. `probe` is
+// checked_probe's, which has run.
+cv::Mat decode(const std::vector<std::uint8_t>& bytes, const detail::FormatProbe& probe,
+               const std::string& path, const std::string& name, const ReadOptions& options) {
     if (probe.format == detail::ImageFormat::png) {
         return decode_png(bytes.data(), bytes.size(), name, options);
     }
     const std::string format = detail::format_name(probe.format);
     const bool size_told = probe.width > 0 && probe.height > 0;
-    if (size_told) {
-        check_shape(claimed_shape(probe), name, options);
-        if (options.accepted) options.accepted(claimed_shape(probe));
-    }
 
     detail::CodecMessages messages;
     cv::Mat image;
@@ -228,14 +237,30 @@ void configure_opencv_io() {
 }
 
 cv::Mat read_image(const std::string& path, const ReadOptions& options) {
+    return decode_image(read_encoded_image(path, options), options);
+}
+
+EncodedImage read_encoded_image(const std::string& path, const ReadOptions& options) {
+    EncodedImage image;
     if (path == kStdStream) {
-        std::vector<std::uint8_t> bytes = read_all(STDIN_FILENO, kStdinName, 0);
-        if (bytes.empty()) throw WorkError(std::string(kStdinName) + ": empty input");
-        return decode(bytes, "", kStdinName, options);
+        image.name = kStdinName;
+        image.bytes = read_all(STDIN_FILENO, kStdinName, 0);
+        if (image.bytes.empty()) throw WorkError(image.name + ": empty input");
+    } else {
+        image.name = image.path = path;
+        image.bytes = read_file(path);
+        if (image.bytes.empty()) throw WorkError(path + ": empty file");
     }
-    const std::vector<std::uint8_t> bytes = read_file(path);
-    if (bytes.empty()) throw WorkError(path + ": empty file");
-    return decode(bytes, path, path, options);
+    image.is_jpeg = checked_probe(image.bytes, image.name, options).format ==
+                    detail::ImageFormat::jpeg;
+    return image;
+}
+
+cv::Mat decode_image(const EncodedImage& image, const ReadOptions& options) {
+    // Probed again (a look at the header, microseconds) rather than kept:
+    // EncodedImage stays free of the probe's detail.
+    return decode(image.bytes, detail::probe_image(image.bytes.data(), image.bytes.size()),
+                  image.path, image.name, options);
 }
 
 Depth depth_of(const cv::Mat& m) {

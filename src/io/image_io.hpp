@@ -37,6 +37,18 @@ void configure_opencv_io();
 // options.cancelled says so during a PNG's decode.
 cv::Mat read_image(const std::string& path, const ReadOptions& options = {});
 
+// read_image in two steps, for a caller that may decode elsewhere (the
+// GPU's JPEG decoder): the file's bytes, with every check read_image makes
+// before decoding already passed; then their decoding, with the rest.
+struct EncodedImage {
+    std::string name;  // for messages: the path, or <stdin>
+    std::string path;  // empty for stdin
+    std::vector<std::uint8_t> bytes;
+    bool is_jpeg = false;
+};
+EncodedImage read_encoded_image(const std::string& path, const ReadOptions& options = {});
+cv::Mat decode_image(const EncodedImage& image, const ReadOptions& options = {});
+
 Depth depth_of(const cv::Mat& m);  // the Mat must hold u8, u16 or f32 samples
 int cv_type_of(Depth depth, int channels);
 ImageView view_of(cv::Mat& m);

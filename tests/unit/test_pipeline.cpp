@@ -206,3 +206,49 @@ TEST_CASE("a stage that throws Cancelled drops its image", "[batch]") {
 }
 
 }  // namespace cudaconv
+
+namespace cudaconv {
+
+// gpu_group (the batch's JPEG decoding on the GPU) sees every image bound
+// for the GPU thread exactly once, in order, in groups of at most
+// gpu_group, each before the filter of any of its images; never the
+// workers' images.
+TEST_CASE("gpu_group gives the GPU thread's images in ordered groups before their filter",
+          "[batch]") {
+    constexpr std::size_t kCount = 80;
+    constexpr std::size_t kGroup = 4;
+    Recorder r;
+    PipelineStages s = stages_for(r);
+    std::mutex mutex;
+    std::vector<std::vector<std::size_t>> groups;
+    std::vector<std::size_t> filtered_before_grouped;  // an image filtered before its group came
+    std::vector<bool> grouped(kCount, false);
+    s.gpu_group = [&](const std::vector<WorkItem*>& items) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        groups.emplace_back();
+        for (const WorkItem* item : items) {
+            groups.back().push_back(item->index);
+            grouped[item->index] = true;
+        }
+    };
+    s.filter = [&](WorkItem& item) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (item.on_gpu && !grouped[item.index]) filtered_before_grouped.push_back(item.index);
+    };
+    run_pipeline(s, {kCount, 4, 16, kGroup});
+    check_all_done(r, kCount);
+    CHECK(filtered_before_grouped.empty());
+    std::vector<std::size_t> seen;
+    for (const auto& group : groups) {
+        CHECK(!group.empty());
+        CHECK(group.size() <= kGroup);
+        seen.insert(seen.end(), group.begin(), group.end());
+    }
+    std::vector<std::size_t> expected;  // the GPU's images: the even ones (stages_for)
+    for (std::size_t i = 0; i < kCount; i += 2) expected.push_back(i);
+    std::vector<std::size_t> sorted = seen;
+    std::sort(sorted.begin(), sorted.end());
+    CHECK(sorted == expected);  // each once, none of the workers'
+}
+
+}  // namespace cudaconv

@@ -1,0 +1,68 @@
+#pragma once
+// The GPU's JPEG decoder as a batch uses it, with no CUDA type in sight so
+// that src/ includes it in every build: a worker asks whether the GPU takes
+// a file (inspect), and the GPU thread decodes the files taken, several at
+// once, into device memory that the CUDA variants read in place of an
+// upload (RunOptions::device_src). kernels/codecs/jpeg_decoder.hpp is the
+// decoder underneath; without the CUDA toolkit the constructor says that
+// this build has none.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cudaconv {
+
+enum class JpegBackend { hardware, gpu_hybrid };
+std::string_view jpeg_backend_name(JpegBackend backend);
+
+// What the decoder makes of one JPEG before decoding it.
+struct JpegInspection {
+    int width = 0, height = 0;
+    int channels = 0;     // of the decoded image: 3 (BGR) or 1
+    std::string refusal;  // why this decoder does not take it; empty when it does
+};
+
+// One image of a batch: the file's bytes and what inspect() said of them;
+// decode() sets the rest.
+struct GpuJpegImage {
+    const unsigned char* data = nullptr;
+    std::size_t size = 0;
+    JpegInspection inspection;
+    // Rows of width * channels bytes, `pitch` apart, on the device; null
+    // where it failed.
+    const std::byte* device_pixels = nullptr;
+    std::size_t pitch = 0;
+    std::string error;  // why it failed (nvJPEG's words): the caller retries on the CPU
+};
+
+class GpuJpegBatch {
+public:
+    // Opens nvJPEG on the first device: the hardware backend where the GPU
+    // has a JPEG engine, else the GPU-hybrid one. Throws CudaError, saying
+    // why, where neither can start (no library, no device, no CUDA build).
+    GpuJpegBatch();
+    ~GpuJpegBatch();
+    GpuJpegBatch(const GpuJpegBatch&) = delete;
+    GpuJpegBatch& operator=(const GpuJpegBatch&) = delete;
+
+    // "nvjpeg-hardware" or "nvjpeg-hybrid": what --json calls the decoder.
+    std::string_view name() const;
+
+    // Whether the GPU takes this JPEG, and its size; any thread, at once
+    // with others and with decode(). Never throws for the file's content.
+    JpegInspection inspect(const unsigned char* data, std::size_t size) const;
+
+    // Decodes every image (inspected without refusal) on one thread, the
+    // one that then reads the pixels, and waits for them. The pixels stay
+    // until the next decode() or the decoder goes; an image that fails has
+    // `error` set and no pixels, and the others decode all the same.
+    void decode(const std::vector<GpuJpegImage*>& images);
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+}  // namespace cudaconv

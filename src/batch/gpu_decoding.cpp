@@ -1,0 +1,86 @@
+#include "batch/gpu_decoding.hpp"
+
+#include <exception>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "base/errors.hpp"
+
+namespace cudaconv {
+
+void GpuDecoding::open_or_refuse() {
+    std::call_once(opened_, [this] {
+        try {
+            decoder_ = std::make_unique<GpuJpegBatch>();
+        } catch (const std::exception& e) {
+            problem_ = e.what();
+        }
+    });
+    if (!decoder_) {
+        throw UsageError(fmt::format("--decoder gpu: the GPU cannot decode here: {} (--decoder "
+                                     "auto or cpu decodes on the CPU)",
+                                     problem_));
+    }
+}
+
+std::optional<JpegInspection> GpuDecoding::take(const EncodedImage& image, std::string& why_not) {
+    if (!image.is_jpeg) {
+        why_not = "not a JPEG";
+        return std::nullopt;
+    }
+    std::call_once(opened_, [this] {
+        try {
+            decoder_ = std::make_unique<GpuJpegBatch>();
+            spdlog::debug("decoding JPEG on the GPU with {}", decoder_->name());
+        } catch (const std::exception& e) {
+            problem_ = e.what();
+            spdlog::debug("JPEG is decoded on the CPU: the GPU's decoder cannot start ({})",
+                          problem_);
+        }
+    });
+    if (!decoder_) {
+        why_not = problem_;
+        return std::nullopt;
+    }
+    JpegInspection inspection = decoder_->inspect(image.bytes.data(), image.bytes.size());
+    if (!inspection.refusal.empty()) {
+        why_not = inspection.refusal;
+        return std::nullopt;
+    }
+    return inspection;
+}
+
+std::string GpuDecoding::decoder_name() const {
+    return decoder_ ? std::string(decoder_->name()) : std::string("cpu");
+}
+
+void GpuDecoding::decode_group(const std::vector<Image*>& images) {
+    std::vector<GpuJpegImage*> group;
+    std::size_t bytes = 0;
+    for (Image* image : images) {
+        const JpegInspection& in = image->jpeg.inspection;
+        const std::size_t image_bytes = static_cast<std::size_t>(in.width) *
+                                        static_cast<std::size_t>(in.height) *
+                                        static_cast<std::size_t>(in.channels);
+        if (!group.empty() && bytes + image_bytes > kGroupBytes) break;
+        bytes += image_bytes;
+        group.push_back(&image->jpeg);
+        image->attempted = true;
+    }
+    if (group.empty()) return;
+    try {
+        decoder_->decode(group);
+    } catch (const std::exception& e) {
+        for (GpuJpegImage* jpeg : group) {
+            jpeg->device_pixels = nullptr;
+            jpeg->error = e.what();
+        }
+    }
+}
+
+void GpuDecoding::decode_one(Image& image) { decode_group({&image}); }
+
+}  // namespace cudaconv

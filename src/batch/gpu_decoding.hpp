@@ -1,0 +1,55 @@
+#pragma once
+// --decoder for a batch: which inputs the GPU's JPEG decoder takes (asked
+// on the workers, which then only read the file), and their decoding in
+// groups on the GPU thread, into device memory the CUDA variant reads in
+// place of an upload. Whatever the GPU does not take or cannot decode goes
+// to the CPU decoder, so a batch never fails for the GPU's sake.
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/image_io.hpp"
+#include "kernels/codecs/jpeg_batch.hpp"
+
+namespace cudaconv {
+
+class GpuDecoding {
+public:
+    // Opens nvJPEG now, for --decoder gpu: throws UsageError, saying why,
+    // where it cannot run.
+    void open_or_refuse();
+
+    // On a worker: whether the GPU decodes this image, and what it will be;
+    // else nullopt and why not (not a JPEG, a kind nvJPEG does not take,
+    // no decoder here). The decoder is opened at the first JPEG; where it
+    // cannot be, that is said once (at -v) and the CPU decodes them all.
+    std::optional<JpegInspection> take(const EncodedImage& image, std::string& why_not);
+
+    // What --json calls the decoder: "nvjpeg-hardware" or "nvjpeg-hybrid".
+    std::string decoder_name() const;
+
+    // On the GPU thread: decodes the images of a group, in order, as far
+    // as kGroupBytes of device memory goes (at least one); those it leaves
+    // have `attempted` false and come to decode_one later. Never throws:
+    // a failure is the image's `error`.
+    struct Image {
+        GpuJpegImage jpeg;
+        bool attempted = false;
+    };
+    void decode_group(const std::vector<Image*>& images);
+    void decode_one(Image& image);
+
+private:
+    // Device memory one group's pixels may take: 16 images of 12 megapixels
+    // in RGB, or 2 of 50.
+    static constexpr std::size_t kGroupBytes = std::size_t{640} << 20;
+
+    std::once_flag opened_;
+    std::unique_ptr<GpuJpegBatch> decoder_;
+    std::string problem_;  // why decoder_ is null, once opened_
+};
+
+}  // namespace cudaconv
