@@ -3,7 +3,9 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -26,11 +28,85 @@ std::size_t decoded_pitch(const JpegInspection& inspection) {
     return (row + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
 }
 
-// A device buffer kept between batches: the i-th image of a batch decodes
-// into the i-th buffer, replaced only when too small.
-struct KeptBuffer {
-    DeviceArray<std::byte> memory{nullptr};
-    std::size_t bytes = 0;
+// The device buffers images hold their pixels in: taken by decode(), given
+// back when an image lets its pixels go, and kept (up to kKeptBytes) for
+// the next images, of the same size in a batch of photos. Shared with the
+// images' pointers, so that one outliving the decoder still frees its own.
+class BufferPool : public std::enable_shared_from_this<BufferPool> {
+public:
+    ~BufferPool() {
+        for (const auto& [bytes, memory] : idle_) cudaFree(memory);
+    }
+
+    // A buffer of at least `bytes`, or null with `error` saying why.
+    std::shared_ptr<const std::byte> take(std::size_t bytes, std::string& error) {
+        std::byte* memory = nullptr;
+        std::size_t size = bytes;
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            // One a little larger will do; one far larger is kept for an image it fits.
+            const auto fit = idle_.lower_bound(bytes);
+            if (fit != idle_.end() && fit->first <= bytes + bytes / 4) {
+                size = fit->first;
+                memory = fit->second;
+                idle_bytes_ -= size;
+                idle_.erase(fit);
+            }
+        }
+        if (!memory) memory = allocate(bytes, error);
+        if (!memory) return nullptr;
+        std::weak_ptr<BufferPool> pool = weak_from_this();
+        return std::shared_ptr<const std::byte>(memory, [pool, size](const std::byte* p) {
+            auto* held = const_cast<std::byte*>(p);
+            if (const auto alive = pool.lock()) {
+                alive->give_back(held, size);
+            } else {
+                cudaFree(held);
+            }
+        });
+    }
+
+private:
+    // cudaMalloc, after freeing what is kept where the device is full.
+    std::byte* allocate(std::size_t bytes, std::string& error) {
+        void* memory = nullptr;
+        cudaError_t status = cudaMalloc(&memory, bytes);
+        if (status == cudaErrorMemoryAllocation) {
+            cudaGetLastError();
+            free_idle();
+            status = cudaMalloc(&memory, bytes);
+        }
+        if (status != cudaSuccess) {
+            cudaGetLastError();  // cleared: the next call should not see it
+            error = std::string("no room on the device to decode it (") +
+                    cudaGetErrorString(status) + ")";
+            return nullptr;
+        }
+        return static_cast<std::byte*>(memory);
+    }
+
+    void give_back(std::byte* memory, std::size_t bytes) {
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            if (idle_bytes_ + bytes <= GpuJpegBatch::kKeptBytes) {
+                idle_.emplace(bytes, memory);
+                idle_bytes_ += bytes;
+                return;
+            }
+        }
+        cudaFree(memory);
+    }
+
+    void free_idle() {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        for (const auto& [bytes, memory] : idle_) cudaFree(memory);
+        idle_.clear();
+        idle_bytes_ = 0;
+    }
+
+    std::mutex mutex_;
+    std::multimap<std::size_t, std::byte*> idle_;  // by size
+    std::size_t idle_bytes_ = 0;
 };
 
 std::unique_ptr<GpuJpegDecoder> open_decoder() {
@@ -47,7 +123,8 @@ std::unique_ptr<GpuJpegDecoder> open_decoder() {
 struct GpuJpegBatch::State {
     std::unique_ptr<GpuJpegDecoder> decoder;
     std::unique_ptr<Stream> stream;
-    std::vector<KeptBuffer> buffers;
+    std::shared_ptr<BufferPool> buffers = std::make_shared<BufferPool>();
+    std::mutex decoding;  // decode()'s: nvJPEG's decode state is for one call at a time
 };
 
 GpuJpegBatch::GpuJpegBatch() : state_(std::make_unique<State>()) {
@@ -70,49 +147,36 @@ JpegInspection GpuJpegBatch::inspect(const unsigned char* data, std::size_t size
 }
 
 void GpuJpegBatch::decode(const std::vector<GpuJpegImage*>& images) {
+    const std::lock_guard<std::mutex> lock(state_->decoding);
     CUDA_CHECK(cudaSetDevice(current_device().index));
-    if (state_->buffers.size() < images.size()) state_->buffers.resize(images.size());
     std::vector<JpegDecodeTarget> targets;
     std::vector<GpuJpegImage*> decoding;
-    for (std::size_t i = 0; i < images.size(); ++i) {
-        GpuJpegImage& image = *images[i];
-        image.device_pixels = nullptr;
-        image.error.clear();
-        const std::size_t pitch = decoded_pitch(image.inspection);
-        const std::size_t bytes = pitch * static_cast<std::size_t>(image.inspection.height);
-        KeptBuffer& buffer = state_->buffers[i];
-        if (buffer.bytes < bytes) {
-            buffer = KeptBuffer{};  // the old one first: the device may be nearly full
-            void* memory = nullptr;
-            const cudaError_t status = cudaMalloc(&memory, bytes);
-            if (status != cudaSuccess) {
-                cudaGetLastError();  // cleared: the next call should not see it
-                image.error = std::string("no room on the device to decode it (") +
-                              cudaGetErrorString(status) + ")";
-                continue;
-            }
-            buffer.memory.reset(static_cast<std::byte*>(memory));
-            buffer.bytes = bytes;
-        }
-        image.pitch = pitch;
+    for (GpuJpegImage* image : images) {
+        image->device_pixels.reset();
+        image->error.clear();
+        const std::size_t pitch = decoded_pitch(image->inspection);
+        std::shared_ptr<const std::byte> pixels = state_->buffers->take(
+            pitch * static_cast<std::size_t>(image->inspection.height), image->error);
+        if (!pixels) continue;
+        image->pitch = pitch;
         JpegDecodeTarget target;
-        target.data = image.data;
-        target.size = image.size;
-        target.dst = reinterpret_cast<unsigned char*>(buffer.memory.get());
+        target.data = image->data;
+        target.size = image->size;
+        // nvJPEG writes where the image will read.
+        target.dst = reinterpret_cast<unsigned char*>(const_cast<std::byte*>(pixels.get()));
         target.pitch = pitch;
-        target.channels = image.inspection.channels;
+        target.channels = image->inspection.channels;
         targets.push_back(target);
-        decoding.push_back(&image);
+        image->device_pixels = std::move(pixels);
+        decoding.push_back(image);
     }
     if (targets.empty()) return;
     const std::vector<std::string> messages =
         state_->decoder->decode(targets, state_->stream->get());
     for (std::size_t i = 0; i < decoding.size(); ++i) {
-        if (messages[i].empty()) {
-            decoding[i]->device_pixels = reinterpret_cast<const std::byte*>(targets[i].dst);
-        } else {
-            decoding[i]->error = messages[i];
-        }
+        if (messages[i].empty()) continue;
+        decoding[i]->device_pixels.reset();
+        decoding[i]->error = messages[i];
     }
 }
 

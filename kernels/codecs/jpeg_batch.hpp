@@ -31,8 +31,9 @@ struct GpuJpegImage {
     std::size_t size = 0;
     JpegInspection inspection;
     // Rows of width * channels bytes, `pitch` apart, on the device; null
-    // where it failed.
-    const std::byte* device_pixels = nullptr;
+    // where it failed. The memory is the image's until this pointer goes,
+    // then the decoder's again, for another image.
+    std::shared_ptr<const std::byte> device_pixels;
     std::size_t pitch = 0;
     std::string error;  // why it failed (nvJPEG's words): the caller retries on the CPU
 };
@@ -54,11 +55,17 @@ public:
     // with others and with decode(). Never throws for the file's content.
     JpegInspection inspect(const unsigned char* data, std::size_t size) const;
 
-    // Decodes every image (inspected without refusal) on one thread, the
-    // one that then reads the pixels, and waits for them. The pixels stay
-    // until the next decode() or the decoder goes; an image that fails has
-    // `error` set and no pixels, and the others decode all the same.
+    // Decodes every image (inspected without refusal) on the decoder's own
+    // stream, one call at a time, and waits for them: once it returns, any stream
+    // may read the pixels. An image that fails has `error` set and no
+    // pixels, and the others decode all the same. Device memory stays
+    // bounded by the images whose pixels are held: what they give back is
+    // kept for the next ones, up to kKeptBytes.
     void decode(const std::vector<GpuJpegImage*>& images);
+
+    // Device memory given back by images that the decoder keeps for others
+    // rather than free (cudaFree waits for the whole device).
+    static constexpr std::size_t kKeptBytes = std::size_t{1} << 30;
 
 private:
     struct State;

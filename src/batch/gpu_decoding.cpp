@@ -1,5 +1,6 @@
 #include "batch/gpu_decoding.hpp"
 
+#include <chrono>
 #include <exception>
 #include <string>
 #include <vector>
@@ -57,30 +58,34 @@ std::string GpuDecoding::decoder_name() const {
     return decoder_ ? std::string(decoder_->name()) : std::string("cpu");
 }
 
-void GpuDecoding::decode_group(const std::vector<Image*>& images) {
-    std::vector<GpuJpegImage*> group;
-    std::size_t bytes = 0;
-    for (Image* image : images) {
-        const JpegInspection& in = image->jpeg.inspection;
-        const std::size_t image_bytes = static_cast<std::size_t>(in.width) *
-                                        static_cast<std::size_t>(in.height) *
-                                        static_cast<std::size_t>(in.channels);
-        if (!group.empty() && bytes + image_bytes > kGroupBytes) break;
-        bytes += image_bytes;
-        group.push_back(&image->jpeg);
-        image->attempted = true;
-    }
-    if (group.empty()) return;
-    try {
-        decoder_->decode(group);
-    } catch (const std::exception& e) {
-        for (GpuJpegImage* jpeg : group) {
-            jpeg->device_pixels = nullptr;
-            jpeg->error = e.what();
+void GpuDecoding::decode_group(const std::vector<GpuJpegImage*>& images) {
+    std::size_t next = 0;
+    while (next < images.size()) {
+        std::vector<GpuJpegImage*> call;
+        std::size_t bytes = 0;
+        for (; next < images.size(); ++next) {
+            const JpegInspection& in = images[next]->inspection;
+            const std::size_t image_bytes = static_cast<std::size_t>(in.width) *
+                                            static_cast<std::size_t>(in.height) *
+                                            static_cast<std::size_t>(in.channels);
+            if (!call.empty() && bytes + image_bytes > kGroupBytes) break;
+            bytes += image_bytes;
+            call.push_back(images[next]);
+        }
+        const auto start = std::chrono::steady_clock::now();
+        try {
+            decoder_->decode(call);
+            spdlog::trace(
+                "{}: {} JPEGs decoded in {:.2f} ms", decoder_->name(), call.size(),
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count());
+        } catch (const std::exception& e) {
+            for (GpuJpegImage* image : call) {
+                image->device_pixels.reset();
+                image->error = e.what();
+            }
         }
     }
 }
-
-void GpuDecoding::decode_one(Image& image) { decode_group({&image}); }
 
 }  // namespace cudaconv

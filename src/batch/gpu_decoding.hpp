@@ -31,20 +31,14 @@ public:
     // What --json calls the decoder: "nvjpeg-hardware" or "nvjpeg-hybrid".
     std::string decoder_name() const;
 
-    // On the GPU thread: decodes the images of a group, in order, as far
-    // as kGroupBytes of device memory goes (at least one); those it leaves
-    // have `attempted` false and come to decode_one later. Never throws:
-    // a failure is the image's `error`.
-    struct Image {
-        GpuJpegImage jpeg;
-        bool attempted = false;
-    };
-    void decode_group(const std::vector<Image*>& images);
-    void decode_one(Image& image);
+    // Decodes the images of a group (the pipeline's gpu_group stage), in
+    // batched nvJPEG calls of at most kGroupBytes of pixels each. Never
+    // throws: a failure is the image's `error`, and its pixels null.
+    void decode_group(const std::vector<GpuJpegImage*>& images);
 
 private:
-    // Device memory one group's pixels may take: 16 images of 12 megapixels
-    // in RGB, or 2 of 50.
+    // The pixels one nvJPEG call decodes at most: 16 images of 12
+    // megapixels in RGB, or 4 of 50 (its own buffers grow with them).
     static constexpr std::size_t kGroupBytes = std::size_t{640} << 20;
 
     std::once_flag opened_;

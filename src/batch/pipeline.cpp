@@ -40,12 +40,11 @@ public:
         std::unique_lock<std::mutex> starting(mutex_);
         // The GPU thread and the one before it first: without them no
         // image bound for the GPU would get done, so the batch cannot run.
-        if (!threads.start(
-                [this] { relay(gpu_queue_, stages_.filter, encode_queue_, stages_.gpu_group); })) {
+        if (!threads.start([this] { relay(gpu_queue_, stages_.filter, encode_queue_); })) {
             cannot_start(threads, starting, "the batch's GPU thread");
         }
-        if (stages_.prepare_for_gpu && !threads.start([this] {
-                relay(prepare_queue_, stages_.prepare_for_gpu, gpu_queue_);
+        if (prepares() && !threads.start([this] {
+                relay(prepare_queue_, stages_.prepare_for_gpu, gpu_queue_, stages_.gpu_group);
             })) {
             cannot_start(threads, starting, "the thread that prepares images for the GPU");
         }
@@ -106,6 +105,9 @@ private:
 
     bool stopping() const { return fatal_stop_ || stages_.stop(); }
 
+    // Whether images bound for the GPU thread pass through a thread before it.
+    bool prepares() const { return stages_.prepare_for_gpu || stages_.gpu_group; }
+
     // Under mutex_.
     bool can_decode() const {
         return !stopping() && next_ < options_.count && in_flight_ < max_in_flight_;
@@ -153,7 +155,7 @@ private:
         if (item->on_gpu) {
             {
                 const std::lock_guard<std::mutex> lock(mutex_);
-                (stages_.prepare_for_gpu ? prepare_queue_ : gpu_queue_).push_back(std::move(item));
+                (prepares() ? prepare_queue_ : gpu_queue_).push_back(std::move(item));
             }
             changed_.notify_all();
             return;
@@ -176,11 +178,11 @@ private:
 
     using GroupStage = std::function<void(const std::vector<WorkItem*>&)>;
 
-    // One thread's loop: images from `from`, in order, through `stage`, on
-    // to `to`, until every image is done. The GPU thread (the filter) and
-    // the one before it (prepare_for_gpu) are such loops. With a
-    // `group_stage`, the loop takes all the images queued (up to
-    // options_.gpu_group) and gives them to it together first.
+    // One thread's loop: images from `from`, in order, through `stage` (if
+    // any), on to `to`, until every image is done. The GPU thread (the
+    // filter) and the one before it (gpu_group, prepare_for_gpu) are such
+    // loops. With a `group_stage`, the loop takes all the images queued (up
+    // to options_.gpu_group) and gives them to it together first.
     void relay(Queue& from, const std::function<void(WorkItem&)>& stage, Queue& to,
                const GroupStage& group_stage = {}) {
         const std::size_t most = group_stage ? std::max<std::size_t>(1, options_.gpu_group) : 1;
@@ -209,7 +211,7 @@ private:
                  Queue& to) {
         const std::size_t index = item->index;
         if (stopping()) return drop(index);
-        if (!attempt(index, [&] { stage(*item); })) return release();
+        if (stage && !attempt(index, [&] { stage(*item); })) return release();
         {
             const std::lock_guard<std::mutex> lock(mutex_);
             to.push_back(std::move(item));

@@ -2,14 +2,12 @@
 // The batch executor. Worker threads decode, encode and write; a CPU
 // variant filters on the worker that decoded the image; CUDA variants
 // filter on one GPU thread, which owns the device work (one CUDA context,
-// and the buffers it keeps between images of one size); where the stages
-// have prepare_for_gpu, a thread of its own runs it on each image before
-// the GPU thread takes it. While the GPU
+// and the buffers it keeps between images of one size). Where the stages
+// have gpu_group or prepare_for_gpu, a thread of its own runs them on the
+// images before the GPU thread takes them: gpu_group on several at a time
+// (the GPU's JPEG decoder), then prepare_for_gpu on each. While the GPU
 // thread filters one image, the workers decode the next ones and encode
-// the previous ones. Where the stages have gpu_group, the GPU thread
-// takes the images queued for it several at a time and gives them to it
-// together before filtering each (the GPU's JPEG decoder). A worker with a
-// filtered image waiting encodes it
+// the previous ones. A worker with a filtered image waiting encodes it
 // before decoding another, and at most max_in_flight images are between
 // decode and written, so memory stays bounded however long the batch.
 //
@@ -56,11 +54,12 @@ struct PipelineStages {
     // memory, batch/pinned_slots.hpp). It may wait, for a slot the GPU
     // thread gives back.
     std::function<void(WorkItem&)> prepare_for_gpu;
-    // Optional: on the GPU thread, what it does for several images at once
-    // (the GPU's JPEG decoder): called with the images queued for it, at
-    // most PipelineOptions::gpu_group of them, in order, before filter
-    // takes each. It must not throw: what fails for one image it keeps in
-    // the image, for filter to deal with.
+    // Optional: what is done for several images bound for the GPU thread
+    // at once (the GPU's JPEG decoder), on the thread before it: called
+    // with the images queued there, at most PipelineOptions::gpu_group of
+    // them, in order, before prepare_for_gpu and filter take each. It must
+    // not throw: what fails for one image it keeps in the image, for filter
+    // to deal with.
     std::function<void(const std::vector<WorkItem*>&)> gpu_group;
     std::function<void(WorkItem&)> encode;  // on a worker: encode and write
     // Exactly one of these per index taken (done, failed, skipped,

@@ -155,13 +155,13 @@ struct ImageWork : WorkItem {
     // A JPEG the GPU decodes (--decoder): the file's bytes, and then where
     // its pixels are on the device; src stays empty.
     std::optional<EncodedImage> encoded;
-    std::optional<GpuDecoding::Image> gpu;
+    std::optional<GpuJpegImage> gpu;
 
     // The input as the variants see it: src, or the JPEG the GPU decodes
     // (8-bit, as nvJPEG inspected it; no pixels on the host).
     ConstImageView input_view() const {
         if (!gpu) return view_of(src);
-        const JpegInspection& in = gpu->jpeg.inspection;
+        const JpegInspection& in = gpu->inspection;
         return {nullptr,     in.width,  in.height,
                 in.channels, Depth::u8, static_cast<std::int64_t>(in.width) * in.channels};
     }
@@ -559,17 +559,17 @@ private:
         }
         work.encoded = std::move(encoded);
         work.gpu.emplace();
-        work.gpu->jpeg.data = work.encoded->bytes.data();
-        work.gpu->jpeg.size = work.encoded->bytes.size();
-        work.gpu->jpeg.inspection = std::move(*inspection);
+        work.gpu->data = work.encoded->bytes.data();
+        work.gpu->size = work.encoded->bytes.size();
+        work.gpu->inspection = std::move(*inspection);
         work.report.decoder = gpu_decoding_.decoder_name();
     }
 
-    // On the GPU thread, before filtering them: the JPEGs among `items`,
+    // On the thread before the GPU thread: the JPEGs among `items`,
     // decoded together (batch/gpu_decoding.hpp); each image's decode time
     // is its share of the group's.
     void decode_on_gpu(const std::vector<WorkItem*>& items) {
-        std::vector<GpuDecoding::Image*> images;
+        std::vector<GpuJpegImage*> images;
         std::vector<ImageWork*> works;
         for (WorkItem* item : items) {
             auto& work = static_cast<ImageWork&>(*item);
@@ -580,24 +580,8 @@ private:
         if (images.empty()) return;
         const auto start = Clock::now();
         gpu_decoding_.decode_group(images);
-        const double elapsed = ms_since(start);
-        const auto decoded = static_cast<double>(
-            std::count_if(images.begin(), images.end(),
-                          [](const GpuDecoding::Image* i) { return i->attempted; }));
-        for (ImageWork* work : works) {
-            if (work->gpu->attempted) work->report.decode_ms += elapsed / decoded;
-        }
-    }
-
-    // Whether the GPU holds the image's pixels, decoding it alone now where
-    // its group left it (out of room).
-    bool decoded_on_gpu(ImageWork& work) {
-        if (!work.gpu->attempted) {
-            const auto start = Clock::now();
-            gpu_decoding_.decode_one(*work.gpu);
-            work.report.decode_ms += ms_since(start);
-        }
-        return work.gpu->jpeg.device_pixels != nullptr;
+        const double share = ms_since(start) / static_cast<double>(images.size());
+        for (ImageWork* work : works) work->report.decode_ms += share;
     }
 
     // A JPEG meant for the GPU decoded by the CPU after all: nvJPEG could
@@ -605,9 +589,8 @@ private:
     // decoder's word on it is the one reported; or auto ran it on the CPU.
     void decode_on_cpu(ImageWork& work) {
         const ConstImageView meant = work.input_view();
-        if (!work.gpu->jpeg.error.empty()) {
-            spdlog::debug("{}: {}; decoding it on the CPU", work.report.input,
-                          work.gpu->jpeg.error);
+        if (!work.gpu->error.empty()) {
+            spdlog::debug("{}: {}; decoding it on the CPU", work.report.input, work.gpu->error);
         }
         const auto start = Clock::now();
         cv::Mat src = decode_image(*work.encoded, read_options_);
@@ -718,7 +701,7 @@ private:
             work.backend = choose_backend(job, work.report.input);
             work.report.variant = std::string(work.backend->name());
         }
-        if (work.gpu && (!work.backend->uses_cuda() || !decoded_on_gpu(work))) {
+        if (work.gpu && (!work.backend->uses_cuda() || !work.gpu->device_pixels)) {
             decode_on_cpu(work);
         }
         const Job job{work.input_view(), view_of(work.dst), *params_};
@@ -729,8 +712,8 @@ private:
             run_options.repeat = options_.repeat;
             if (work.png_rows) run_options.png_rows = &*work.png_rows;
             if (work.gpu) {
-                run_options.device_src = work.gpu->jpeg.device_pixels;
-                run_options.device_src_pitch = work.gpu->jpeg.pitch;
+                run_options.device_src = work.gpu->device_pixels.get();
+                run_options.device_src_pitch = work.gpu->pitch;
             }
             work.report.run =
                 reporting_out_of_memory(work.report.input, shape_of(job.src), read_options_,
