@@ -98,8 +98,13 @@ int worker_count(int jobs) {
     return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-std::size_t images_in_flight(int in_flight, int workers) {
-    return static_cast<std::size_t>(in_flight > 0 ? in_flight : default_images_in_flight(workers));
+// With JPEGs decoded on the GPU, a whole group more: an image waiting for
+// the GPU holds only its file's bytes and its output, and the groups need
+// images queued to grow.
+std::size_t images_in_flight(int in_flight, int workers, bool gpu_decode) {
+    if (in_flight > 0) return static_cast<std::size_t>(in_flight);
+    return static_cast<std::size_t>(default_images_in_flight(workers)) +
+           (gpu_decode ? kGpuDecodeGroup : 0);
 }
 
 // The threads the cpu variant runs on: OpenCV's pool, which follows the
@@ -298,7 +303,8 @@ public:
         const int workers = worker_count(options_.jobs);
         try {
             run_pipeline(stages, {work.size(), workers,
-                                  images_in_flight(options_.in_flight, workers), kGpuDecodeGroup});
+                                  images_in_flight(options_.in_flight, workers, gpu_decode_),
+                                  kGpuDecodeGroup});
         } catch (const UsageError& e) {
             try {
                 progress.finish(0);  // the summary of what was done, then the error

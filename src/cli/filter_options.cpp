@@ -68,8 +68,8 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
     app.add_option("-j,--jobs", o.jobs, "Decode/encode threads (default: one per core)")
         ->check(CLI::Range(1, 1024));
     app.add_option("--in-flight", o.in_flight,
-                   "Images decoded and not yet written, at most (default: -j plus half as "
-                   "many, at least 2); bounds memory")
+                   "Images read and not yet written, at most (default: -j plus half as many, "
+                   "at least 2, and 16 more when the GPU decodes JPEGs); bounds memory")
         ->check(CLI::Range(1, 65536));
     app.add_option(
         "--format", o.format,
