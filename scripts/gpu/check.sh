@@ -52,6 +52,14 @@ for tool in memcheck racecheck initcheck synccheck; do
     "$bin/cudaconv_unit_tests" "[gpu-quick]"
 done
 
+# A batch whose JPEGs the GPU decodes (--decoder gpu: nvJPEG into pooled
+# device buffers, read by the run in place of an upload), under memcheck.
+decode_in=$(mktemp -d)
+for i in 1 2 3; do cp images/rocket.jpg "$decode_in/rocket$i.jpg"; done
+cp images/camera.png "$decode_in/"
+step sanitizer-gpu-decode compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
+  "$bin/cudaconv" "$decode_in" -f edge -k fast --decoder gpu -q -o "$decode_in/out/"
+
 # Kernel time of every variant: 4000x3000 RGB u8, edge 3x3, 3 warm-ups,
 # median of 20 (CUDA events), output checked against cpu-ref's.
 img=$bin/rocket-4000x3000.jpg
@@ -99,6 +107,7 @@ echo "== GPU"; cat "$out/gpu.txt"
 echo "== unit tests (GPU part)"; grep -E "passed|failed|not supported|SKIPPED|test cases" "$out/unit-tests.log" | tail -40
 echo "== sanitizers"; for t in memcheck racecheck initcheck synccheck; do
   echo "$t: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/sanitizer-$t.log" | tail -1)"; done
+echo "memcheck, a batch decoded on the GPU: $(grep "ERROR SUMMARY" "$out/sanitizer-gpu-decode.log" | tail -1)"
 echo "== timing, 4000x3000 RGB u8, edge 3x3"; cat "$timing"
 echo "== bench (4000x3000 RGB u8)"; sed -n '/median/,$p' "$out/bench-rgb.log" | head -60
 echo "== bench (4000x3000 gray f32)"; sed -n '/median/,$p' "$out/bench-gray.log" | head -80
