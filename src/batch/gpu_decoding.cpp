@@ -12,14 +12,26 @@
 
 namespace cudaconv {
 
-void GpuDecoding::open_or_refuse() {
+void GpuDecoding::open() {
     std::call_once(opened_, [this] {
+        const auto start = std::chrono::steady_clock::now();
         try {
             decoder_ = std::make_unique<GpuJpegBatch>();
+            spdlog::debug(
+                "decoding JPEG on the GPU with {} (started in {:.0f} ms)", decoder_->name(),
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count());
         } catch (const std::exception& e) {
             problem_ = e.what();
+            spdlog::debug("JPEG is decoded on the CPU: the GPU's decoder cannot start ({})",
+                          problem_);
         }
+        ready_.store(true, std::memory_order_release);
     });
+}
+
+void GpuDecoding::open_or_refuse() {
+    open();
     if (!decoder_) {
         throw UsageError(fmt::format("--decoder gpu: the GPU cannot decode here: {} (--decoder "
                                      "auto or cpu decodes on the CPU)",
@@ -27,21 +39,19 @@ void GpuDecoding::open_or_refuse() {
     }
 }
 
+void GpuDecoding::open_in_background() {
+    if (!opener_.start([this] { open(); })) open();
+}
+
 std::optional<JpegInspection> GpuDecoding::take(const EncodedImage& image, std::string& why_not) {
     if (!image.is_jpeg) {
         why_not = "not a JPEG";
         return std::nullopt;
     }
-    std::call_once(opened_, [this] {
-        try {
-            decoder_ = std::make_unique<GpuJpegBatch>();
-            spdlog::debug("decoding JPEG on the GPU with {}", decoder_->name());
-        } catch (const std::exception& e) {
-            problem_ = e.what();
-            spdlog::debug("JPEG is decoded on the CPU: the GPU's decoder cannot start ({})",
-                          problem_);
-        }
-    });
+    if (!ready_.load(std::memory_order_acquire)) {
+        why_not = "nvJPEG is still starting";
+        return std::nullopt;
+    }
     if (!decoder_) {
         why_not = problem_;
         return std::nullopt;

@@ -4,6 +4,7 @@
 // groups on the GPU thread, into device memory the CUDA variant reads in
 // place of an upload. Whatever the GPU does not take or cannot decode goes
 // to the CPU decoder, so a batch never fails for the GPU's sake.
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "batch/thread_group.hpp"
 #include "io/image_io.hpp"
 #include "kernels/codecs/jpeg_batch.hpp"
 
@@ -22,10 +24,15 @@ public:
     // where it cannot run.
     void open_or_refuse();
 
+    // Opens nvJPEG on a thread of its own (--decoder auto): its hardware
+    // backend takes about 0.6 s to start on an H100, while which take()
+    // leaves the JPEGs to the CPU rather than hold the workers. Where it
+    // cannot start, that is said once (at -v) and the CPU decodes them all.
+    void open_in_background();
+
     // On a worker: whether the GPU decodes this image, and what it will be;
     // else nullopt and why not (not a JPEG, a kind nvJPEG does not take,
-    // no decoder here). The decoder is opened at the first JPEG; where it
-    // cannot be, that is said once (at -v) and the CPU decodes them all.
+    // no decoder here, or not yet).
     std::optional<JpegInspection> take(const EncodedImage& image, std::string& why_not);
 
     // What --json calls the decoder: "nvjpeg-hardware" or "nvjpeg-hybrid".
@@ -41,9 +48,13 @@ private:
     // megapixels in RGB, or 4 of 50 (its own buffers grow with them).
     static constexpr std::size_t kGroupBytes = std::size_t{640} << 20;
 
+    void open();  // once, on whichever thread comes first
+
     std::once_flag opened_;
+    std::atomic<bool> ready_{false};  // open() has ended
     std::unique_ptr<GpuJpegBatch> decoder_;
-    std::string problem_;  // why decoder_ is null, once opened_
+    std::string problem_;  // why decoder_ is null, once ready_
+    ThreadGroup opener_;   // last: joined before the members it uses go
 };
 
 }  // namespace cudaconv

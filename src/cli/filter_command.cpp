@@ -282,7 +282,10 @@ public:
                 copy_to_pinned(static_cast<ImageWork&>(item), stop);
             };
         }
-        if (gpu_decode_) stages.gpu_group = [&](const auto& items) { decode_on_gpu(items); };
+        if (gpu_decode_) {
+            if (options_.decoder == "auto") gpu_decoding_.open_in_background();
+            stages.gpu_group = [&](const auto& items) { decode_on_gpu(items); };
+        }
         stages.decode = [&](std::size_t k) { return decode(work[k]); };
         stages.filter = [&](WorkItem& item) { filter(static_cast<ImageWork&>(item)); };
         stages.encode = [&](WorkItem& item) { encode(static_cast<ImageWork&>(item)); };
