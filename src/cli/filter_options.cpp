@@ -114,8 +114,9 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
         ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
         ->capture_default_str();
     app.add_option("--decoder", o.decoder,
-                   "Where JPEG inputs are decoded: auto (on the GPU for a batch a CUDA variant "
-                   "filters, where nvJPEG is present), cpu, or gpu (refused where it cannot be)")
+                   "Where JPEG inputs are decoded: auto (on the GPU for a batch of 400 images or "
+                   "more that a CUDA variant filters, where nvJPEG is present), cpu, or gpu "
+                   "(refused where it cannot be)")
         ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
         ->capture_default_str();
     app.add_option("--pinned-slots", o.pinned_slots,

@@ -46,7 +46,7 @@ struct FilterOptions {
     // work where the GPU cannot encode the outputs (check_gpu_encoder).
     std::string encoder = "auto";
     // --decoder: where JPEG inputs are decoded. auto: by the GPU's decoder
-    // for images a CUDA variant filters, in a batch, where nvJPEG loads;
+    // for images a CUDA variant filters, in a long batch, where nvJPEG loads;
     // cpu: by the workers; gpu: as auto in any run, refused before any
     // work where the GPU cannot decode (check_gpu_decoder).
     std::string decoder = "auto";
