@@ -603,9 +603,12 @@ private:
     // decoder's word on it is the one reported; or auto ran it on the CPU.
     void decode_on_cpu(ImageWork& work) {
         const ConstImageView meant = work.input_view();
-        if (!work.gpu->error.empty()) {
-            spdlog::debug("{}: {}; decoding it on the CPU", work.report.input, work.gpu->error);
-        }
+        const std::string why = !work.gpu->error.empty() ? work.gpu->error
+                                : !work.backend->uses_cuda()
+                                    ? fmt::format("auto ran it on {}", work.backend->name())
+                                    : std::string("nvJPEG did not decode it");
+        spdlog::debug("{}: {}; decoding it on the CPU", work.report.input, why);
+        if (options_.decoder == "gpu") warn_cpu_decoded(work.report.input, why);
         const auto start = Clock::now();
         cv::Mat src = decode_image(*work.encoded, read_options_);
         if (src.cols != meant.width || src.rows != meant.height ||
