@@ -4,6 +4,10 @@
 // converted to float and padded by the border policy, so that each tap
 // becomes one contiguous multiply-add over the whole row, channels still
 // interleaved: a loop without branches that the compiler vectorises.
+// A rank-1 filter (gaussian, box, Sobel, ...; filters/rank1.hpp) large
+// enough to pay for it runs as two passes instead: each input row filtered
+// along x as it enters the ring, then the ring's rows summed along y, with
+// symmetric taps folded (one multiply for two taps of one weight).
 // Accumulates in float32, as docs/SPEC.md allows; finishes each row as
 // finish_value / saturate_to do for every other variant (finish_row: the
 // same results, without a branch a sample).
@@ -11,6 +15,8 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <type_traits>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -22,6 +28,7 @@
 #include "cpu/cpu_common.hpp"
 #include "cpu/finish_row.hpp"
 #include "core/wide_lanes.hpp"
+#include "filters/rank1.hpp"
 
 namespace cudaconv {
 namespace {
@@ -66,6 +73,82 @@ CUDACONV_WIDE_LANES void accumulate4(float* __restrict acc, const float* __restr
 
 CUDACONV_WIDE_LANES void accumulate1(float* __restrict acc, const float* __restrict r, float w) {
     for (std::int64_t k = 0; k < kChunk; ++k) acc[k] += w * r[k];
+}
+
+// acc[k] += w0*(a0[k] + b0[k]) + w1*(a1[k] + b1[k]): two pairs of taps of
+// equal weight (a symmetric filter's), a multiply a pair.
+CUDACONV_WIDE_LANES void accumulate_pairs2(float* __restrict acc, const float* __restrict a0,
+                                           const float* __restrict b0, const float* __restrict a1,
+                                           const float* __restrict b1, float w0, float w1) {
+    for (std::int64_t k = 0; k < kChunk; ++k) acc[k] += w0 * (a0[k] + b0[k]) + w1 * (a1[k] + b1[k]);
+}
+
+CUDACONV_WIDE_LANES void accumulate_pair(float* __restrict acc, const float* __restrict a,
+                                         const float* __restrict b, float w) {
+    for (std::int64_t k = 0; k < kChunk; ++k) acc[k] += w * (a[k] + b[k]);
+}
+
+// A 1-D pass: the taps of one factor of a rank-1 filter, zero weights
+// left out, a symmetric factor's pairs of equal taps folded.
+struct Pass {
+    struct Tap {
+        float weight;
+        int first, second;  // tap indices: a pair, or one tap twice in `singles`
+    };
+    std::vector<Tap> pairs;
+    std::vector<Tap> singles;
+};
+
+// `fold`: pair a symmetric factor's taps. Not for float inputs, where the
+// sum of two samples near float's largest could overflow where each
+// product would not.
+Pass make_pass(const std::vector<double>& taps, bool fold) {
+    Pass pass;
+    const int n = static_cast<int>(taps.size());
+    const bool symmetric = fold && std::equal(taps.begin(), taps.begin() + n / 2, taps.rbegin());
+    for (int i = 0; i < n; ++i) {
+        const double w = taps[static_cast<std::size_t>(i)];
+        const int mirror = n - 1 - i;
+        if (w == 0.0 || (symmetric && mirror < i)) continue;  // a mirror is folded into its partner
+        if (symmetric && mirror != i) {
+            pass.pairs.push_back({static_cast<float>(w), i, mirror});
+        } else {
+            pass.singles.push_back({static_cast<float>(w), i, i});
+        }
+    }
+    return pass;
+}
+
+// acc (chunks * kChunk floats, zeroed by the caller) += the pass, tap t
+// reading from sources[t] at float 0.
+void run_pass(const Pass& pass, const std::vector<const float*>& sources, std::int64_t chunks,
+              float* acc) {
+    const auto src = [&](int tap) { return sources[static_cast<std::size_t>(tap)]; };
+    const std::vector<Pass::Tap>& pairs = pass.pairs;
+    const std::vector<Pass::Tap>& singles = pass.singles;
+    for (std::int64_t k0 = 0; k0 < chunks * kChunk; k0 += kChunk) {
+        float* a = acc + k0;
+        std::size_t t = 0;
+        for (; t + 1 < pairs.size(); t += 2) {
+            accumulate_pairs2(a, src(pairs[t].first) + k0, src(pairs[t].second) + k0,
+                              src(pairs[t + 1].first) + k0, src(pairs[t + 1].second) + k0,
+                              pairs[t].weight, pairs[t + 1].weight);
+        }
+        if (t < pairs.size()) {
+            accumulate_pair(a, src(pairs[t].first) + k0, src(pairs[t].second) + k0,
+                            pairs[t].weight);
+        }
+        std::size_t u = 0;
+        for (; u + 3 < singles.size(); u += 4) {
+            accumulate4(a, src(singles[u].first) + k0, src(singles[u + 1].first) + k0,
+                        src(singles[u + 2].first) + k0, src(singles[u + 3].first) + k0,
+                        singles[u].weight, singles[u + 1].weight, singles[u + 2].weight,
+                        singles[u + 3].weight);
+        }
+        for (; u < singles.size(); ++u) {
+            accumulate1(a, src(singles[u].first) + k0, singles[u].weight);
+        }
+    }
 }
 
 // One run of input samples to float: the row's middle, where every padded
@@ -143,10 +226,11 @@ Plan make_plan(const Job& job) {
 template <typename In>
 class RowRing {
 public:
-    RowRing(const Job& job, const Plan& plan)
+    // `slots` rows held at once: the filter's height for the direct path.
+    RowRing(const Job& job, const Plan& plan, std::int64_t slots)
         : job_(job),
           plan_(plan),
-          height_(job.params.filter.height),
+          height_(slots),
           // Zero-filled once: the slack past each padded row stays 0.
           rows_(static_cast<std::size_t>(height_ * plan.row_floats), 0.0f),
           holds_(static_cast<std::size_t>(height_), std::numeric_limits<std::int64_t>::min()) {}
@@ -204,14 +288,39 @@ private:
     std::vector<std::int64_t> holds_;  // input row held by each slot
 };
 
+// Output row y from its float sums (plan.chunks * kChunk of them): finished
+// in double, as cpu-ref does, so only the sum is float32; a kept alpha
+// copied from the centre pixel. `finished` holds out_width * filtered.
+template <typename In, typename Out>
+void write_row(const Job& job, const Plan& plan, std::int64_t y, const float* acc, Out* finished) {
+    const ConvParams& p = job.params;
+    const int f = plan.filtered;
+    finish_row(acc, plan.out_width * f, p.scale, p.delta, p.take_abs, finished);
+    std::byte* out = job.dst.row(y);
+    if (f == plan.channels) {  // no kept alpha: the row as it is
+        std::memcpy(out, finished, static_cast<std::size_t>(plan.out_width * f) * sizeof(Out));
+        return;
+    }
+    const std::int64_t cx = centre_offset_x(p), cy = centre_offset_y(p);
+    const std::byte* alpha_src = job.src.row(y + cy);
+    for (std::int64_t x = 0; x < plan.out_width; ++x) {
+        std::byte* pixel = out + x * plan.channels * std::int64_t{sizeof(Out)};
+        std::memcpy(pixel, finished + x * f, f * sizeof(Out));
+        for (int c = f; c < plan.channels; ++c) {  // alpha kept: the centre pixel's
+            const std::byte* a =
+                alpha_src + ((x + cx) * plan.channels + c) * std::int64_t{sizeof(In)};
+            store<Out>(pixel + c * sizeof(Out), saturate_to<Out>(static_cast<double>(load<In>(a))));
+        }
+    }
+}
+
 // Output rows [y_begin, y_end), on one worker.
 template <typename In, typename Out>
 void correlate_rows(const Job& job, const Plan& plan, std::int64_t y_begin, std::int64_t y_end) {
     const ConvParams& p = job.params;
     const std::int64_t oy = origin_y(p);
-    const std::int64_t cx = centre_offset_x(p), cy = centre_offset_y(p);
     const int f = plan.filtered;
-    RowRing<In> ring(job, plan);
+    RowRing<In> ring(job, plan, p.filter.height);
     std::vector<float> acc(static_cast<std::size_t>(plan.chunks * kChunk));
     std::vector<const float*> filter_rows(static_cast<std::size_t>(p.filter.height));
     std::vector<const float*> sources(plan.taps.size());  // where each tap reads, at chunk 0
@@ -240,25 +349,73 @@ void correlate_rows(const Job& job, const Plan& plan, std::int64_t y_begin, std:
             for (; t < n_taps; ++t) accumulate1(a, s[t] + k0, w[t].weight);
         }
 
-        // Finish in double, as cpu-ref does, so only the sum is float32.
-        finish_row(acc.data(), plan.out_width * f, p.scale, p.delta, p.take_abs, finished.data());
-        std::byte* out = job.dst.row(y);
-        if (f == plan.channels) {  // no kept alpha: the row as it is
-            std::memcpy(out, finished.data(), finished.size() * sizeof(Out));
-            continue;
-        }
-        const std::byte* alpha_src = job.src.row(y + cy);
-        for (std::int64_t x = 0; x < plan.out_width; ++x) {
-            std::byte* pixel = out + x * plan.channels * std::int64_t{sizeof(Out)};
-            std::memcpy(pixel, finished.data() + x * f, f * sizeof(Out));
-            for (int c = f; c < plan.channels; ++c) {  // alpha kept: the centre pixel's
-                const std::byte* a =
-                    alpha_src + ((x + cx) * plan.channels + c) * std::int64_t{sizeof(In)};
-                store<Out>(pixel + c * sizeof(Out),
-                           saturate_to<Out>(static_cast<double>(load<In>(a))));
-            }
-        }
+        write_row<In, Out>(job, plan, y, acc.data(), finished.data());
     }
+}
+
+// The separable path's ring: input rows filtered along x as they enter
+// (out_width * filtered sums each, in chunks), keyed by the input row.
+template <typename In>
+class FilteredRows {
+public:
+    FilteredRows(const Job& job, const Plan& plan, const Pass& along_x)
+        : padded_(job, plan, 1),
+          plan_(plan),
+          along_x_(along_x),
+          height_(job.params.filter.height),
+          rows_(static_cast<std::size_t>(height_ * plan.chunks * kChunk)),
+          holds_(static_cast<std::size_t>(height_), std::numeric_limits<std::int64_t>::min()),
+          sources_(static_cast<std::size_t>(job.params.filter.width)) {}
+
+    const float* row(std::int64_t v) {
+        const auto slot = static_cast<std::size_t>(positive_mod(v, height_));
+        float* out = rows_.data() + static_cast<std::int64_t>(slot) * plan_.chunks * kChunk;
+        if (holds_[slot] != v) {
+            const float* padded = padded_.row(v);
+            for (std::size_t i = 0; i < sources_.size(); ++i) {
+                sources_[i] = padded + static_cast<std::int64_t>(i) * plan_.filtered;
+            }
+            std::fill(out, out + plan_.chunks * kChunk, 0.0f);
+            run_pass(along_x_, sources_, plan_.chunks, out);
+            holds_[slot] = v;
+        }
+        return out;
+    }
+
+private:
+    RowRing<In> padded_;  // one row: the one being filtered
+    const Plan& plan_;
+    const Pass& along_x_;
+    std::int64_t height_;
+    std::vector<float> rows_;
+    std::vector<std::int64_t> holds_;
+    std::vector<const float*> sources_;
+};
+
+// Output rows [y_begin, y_end) of a rank-1 filter, on one worker.
+template <typename In, typename Out>
+void correlate_rows_separable(const Job& job, const Plan& plan, const Pass& along_x,
+                              const Pass& along_y, std::int64_t y_begin, std::int64_t y_end) {
+    const ConvParams& p = job.params;
+    const std::int64_t oy = origin_y(p);
+    FilteredRows<In> ring(job, plan, along_x);
+    std::vector<float> acc(static_cast<std::size_t>(plan.chunks * kChunk));
+    std::vector<const float*> rows(static_cast<std::size_t>(p.filter.height));
+    std::vector<Out> finished(static_cast<std::size_t>(plan.out_width * plan.filtered));
+    for (std::int64_t y = y_begin; y < y_end; ++y) {
+        for (int j = 0; j < p.filter.height; ++j) {
+            rows[static_cast<std::size_t>(j)] = ring.row(y + oy + j);
+        }
+        std::fill(acc.begin(), acc.end(), 0.0f);
+        run_pass(along_y, rows, plan.chunks, acc.data());
+        write_row<In, Out>(job, plan, y, acc.data(), finished.data());
+    }
+}
+
+// Whether a filter of this size gains by two passes: from 16 taps (4x4,
+// 3x6); a 3x3 filter's 9 taps cost about as much as two passes of 3.
+bool worth_separating(const Filter& f) {
+    return f.width >= 2 && f.height >= 2 && f.width * f.height >= 16;
 }
 
 template <typename In, typename Out>
@@ -269,9 +426,19 @@ void correlate(const Job& job) {
     const std::int64_t bands =
         std::clamp(plan.out_height / kMinBandRows, std::int64_t{1}, threads * kBandsPerThread);
     const auto band_start = [&](std::int64_t b) { return b * plan.out_height / bands; };
+    std::optional<Rank1Filter> rank1;
+    if (worth_separating(job.params.filter)) rank1 = separate(job.params.filter);
+    constexpr bool kFold = !std::is_same_v<In, float>;
+    const Pass along_x = rank1 ? make_pass(rank1->row, kFold) : Pass{};
+    const Pass along_y = rank1 ? make_pass(rank1->column, kFold) : Pass{};
     // Each call gets a run of neighbouring bands and keeps one ring across them.
     cv::parallel_for_(cv::Range(0, static_cast<int>(bands)), [&](const cv::Range& r) {
-        correlate_rows<In, Out>(job, plan, band_start(r.start), band_start(r.end));
+        if (rank1) {
+            correlate_rows_separable<In, Out>(job, plan, along_x, along_y, band_start(r.start),
+                                              band_start(r.end));
+        } else {
+            correlate_rows<In, Out>(job, plan, band_start(r.start), band_start(r.end));
+        }
     });
 }
 

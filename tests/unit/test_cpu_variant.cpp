@@ -6,6 +6,7 @@
 // images. Runs without a GPU: this is the variant such machines get.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <iostream>
@@ -34,6 +35,10 @@ Backend& variant(std::string_view name) {
     return *backend;
 }
 
+// Dense filters run tap by tap; rank-1 ones (outer products, from 16 taps)
+// as two passes, and a symmetric factor's taps are folded in pairs.
+enum class Shape { dense, rank1, symmetric_rank1 };
+
 struct Case {
     int width = 1, height = 1;
     int filter_width = 1, filter_height = 1;
@@ -42,12 +47,17 @@ struct Case {
     Depth in_depth = Depth::u8;
     Depth out_depth = Depth::u8;
     std::uint64_t seed = 0;
+    Shape shape = Shape::dense;
 };
 
 std::ostream& operator<<(std::ostream& os, const Case& c) {
     return os << c.width << "x" << c.height << "x" << c.channels << " " << depth_name(c.in_depth)
               << "->" << depth_name(c.out_depth) << ", filter " << c.filter_width << "x"
-              << c.filter_height << ", border " << border_name(c.border) << ", seed " << c.seed;
+              << c.filter_height
+              << (c.shape == Shape::dense   ? ""
+                  : c.shape == Shape::rank1 ? " rank 1"
+                                            : " rank 1, symmetric")
+              << ", border " << border_name(c.border) << ", seed " << c.seed;
 }
 
 std::string describe(const ConvParams& p, bool roi) {
@@ -58,12 +68,42 @@ std::string describe(const ConvParams& p, bool roi) {
     return os.str();
 }
 
+// A random outer product column x row; symmetric factors where asked
+// (each reads the same backwards), with a zero tap in each when `zeros`.
+Filter rank1_filter(int width, int height, bool symmetric, bool zeros, std::uint64_t seed) {
+    std::mt19937_64 gen(seed);
+    std::uniform_real_distribution<double> tap(-1.0, 1.0);
+    const auto factor = [&](int n) {
+        std::vector<double> f(static_cast<std::size_t>(n));
+        for (double& t : f) t = tap(gen);
+        if (symmetric) {
+            for (int i = 0; i < n / 2; ++i) f[static_cast<std::size_t>(n - 1 - i)] = f[i];
+        }
+        if (zeros && n > 2) f[1] = f[static_cast<std::size_t>(symmetric ? n - 2 : 1)] = 0.0;
+        return f;
+    };
+    const std::vector<double> row = factor(width), column = factor(height);
+    Filter f;
+    f.width = width;
+    f.height = height;
+    f.label = "random rank 1";
+    for (int j = 0; j < height; ++j) {
+        for (int i = 0; i < width; ++i) f.taps.push_back(column[j] * row[i]);
+    }
+    return f;
+}
+
 // Parameters drawn from the seed, as the CUDA variants' tests draw them.
 ConvParams random_params(const Case& c, std::mt19937_64& gen) {
     ConvParams p;
-    p.filter = random_filter(c.filter_width, c.filter_height, c.seed);
-    if (c.seed % 4 == 0) {  // some zero taps, which `cpu` leaves out
-        for (std::size_t t = 0; t < p.filter.taps.size(); t += 3) p.filter.taps[t] = 0.0;
+    if (c.shape == Shape::dense) {
+        p.filter = random_filter(c.filter_width, c.filter_height, c.seed);
+        if (c.seed % 4 == 0) {  // some zero taps, which `cpu` leaves out
+            for (std::size_t t = 0; t < p.filter.taps.size(); t += 3) p.filter.taps[t] = 0.0;
+        }
+    } else {
+        p.filter = rank1_filter(c.filter_width, c.filter_height, c.shape == Shape::symmetric_rank1,
+                                c.seed % 4 == 0, c.seed);
     }
     p.anchor_x = std::uniform_int_distribution<int>(0, c.filter_width - 1)(gen);
     p.anchor_y = std::uniform_int_distribution<int>(0, c.filter_height - 1)(gen);
@@ -198,6 +238,35 @@ TEST_CASE("cpu equals cpu-ref over sizes, filters, borders, channels, depths", "
     CHECK(tally.passed > 1000);
 }
 
+// Rank-1 filters from 16 taps take the two-pass path (and a symmetric
+// factor its folded pairs): the same product, with rank-1 filters of the
+// sizes that take it, and some that do not.
+TEST_CASE("cpu equals cpu-ref with rank-1 filters, run as two passes", "[cpu]") {
+    Tally tally;
+    std::uint64_t seed = 51000;
+    int depth_pick = 0;
+    const std::vector<std::pair<int, int>> sizes{{3, 3},   {4, 4},   {5, 5}, {8, 8},
+                                                 {17, 17}, {31, 31}, {3, 7}, {19, 2}};
+    for (BorderMode border : all_border_modes()) {
+        for (const auto& [w, h] : kImageSizes) {
+            for (const auto& [fw, fh] : sizes) {
+                for (Shape shape : {Shape::rank1, Shape::symmetric_rank1}) {
+                    const int channels = std::array<int, 3>{1, 3, 4}[(depth_pick / 9) % 3];
+                    const Depth in = kDepths[depth_pick % 3];
+                    const Depth out = kDepths[(depth_pick / 3) % 3];
+                    ++depth_pick;
+                    Case c{w, h, fw, fh, channels, border, in, out, ++seed};
+                    c.shape = shape;
+                    run_case(c, tally);
+                }
+            }
+        }
+    }
+    report("rank 1", tally);
+    CHECK(tally.failed == 0);
+    CHECK(tally.passed > 500);
+}
+
 TEST_CASE("cpu equals cpu-ref on larger images: many bands and chunks, every depth pair", "[cpu]") {
     Tally tally;
     std::uint64_t seed = 97000;
@@ -210,6 +279,11 @@ TEST_CASE("cpu equals cpu-ref on larger images: many bands and chunks, every dep
     }
     for (BorderMode border : all_border_modes()) {
         run_case({301, 113, 7, 5, 4, border, Depth::u8, Depth::u8, ++seed}, tally);
+        for (Shape shape : {Shape::rank1, Shape::symmetric_rank1}) {
+            Case c{301, 113, 19, 19, 3, border, Depth::u8, Depth::f32, ++seed};
+            c.shape = shape;
+            run_case(c, tally);
+        }
     }
     report("larger images", tally);
     CHECK(tally.failed == 0);
