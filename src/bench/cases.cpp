@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/opencv_peer.hpp"
 #include "bench/random_data.hpp"
 #include "base/errors.hpp"
 #include "base/printable.hpp"
@@ -228,6 +229,19 @@ std::vector<Backend*> select_bench_variants(const std::string& list) {
         push_unique(variants, backend, std::equal_to<>());
     }
     return variants;
+}
+
+std::vector<Backend*> select_bench_peers(const std::string& list) {
+    static const std::unique_ptr<Backend> opencv = make_opencv_peer();
+    std::vector<Backend*> peers;
+    for (const std::string& name : split_commas(list)) {
+        if (name != kOpenCvPeer) {
+            throw UsageError(
+                fmt::format("--peer \"{}\": unknown peer (choose {})", name, kOpenCvPeer));
+        }
+        push_unique(peers, opencv.get(), std::equal_to<>());
+    }
+    return peers;
 }
 
 Tuning tuning_for(const Backend& variant, const Tuning& tuning) {

@@ -59,6 +59,9 @@ std::vector<Depth> parse_bench_depths(const std::vector<std::string>& lists);
 // "all" (every variant but the composites' named paths), or a comma list
 // of names, NAME.* standing for the named paths of NAME (fast.*).
 std::vector<Backend*> select_bench_variants(const std::string& list);
+// --peer: a comma list of peers' names (opencv), each once; UsageError
+// for another name. The peers live as long as the process.
+std::vector<Backend*> select_bench_peers(const std::string& list);
 // The values of `tuning` that `variant` reads.
 Tuning tuning_for(const Backend& variant, const Tuning& tuning);
 // Throws UsageError when some value of `tuning` is read by none of

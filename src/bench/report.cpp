@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/opencv_peer.hpp"
 #include "bench/random_data.hpp"
 
 namespace cudaconv {
@@ -191,6 +192,12 @@ void print_bench_tables(std::FILE* stream, const BenchReport& report) {
         for (const Depth depth : report.depths) print_table(stream, report, filter, depth);
     }
     print_notes(stream, report);
+    for (const std::string& peer : report.peers) {
+        fmt::print(stream, "{}: a peer, not a cudaconv variant: {}\n", peer,
+                   peer == kOpenCvPeer ? "cv::filter2D, or cv::sepFilter2D for a rank-1 filter, "
+                                         "on OpenCV's threads (those cpu runs on)"
+                                       : "another library");
+    }
 }
 
 std::string bench_csv(const BenchReport& report) {
@@ -242,6 +249,7 @@ nlohmann::ordered_json bench_json(const BenchReport& report) {
             {"variant", r.variant},
             {"path", r.path.empty() ? Json() : Json(r.path)},
             {"uses_cuda", r.uses_cuda},
+            {"peer", r.peer},
             {"filter",
              {{"spec", r.filter}, {"width", r.filter_width}, {"height", r.filter_height}}},
             {"image",

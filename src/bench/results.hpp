@@ -32,6 +32,7 @@ struct BenchRow {
     std::string variant;
     std::string path;  // the named path a composite ran (RunTimings::path)
     bool uses_cuda = false;
+    bool peer = false;   // another library's row (--peer), not a cudaconv variant
     std::string filter;  // the spec, e.g. "gaussian:5"
     int filter_width = 0;
     int filter_height = 0;
@@ -74,7 +75,8 @@ struct BenchReport {
     std::vector<BenchSize> sizes;
     std::vector<std::string> filters;  // labels, in the order given
     std::vector<Depth> depths;
-    std::vector<std::string> variants;
+    std::vector<std::string> variants;  // the peers' names last
+    std::vector<std::string> peers;
     std::vector<BenchRow> rows;
 
     // Some variant gave a wrong output or failed: bench exits 1.

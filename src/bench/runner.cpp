@@ -146,6 +146,10 @@ std::optional<std::string> bench_refusal(const Backend& variant, const Job& job)
     return std::nullopt;
 }
 
+bool is_peer(const BenchPlan& plan, const Backend& b) {
+    return std::find(plan.peers.begin(), plan.peers.end(), &b) != plan.peers.end();
+}
+
 void run_case(const BenchPlan& plan, BenchReport& report, const cv::Mat& src, const BenchSize& size,
               Depth depth, const Filter& filter) {
     const std::string what = fmt::format("{} {} {}", size.label(), depth_name(depth), filter.label);
@@ -166,6 +170,7 @@ void run_case(const BenchPlan& plan, BenchReport& report, const cv::Mat& src, co
             BenchRow row = base;
             row.variant = std::string(variant->name());
             row.uses_cuda = variant->uses_cuda();
+            row.peer = is_peer(plan, *variant);
             row.reason = "the filter is larger than the image: border valid leaves no output";
             report.rows.push_back(std::move(row));
         }
@@ -191,6 +196,7 @@ void run_case(const BenchPlan& plan, BenchReport& report, const cv::Mat& src, co
         BenchRow row = base;
         row.variant = std::string(variant.name());
         row.uses_cuda = variant.uses_cuda();
+        row.peer = is_peer(plan, variant);
         if (!support[v].ok) {
             row.status = RowStatus::refused;
             row.reason = support[v].reason;
@@ -282,12 +288,17 @@ BenchReport run_bench(const BenchPlan& plan) {
     report.depths = plan.depths;
     for (const Filter& f : plan.filters) report.filters.push_back(f.label);
     for (const Backend* b : plan.variants) report.variants.emplace_back(b->name());
+    for (const Backend* b : plan.peers) report.peers.emplace_back(b->name());
+    report.variants.insert(report.variants.end(), report.peers.begin(), report.peers.end());
+    // The peers run as the variants do, after them.
+    BenchPlan runs = plan;
+    runs.variants.insert(runs.variants.end(), plan.peers.begin(), plan.peers.end());
 
     for (const Depth depth : plan.depths) {
         for (const BenchSize& size : plan.sizes) {
             const cv::Mat src = random_bench_image(size, depth);
             for (const Filter& filter : plan.filters) {
-                run_case(plan, report, src, size, depth, filter);
+                run_case(runs, report, src, size, depth, filter);
             }
         }
     }

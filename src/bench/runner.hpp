@@ -23,6 +23,9 @@ struct BenchPlan {
     std::vector<Filter> filters;
     std::vector<Depth> depths;
     std::vector<Backend*> variants;
+    // Peers (bench/opencv_peer.hpp), timed and verified after the variants
+    // and marked as peers in the report.
+    std::vector<Backend*> peers;
     BorderMode border = BorderMode::reflect101;
     double border_value = 0.0;
     int warmup = 3;

@@ -23,6 +23,7 @@ constexpr const char* kBenchExamples = R"(Examples:
   cudaconv bench --size 64x48 -f edge -k cpu-ref,cpu --warmup 0 --repeat 3 --csv -
   cudaconv bench --size 4000x3000 -f edge -k fast,fast.*      # fast and each of its paths
   cudaconv bench --size 4000x3000 -f edge -k fast.strips --param band_rows=16
+  cudaconv bench --size 4000x3000 -f gaussian:sigma=3 -k cpu --peer opencv   # beside OpenCV
 
 Sizes are WxH (RGB) or WxHxC (C = 1, 3 or 4). Filters are anything -f accepts, or
 random:N / random:WxH (dense random taps, fixed seed, summing to 1).
@@ -80,6 +81,7 @@ BenchPlan make_plan(const BenchOptions& o) {
         }
     }
     check_bench_tuning(plan.tuning, plan.variants);
+    if (!o.peers.empty()) plan.peers = select_bench_peers(o.peers);
     return plan;
 }
 
@@ -94,6 +96,9 @@ void add_bench_options(CLI::App& app, BenchOptions& o) {
         ->capture_default_str();
     app.add_option("-k,--kernel", o.variants, "Variants: all, or a comma list of names")
         ->capture_default_str();
+    app.add_option("--peer", o.peers,
+                   "Peers timed beside the variants, on the same inputs: opencv (cv::filter2D, "
+                   "or cv::sepFilter2D for a rank-1 filter)");
     app.add_option("--depth", o.depths, "Sample depths of input and output: u8, u16, f32")
         ->capture_default_str();
     app.add_option("--border", o.border, "Border mode")->capture_default_str();

@@ -24,6 +24,7 @@ struct BenchOptions {
     bool overwrite = false;  // --csv/--json may replace files that exist
     std::string timing = "device";
     std::vector<std::string> params;  // --param NAME=VALUE
+    std::string peers;                // --peer: a comma list (opencv)
 };
 
 void add_bench_options(CLI::App& app, BenchOptions& options);

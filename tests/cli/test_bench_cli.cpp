@@ -129,6 +129,59 @@ TEST_CASE("bench -k all has a row for every variant: timed or refused", "[cli][b
     }
 }
 
+// --peer opencv: rows after the variants', marked peers, verified as they
+// are: cv::filter2D for a dense filter, cv::sepFilter2D for a rank-1 one;
+// refused, with the reason, where OpenCV has no such border.
+TEST_CASE("bench --peer opencv times OpenCV beside the variants, marked a peer", "[cli][bench]") {
+    TempDir dir;
+    for (const char* border : {"reflect101", "replicate", "wrap"}) {
+        const auto r = run_cudaconv({"bench",
+                                     "--size",
+                                     "37x23x3,16x9x1",
+                                     "-f",
+                                     "random:5,gaussian:sigma=1.5,box:3",
+                                     "--depth",
+                                     "u8,u16,f32",
+                                     "-k",
+                                     "cpu",
+                                     "--peer",
+                                     "opencv",
+                                     "--border",
+                                     border,
+                                     "--warmup",
+                                     "0",
+                                     "--repeat",
+                                     "1",
+                                     "--json",
+                                     "-",
+                                     "-q"},
+                                    dir.path());
+        INFO(border << ": " << r.err);
+        REQUIRE(r.exit_code == 0);
+        CHECK_THAT(r.err, Catch::Contains("opencv: a peer, not a cudaconv variant"));
+        const auto json = nlohmann::json::parse(r.out);
+        int peers = 0;
+        for (const auto& row : json["results"]) {
+            CAPTURE(row.dump());
+            const bool peer = row["variant"] == "opencv";
+            CHECK(row["peer"] == peer);
+            if (!peer) continue;
+            ++peers;
+            if (std::string(border) == "wrap") {
+                CHECK(row["status"] == "refused");
+                CHECK_THAT(row["reason"].get<std::string>(), Catch::Contains("no wrap border"));
+            } else {
+                CHECK(row["status"] == "ok");  // verified against the reference
+            }
+        }
+        CHECK(peers == 2 * 3 * 3);  // sizes x filters x depths
+    }
+    const auto bad =
+        run_cudaconv({"bench", "--size", "8x8", "-k", "cpu", "--peer", "numpy"}, dir.path());
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(bad.err, Catch::Contains("--peer \"numpy\": unknown peer (choose opencv)"));
+}
+
 TEST_CASE("bench --no-verify labels times unverified", "[cli][bench]") {
     const auto r =
         run_cudaconv({"bench", "--size", "8x8", "-f", "edge", "--depth", "u16", "-k", "cpu-ref",
