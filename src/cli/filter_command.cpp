@@ -391,16 +391,7 @@ private:
     // GPU does not encode is encoded by the CPU, and said (warn_cpu_encoded).
     void check_gpu_encoder() const {
         if (options_.encoder != "gpu") return;
-        if (!params_) {
-            throw UsageError("--encoder gpu: -f none runs nothing on the GPU, so the CPU "
-                             "encodes (--encoder auto or cpu)");
-        }
-        if (requested_ && !requested_->uses_cuda()) {
-            throw UsageError(fmt::format("--encoder gpu: -k {} filters on the CPU, so the CPU "
-                                         "encodes (choose a CUDA variant or auto, or --encoder "
-                                         "auto or cpu)",
-                                         requested_->name()));
-        }
+        refuse_where_nothing_runs_on_gpu("--encoder", "encodes");
         EncodeOptions level_1 = options_.encode;
         level_1.png_level = 1;
         for (const PlannedImage& image : plan_) {
@@ -426,17 +417,23 @@ private:
     // (warn_cpu_decoded).
     void check_gpu_decoder() {
         if (options_.decoder != "gpu") return;
+        refuse_where_nothing_runs_on_gpu("--decoder", "decodes");
+        gpu_decoding_.open_or_refuse();
+    }
+
+    // `option` gpu (--encoder, --decoder) where the command line runs
+    // nothing on the GPU: -f none, or a CPU variant named with -k.
+    void refuse_where_nothing_runs_on_gpu(const char* option, const char* codec_does) const {
         if (!params_) {
-            throw UsageError("--decoder gpu: -f none runs nothing on the GPU, so the CPU "
-                             "decodes (--decoder auto or cpu)");
+            throw UsageError(fmt::format("{} gpu: -f none runs nothing on the GPU, so the CPU "
+                                         "{} ({} auto or cpu)",
+                                         option, codec_does, option));
         }
         if (requested_ && !requested_->uses_cuda()) {
-            throw UsageError(fmt::format("--decoder gpu: -k {} filters on the CPU, so the CPU "
-                                         "decodes (choose a CUDA variant or auto, or --decoder "
-                                         "auto or cpu)",
-                                         requested_->name()));
+            throw UsageError(fmt::format("{} gpu: -k {} filters on the CPU, so the CPU {} "
+                                         "(choose a CUDA variant or auto, or {} auto or cpu)",
+                                         option, requested_->name(), codec_does, option));
         }
-        gpu_decoding_.open_or_refuse();
     }
 
     // Under -k auto, choosing needs the CUDA probe (about 110-210 ms on the

@@ -21,6 +21,7 @@
 
 #include "kernels/runtime/device_info.hpp"
 #include "support/files.hpp"
+#include "support/json_lines.hpp"
 #include "support/run_command.hpp"
 
 namespace cudaconv::test {
@@ -515,23 +516,6 @@ TEST_CASE("batch: a second SIGINT ends at once and leaves no partial file",
     CHECK(((WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) ||
            (WIFEXITED(status) && WEXITSTATUS(status) == 130)));
     batch.check_outputs();
-}
-
-}  // namespace cudaconv::test
-
-namespace cudaconv::test {
-
-// The JSON lines of a batch run with --json -, by input: each image's
-// line (the summary left out).
-std::map<std::string, nlohmann::json> json_by_input(const std::string& out) {
-    std::map<std::string, nlohmann::json> lines;
-    std::istringstream text(out);
-    std::string line;
-    while (std::getline(text, line)) {
-        const auto j = nlohmann::json::parse(line);
-        if (!j.contains("summary")) lines[j["input"]] = j;
-    }
-    return lines;
 }
 
 // --encoder, wherever the images run: each JSON line names the encoder of

@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,6 +16,7 @@
 
 #include "kernels/runtime/device_info.hpp"
 #include "support/files.hpp"
+#include "support/json_lines.hpp"
 #include "support/run_command.hpp"
 #include "support/skip_without_device.hpp"
 
@@ -31,17 +31,6 @@ std::string jpeg_of(const std::string& sample_name, std::vector<int> params) {
     std::vector<unsigned char> bytes;
     REQUIRE(cv::imencode(".jpg", image, bytes, params));
     return std::string(bytes.begin(), bytes.end());
-}
-
-std::map<std::string, nlohmann::json> lines_by_input(const std::string& out) {
-    std::map<std::string, nlohmann::json> lines;
-    std::istringstream text(out);
-    std::string line;
-    while (std::getline(text, line)) {
-        const auto j = nlohmann::json::parse(line);
-        if (!j.contains("summary")) lines[j["input"]] = j;
-    }
-    return lines;
 }
 
 cv::Mat read_png(const fs::path& p) {
@@ -92,7 +81,7 @@ TEST_CASE("--json and --timings say which decoder each image used", "[cli][decod
         {"in", "-f", "edge", "-k", "cpu", "--json", "-", "-q", "-o", "out/"}, dir.path());
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
-    const auto lines = lines_by_input(r.out);
+    const auto lines = json_by_input(r.out);
     REQUIRE(lines.size() == 2);
     for (const auto& [input, line] : lines) CHECK(line["decoder"] == "cpu");
     const auto one = run_cudaconv(
@@ -132,7 +121,7 @@ TEST_CASE("a batch's JPEGs decoded on the GPU, within the bound of the CPU decod
     };
     const auto gpu = run("gpu", "identity", "gpu");
     run("cpu", "identity", "cpu");
-    const auto lines = lines_by_input(gpu.out);
+    const auto lines = json_by_input(gpu.out);
     REQUIRE(lines.size() == 6);
     CHECK(lines.at("in/truncated.jpg")["status"] == "failed");
     for (const char* name : {"colour", "gray", "rocket"}) {

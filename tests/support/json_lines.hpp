@@ -1,0 +1,14 @@
+#pragma once
+// What a batch run printed with --json -: one JSON line an image, then a
+// summary line.
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace cudaconv::test {
+
+// Each image's line by its "input" (the summary left out).
+std::map<std::string, nlohmann::json> json_by_input(const std::string& out);
+
+}  // namespace cudaconv::test
