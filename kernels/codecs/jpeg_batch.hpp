@@ -1,9 +1,9 @@
 #pragma once
 // The GPU's JPEG decoder as a batch uses it, with no CUDA type in sight so
 // that src/ includes it in every build: a worker asks whether the GPU takes
-// a file (inspect), and the GPU thread decodes the files taken, several at
-// once, into device memory that the CUDA variants read in place of an
-// upload (RunOptions::device_src). kernels/codecs/jpeg_decoder.hpp is the
+// a file (inspect), and the thread before the GPU thread decodes the files
+// taken, several at once, into device memory that the CUDA variants read
+// in place of an upload (RunOptions::device_src). kernels/codecs/jpeg_decoder.hpp is the
 // decoder underneath; without the CUDA toolkit the constructor says that
 // this build has none.
 #include <cstddef>
