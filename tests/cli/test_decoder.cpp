@@ -41,7 +41,7 @@ cv::Mat read_png(const fs::path& p) {
 
 }  // namespace
 
-TEST_CASE("--decoder gpu is refused before any work where the GPU cannot decode",
+TEST_CASE("decoder: --decoder gpu is refused before any work where the GPU cannot decode",
           "[cli][decoder]") {
     TempDir dir;
     copy_sample("rocket.jpg", dir / "in" / "a.jpg");
@@ -73,7 +73,7 @@ TEST_CASE("--decoder gpu is refused before any work where the GPU cannot decode"
 }
 
 // Without a GPU every image says the CPU decoded it, whatever --decoder.
-TEST_CASE("--json and --timings say which decoder each image used", "[cli][decoder]") {
+TEST_CASE("decoder: --json and --timings say which decoder each image used", "[cli][decoder]") {
     TempDir dir;
     copy_sample("rocket.jpg", dir / "in" / "a.jpg");
     copy_sample("camera.png", dir / "in" / "b.png");
