@@ -1,5 +1,6 @@
 #include "cli/app.hpp"
 
+#include <cstdio>
 #include <filesystem>
 #include <new>
 #include <string>
@@ -24,6 +25,13 @@
 
 namespace cudaconv {
 namespace {
+
+// What `cudaconv` alone prints (on stderr, exit 2), and the start of --help.
+constexpr const char* kUsage = R"(  cudaconv INPUT... -f FILTER -o OUTPUT [OPTIONS]
+  cudaconv list filters|kernels|devices
+  cudaconv compare A B [--max-abs N ...]
+  cudaconv bench [--size WxH,...] [-f FILTER,...] [-k all|NAME,...]
+  cudaconv help [list|compare|bench])";
 
 constexpr const char* kExamples = R"(Examples:
   cudaconv photo.jpg -f edge -o edges.png
@@ -96,15 +104,29 @@ int run_bench(int argc, char** argv) {
 }
 
 int run_filter(int argc, char** argv) {
-    CLI::App app{"Convolve images with a filter on the CPU or a CUDA GPU.\n"
-                 "  cudaconv INPUT... -f FILTER -o OUTPUT [OPTIONS]\n"
-                 "  cudaconv list filters|kernels|devices\n"
-                 "  cudaconv compare A B [--max-abs N ...]\n"
-                 "  cudaconv bench [--size WxH,...] [-f FILTER,...] [-k all|NAME,...]",
+    CLI::App app{std::string("Convolve images with a filter on the CPU or a CUDA GPU.\n") + kUsage,
                  "cudaconv"};
     app.footer(kExamples);
     app.set_version_flag("--version", version_string());
     return parse_and_run<FilterOptions>(app, argc, argv, add_filter_options, run_filter_command);
+}
+
+// `cudaconv help [COMMAND]`: that command's --help, on stdout.
+int run_help(int argc, char** argv) {
+    const std::string topic = argc > 2 ? argv[2] : "";
+    std::string help = "--help";
+    if (topic.empty()) {
+        char* args[] = {argv[0], help.data()};
+        return run_filter(2, args);
+    }
+    std::string command = topic;
+    char* args[] = {argv[0], command.data(), help.data()};
+    if (topic == "list") return run_list(3, args);
+    if (topic == "compare") return run_compare(3, args);
+    if (topic == "bench") return run_bench(3, args);
+    throw UsageError(fmt::format("help: no command \"{}\" (list, compare or bench; cudaconv "
+                                 "--help for filtering)",
+                                 printable(topic)));
 }
 
 }  // namespace
@@ -123,6 +145,17 @@ int run_app(int argc, char** argv) {
                         : command == "bench"   ? "benchmarking"
                                                : "filtering";
     try {
+        if (argc == 1) {  // nothing asked: what can be, rather than a missing option
+            std::fprintf(stderr,
+                         "Usage:\n%s\n'cudaconv --help' lists every option, 'cudaconv list "
+                         "filters' the filters.\n",
+                         kUsage);
+            return kExitUsage;
+        }
+        if (command == "help") return run_help(argc, argv);
+        if (command == "list" && argc == 2) {
+            throw UsageError("list what? cudaconv list filters, kernels or devices");
+        }
         if (command == "list") return run_list(argc, argv);
         if (command == "compare") return run_compare(argc, argv);
         if (command == "bench") return run_bench(argc, argv);

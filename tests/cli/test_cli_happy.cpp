@@ -190,4 +190,33 @@ TEST_CASE("list, help and version", "[cli]") {
     CHECK_THAT(r.out, Catch::Contains("cuFFT"));
 }
 
+// Nothing asked: what can be, not a missing option's name. `cudaconv`
+// alone is a usage error (exit 2) that lists the commands; `help` is
+// --help, for a command too; `list` alone names what it lists.
+TEST_CASE("cudaconv alone, help and list alone say what can be run", "[cli]") {
+    auto r = run_cudaconv({});
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::StartsWith("Usage:\n  cudaconv INPUT... -f FILTER -o OUTPUT"));
+    CHECK_THAT(r.err, Catch::Contains("cudaconv help [list|compare|bench]") &&
+                          Catch::Contains("'cudaconv --help' lists every option"));
+    CHECK_THAT(r.err, !Catch::Contains("required"));
+    r = run_cudaconv({"help"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("--border") && Catch::Contains("Examples"));
+    r = run_cudaconv({"help", "bench"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("--peer") && Catch::Contains("cudaconv bench"));
+    r = run_cudaconv({"help", "compare"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("--max-abs"));
+    r = run_cudaconv({"help", "nope"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("help: no command \"nope\" (list, compare or bench"));
+    r = run_cudaconv({"list"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("list what? cudaconv list filters, kernels or devices"));
+    CHECK_THAT(r.err, !Catch::Contains("required"));
+}
+
 }  // namespace cudaconv::test
