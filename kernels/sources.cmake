@@ -10,6 +10,7 @@ if(CUDACONV_WITH_CUDA)
     ${CMAKE_CURRENT_LIST_DIR}/codecs/nvjpeg_loader.cpp
     ${CMAKE_CURRENT_LIST_DIR}/codecs/jpeg_decoder.cpp
     ${CMAKE_CURRENT_LIST_DIR}/codecs/jpeg_batch.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/codecs/jpeg_encoder.cpp
     ${CMAKE_CURRENT_LIST_DIR}/ladder/naive.cu
     ${CMAKE_CURRENT_LIST_DIR}/ladder/cmem.cu
     ${CMAKE_CURRENT_LIST_DIR}/ladder/smem.cu

@@ -66,6 +66,13 @@ typedef enum {
     NVJPEG_ENCODING_PROGRESSIVE_DCT_HUFFMAN = 0xc2
 } nvjpegJpegEncoding_t;
 
+typedef enum {
+    NVJPEG_INPUT_RGB = 3,
+    NVJPEG_INPUT_BGR = 4,
+    NVJPEG_INPUT_RGBI = 5,
+    NVJPEG_INPUT_BGRI = 6
+} nvjpegInputFormat_t;
+
 // nvjpeg.h's macros NVJPEG_FLAGS_DEFAULT and NVJPEG_MAX_COMPONENT.
 constexpr unsigned int kFlagsDefault = 0;
 constexpr int kMaxComponent = 4;
@@ -94,6 +101,10 @@ struct nvjpegJpegState;
 typedef struct nvjpegJpegState* nvjpegJpegState_t;
 struct nvjpegJpegStream;
 typedef struct nvjpegJpegStream* nvjpegJpegStream_t;
+struct nvjpegEncoderState;
+typedef struct nvjpegEncoderState* nvjpegEncoderState_t;
+struct nvjpegEncoderParams;
+typedef struct nvjpegEncoderParams* nvjpegEncoderParams_t;
 
 }  // namespace cudaconv::nvj
 
@@ -101,30 +112,43 @@ typedef struct nvjpegJpegStream* nvjpegJpegStream_t;
 // returns nvjpegStatus_t. Written once, read twice: in namespace
 // cudaconv::nvj for the loader's function pointers, and at global scope,
 // against nvjpeg.h, by scripts/gpu/nvjpeg_header_check.cpp.
-#define CUDACONV_NVJPEG_FUNCTIONS(X)                                                          \
-    X(nvjpegGetProperty, (libraryPropertyType, int*))                                         \
-    X(nvjpegCreateEx, (nvjpegBackend_t, nvjpegDevAllocator_t*, nvjpegPinnedAllocator_t*,      \
-                       unsigned int, nvjpegHandle_t*))                                        \
-    X(nvjpegDestroy, (nvjpegHandle_t))                                                        \
-    X(nvjpegGetHardwareDecoderInfo, (nvjpegHandle_t, unsigned int*, unsigned int*))           \
-    X(nvjpegJpegStateCreate, (nvjpegHandle_t, nvjpegJpegState_t*))                            \
-    X(nvjpegJpegStateDestroy, (nvjpegJpegState_t))                                            \
-    X(nvjpegDecode, (nvjpegHandle_t, nvjpegJpegState_t, const unsigned char*, size_t,         \
-                     nvjpegOutputFormat_t, nvjpegImage_t*, cudaStream_t))                     \
-    X(nvjpegDecodeBatchedInitialize,                                                          \
-      (nvjpegHandle_t, nvjpegJpegState_t, int, int, nvjpegOutputFormat_t))                    \
-    X(nvjpegDecodeBatched, (nvjpegHandle_t, nvjpegJpegState_t, const unsigned char* const*,   \
-                            const size_t*, nvjpegImage_t*, cudaStream_t))                     \
-    X(nvjpegJpegStreamCreate, (nvjpegHandle_t, nvjpegJpegStream_t*))                          \
-    X(nvjpegJpegStreamDestroy, (nvjpegJpegStream_t))                                          \
-    X(nvjpegJpegStreamParse,                                                                  \
-      (nvjpegHandle_t, const unsigned char*, size_t, int, int, nvjpegJpegStream_t))           \
-    X(nvjpegJpegStreamGetJpegEncoding, (nvjpegJpegStream_t, nvjpegJpegEncoding_t*))           \
-    X(nvjpegJpegStreamGetFrameDimensions, (nvjpegJpegStream_t, unsigned int*, unsigned int*)) \
-    X(nvjpegJpegStreamGetComponentsNum, (nvjpegJpegStream_t, unsigned int*))                  \
-    X(nvjpegJpegStreamGetSamplePrecision, (nvjpegJpegStream_t, unsigned int*))                \
-    X(nvjpegJpegStreamGetChromaSubsampling, (nvjpegJpegStream_t, nvjpegChromaSubsampling_t*)) \
-    X(nvjpegDecodeBatchedSupported, (nvjpegHandle_t, nvjpegJpegStream_t, int*))
+#define CUDACONV_NVJPEG_FUNCTIONS(X)                                                              \
+    X(nvjpegGetProperty, (libraryPropertyType, int*))                                             \
+    X(nvjpegCreateEx, (nvjpegBackend_t, nvjpegDevAllocator_t*, nvjpegPinnedAllocator_t*,          \
+                       unsigned int, nvjpegHandle_t*))                                            \
+    X(nvjpegDestroy, (nvjpegHandle_t))                                                            \
+    X(nvjpegGetHardwareDecoderInfo, (nvjpegHandle_t, unsigned int*, unsigned int*))               \
+    X(nvjpegJpegStateCreate, (nvjpegHandle_t, nvjpegJpegState_t*))                                \
+    X(nvjpegJpegStateDestroy, (nvjpegJpegState_t))                                                \
+    X(nvjpegDecode, (nvjpegHandle_t, nvjpegJpegState_t, const unsigned char*, size_t,             \
+                     nvjpegOutputFormat_t, nvjpegImage_t*, cudaStream_t))                         \
+    X(nvjpegDecodeBatchedInitialize,                                                              \
+      (nvjpegHandle_t, nvjpegJpegState_t, int, int, nvjpegOutputFormat_t))                        \
+    X(nvjpegDecodeBatched, (nvjpegHandle_t, nvjpegJpegState_t, const unsigned char* const*,       \
+                            const size_t*, nvjpegImage_t*, cudaStream_t))                         \
+    X(nvjpegJpegStreamCreate, (nvjpegHandle_t, nvjpegJpegStream_t*))                              \
+    X(nvjpegJpegStreamDestroy, (nvjpegJpegStream_t))                                              \
+    X(nvjpegJpegStreamParse,                                                                      \
+      (nvjpegHandle_t, const unsigned char*, size_t, int, int, nvjpegJpegStream_t))               \
+    X(nvjpegJpegStreamGetJpegEncoding, (nvjpegJpegStream_t, nvjpegJpegEncoding_t*))               \
+    X(nvjpegJpegStreamGetFrameDimensions, (nvjpegJpegStream_t, unsigned int*, unsigned int*))     \
+    X(nvjpegJpegStreamGetComponentsNum, (nvjpegJpegStream_t, unsigned int*))                      \
+    X(nvjpegJpegStreamGetSamplePrecision, (nvjpegJpegStream_t, unsigned int*))                    \
+    X(nvjpegJpegStreamGetChromaSubsampling, (nvjpegJpegStream_t, nvjpegChromaSubsampling_t*))     \
+    X(nvjpegDecodeBatchedSupported, (nvjpegHandle_t, nvjpegJpegStream_t, int*))                   \
+    X(nvjpegEncoderStateCreate, (nvjpegHandle_t, nvjpegEncoderState_t*, cudaStream_t))            \
+    X(nvjpegEncoderStateDestroy, (nvjpegEncoderState_t))                                          \
+    X(nvjpegEncoderParamsCreate, (nvjpegHandle_t, nvjpegEncoderParams_t*, cudaStream_t))          \
+    X(nvjpegEncoderParamsDestroy, (nvjpegEncoderParams_t))                                        \
+    X(nvjpegEncoderParamsSetQuality, (nvjpegEncoderParams_t, const int, cudaStream_t))            \
+    X(nvjpegEncoderParamsSetSamplingFactors,                                                      \
+      (nvjpegEncoderParams_t, const nvjpegChromaSubsampling_t, cudaStream_t))                     \
+    X(nvjpegEncodeImage, (nvjpegHandle_t, nvjpegEncoderState_t, const nvjpegEncoderParams_t,      \
+                          const nvjpegImage_t*, nvjpegInputFormat_t, int, int, cudaStream_t))     \
+    X(nvjpegEncodeYUV, (nvjpegHandle_t, nvjpegEncoderState_t, const nvjpegEncoderParams_t,        \
+                        const nvjpegImage_t*, nvjpegChromaSubsampling_t, int, int, cudaStream_t)) \
+    X(nvjpegEncodeRetrieveBitstream,                                                              \
+      (nvjpegHandle_t, nvjpegEncoderState_t, unsigned char*, size_t*, cudaStream_t))
 
 namespace cudaconv::nvj {
 

@@ -26,18 +26,9 @@
 #include <vector>
 
 #include "core/types.hpp"
+#include "kernels/codecs/device_image_rows.hpp"
 
 namespace cudaconv {
-
-// An image in device memory, in OpenCV's channel order (BGR, BGRA).
-struct DeviceImageRows {
-    const std::byte* data = nullptr;
-    std::int64_t width = 0;
-    std::int64_t height = 0;
-    std::int64_t pitch = 0;  // bytes from one row to the next
-    int channels = 0;
-    Depth depth = Depth::u8;
-};
 
 // Whether the device encoder takes such an image: samples PNG holds as
 // cudaconv writes them (u8 or u16, 1, 3 or 4 channels), in rows under

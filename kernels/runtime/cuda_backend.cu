@@ -12,6 +12,7 @@
 
 #include "kernels/runtime/cuda_check.hpp"
 #include "kernels/runtime/cuda_resources.hpp"
+#include "kernels/codecs/jpeg_encoder.hpp"
 #include "kernels/codecs/png_deflate.hpp"
 #include "kernels/runtime/stream_hold.hpp"
 
@@ -144,6 +145,39 @@ bool compress_for_png(const Job& job, const std::byte* d_result, std::size_t dst
     request.sample = std::move(compressed.sample);
     request.done = true;
     timings.png_rows_ms = elapsed_ms(start, stop);
+    return true;
+}
+
+// The output as a JPEG file encoded on the device (RunOptions::jpeg);
+// false, with `request.problem` saying why, where the encoder cannot take
+// it or nvJPEG failed (the pixels are downloaded and the CPU encodes them;
+// a fault of the device itself shows again at that download).
+bool encode_for_jpeg(const Job& job, const std::byte* d_result, std::size_t dst_row,
+                     JpegRequest& request, RunTimings& timings, cudaStream_t stream) {
+    request.problem =
+        jpeg_on_device_problem(job.dst.width, job.dst.height, job.dst.channels, job.dst.depth);
+    if (!request.problem.empty()) return false;
+    DeviceImageRows rows;
+    rows.data = d_result;
+    rows.width = job.dst.width;
+    rows.height = job.dst.height;
+    rows.pitch = static_cast<std::int64_t>(dst_row);
+    rows.channels = job.dst.channels;
+    rows.depth = job.dst.depth;
+    const Event start, stop;
+    CUDA_CHECK(cudaEventRecord(start.get(), stream));
+    try {
+        request.file = encode_jpeg_on_device(rows, request.settings, stream);
+    } catch (const CudaError& e) {
+        release_jpeg_encoder();
+        cudaGetLastError();  // clears an error that is not the device's fault
+        request.problem = e.what();
+        return false;
+    }
+    CUDA_CHECK(cudaEventRecord(stop.get(), stream));
+    CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    request.done = true;
+    timings.gpu_jpeg_ms = elapsed_ms(start, stop);
     return true;
 }
 
@@ -328,8 +362,10 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
         }
     }
 
-    if (options.png_rows &&
-        compress_for_png(job, d_result, dst_row, *options.png_rows, timings, stream.get())) {
+    if ((options.png_rows &&
+         compress_for_png(job, d_result, dst_row, *options.png_rows, timings, stream.get())) ||
+        (options.jpeg &&
+         encode_for_jpeg(job, d_result, dst_row, *options.jpeg, timings, stream.get()))) {
         timings.upload_ms = elapsed_ms(up_start, up_stop);
         return timings;
     }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/errors.hpp"
+#include "kernels/codecs/gpu_jpeg_encoder.hpp"
 #include "kernels/codecs/jpeg_batch.hpp"
 #include "kernels/runtime/copy_bandwidth.hpp"
 #include "kernels/runtime/cuda_host.hpp"
@@ -106,5 +107,7 @@ JpegInspection GpuJpegBatch::inspect(const unsigned char*, std::size_t) const {
 void GpuJpegBatch::decode(const std::vector<GpuJpegImage*>&) {
     throw std::runtime_error(no_device_reason());
 }
+
+std::string gpu_jpeg_encoder_problem() { return no_device_reason(); }
 
 }  // namespace cudaconv

@@ -59,6 +59,9 @@ for i in 1 2 3; do cp images/rocket.jpg "$decode_in/rocket$i.jpg"; done
 cp images/camera.png "$decode_in/"
 step sanitizer-gpu-decode compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
   "$bin/cudaconv" "$decode_in" -f edge -k fast --decoder gpu -q -o "$decode_in/out/"
+# And one whose JPEG outputs the GPU encodes (nvJPEG, kernels/codecs/jpeg_encoder.hpp).
+step sanitizer-gpu-encode compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
+  "$bin/cudaconv" "$decode_in" -f edge -k fast --encoder gpu -q -o "$decode_in/jpeg/{stem}.jpg"
 
 # Kernel time of every variant: 4000x3000 RGB u8, edge 3x3, 3 warm-ups,
 # median of 20 (CUDA events), output checked against cpu-ref's.
@@ -108,6 +111,8 @@ echo "== unit tests (GPU part)"; grep -E "passed|failed|not supported|SKIPPED|te
 echo "== sanitizers"; for t in memcheck racecheck initcheck synccheck; do
   echo "$t: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/sanitizer-$t.log" | tail -1)"; done
 echo "memcheck, a batch decoded on the GPU: $(grep "ERROR SUMMARY" "$out/sanitizer-gpu-decode.log" | tail -1)"
+echo "memcheck, a batch encoded to JPEG on the GPU: $(grep "ERROR SUMMARY" "$out/sanitizer-gpu-encode.log" | tail -1)"
+echo "== nvJPEG's files against libjpeg's"; grep -h "GPU vs CPU\|nvJPEG vs libjpeg" "$out"/unit-tests.log "$out"/cli-tests.log
 echo "== timing, 4000x3000 RGB u8, edge 3x3"; cat "$timing"
 echo "== bench (4000x3000 RGB u8)"; sed -n '/median/,$p' "$out/bench-rgb.log" | head -60
 echo "== bench (4000x3000 gray f32)"; sed -n '/median/,$p' "$out/bench-gray.log" | head -80

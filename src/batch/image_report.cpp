@@ -52,6 +52,8 @@ void print_timings(std::FILE* stream, const ImageReport& r) {
     fmt::print(stream, "  ({:.1f} Mpix/s, {:.2f} GB/s)\n", s.mpix_per_s, s.gb_per_s);
     if (r.run.png_rows_ms > 0.0) {
         stage("png rows", r.run.png_rows_ms, true);  // compressed on the device
+    } else if (r.run.gpu_jpeg_ms > 0.0) {
+        stage("gpu jpeg", r.run.gpu_jpeg_ms, true);  // encoded on the device
     } else {
         stage("download", r.run.download_ms, on_gpu);
     }
@@ -82,6 +84,7 @@ nlohmann::json to_json(const ImageReport& r) {
           {"filter", s.median_ms},
           {"download", r.run.download_ms},
           {"png_rows", r.run.png_rows_ms},
+          {"gpu_jpeg", r.run.gpu_jpeg_ms},
           {"encode", r.encode_ms},
           {"total", r.total_ms},
           {"run", r.run_ms}}},

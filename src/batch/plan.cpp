@@ -198,6 +198,7 @@ std::vector<PlannedImage> plan_outputs(const std::vector<InputFile>& inputs,
         check_json_file(request, inputs, input_paths, output_owner, folders);
     }
     if (!existing.empty()) throw UsageError(existing_refusal(existing));
+    if (request.check_outputs) request.check_outputs(plan);
 
     for (const std::string& folder : folders) {
         std::error_code ec;

@@ -6,6 +6,7 @@
 // it does any work. The --json file is an output too: not an input, not an
 // image's output (by any name {kernel} may give it), not existing unless
 // --overwrite, and its folder there (or made by the plan).
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,9 @@ struct PlanRequest {
     // Files the command reads besides the images (the --from list, a
     // filter file), which the --json file must not replace either.
     std::vector<std::string> other_inputs;
+    // The caller's own checks of the planned outputs (--encoder gpu's),
+    // run once the plan's passed and before any folder is made.
+    std::function<void(const std::vector<PlannedImage>&)> check_outputs;
 };
 
 // Throws UsageError (exit 2) for what the user must change, WorkError

@@ -1,9 +1,12 @@
 #include "cli/filter_options.hpp"
 
+#include <string>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "base/errors.hpp"
+#include "core/jpeg_settings.hpp"
 
 namespace cudaconv {
 namespace {
@@ -102,9 +105,16 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
     app.add_option("--json", o.json_path,
                    "Write timings as JSON lines to FILE (an output: refused if it exists, unless "
                    "--overwrite), or - for stdout");
-    app.add_option("--jpeg-quality", o.encode.jpeg_quality, "JPEG quality")
+    app.add_option("--jpeg-quality", o.encode.jpeg.quality, "JPEG quality")
         ->check(CLI::Range(0, 100))
         ->capture_default_str();
+    app.add_option_function<std::string>(
+           "--jpeg-sampling",
+           [&o](const std::string& text) { o.encode.jpeg.sampling = *parse_chroma_sampling(text); },
+           "JPEG chroma sampling: 420 (half the colour resolution each way), 422, or 444 (full; "
+           "sharper colour edges, larger files)")
+        ->check(CLI::IsMember({"420", "422", "444"}))
+        ->default_str("420");
     app.add_option("--png-level", o.encode.png_level, "PNG compression level (1 is fast)")
         ->check(CLI::Range(0, 9))
         ->capture_default_str();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/job.hpp"
+#include "core/jpeg_settings.hpp"
 #include "core/tolerance.hpp"
 #include "core/tuning.hpp"
 
@@ -35,6 +36,19 @@ struct PngRowsRequest {
     std::vector<std::uint8_t> sample;  // the sample rows, each after its filter byte
 };
 
+// A CUDA variant's output as a JPEG file, encoded on the device by nvJPEG
+// (kernels/codecs/jpeg_encoder.hpp): what a batch writing JPEGs asks for, so
+// that the workers only write the file. A variant that cannot (no nvJPEG,
+// an output JPEG does not hold, no room on the device) leaves `done` false
+// and fills job.dst as usual.
+struct JpegRequest {
+    JpegSettings settings;
+    // Set by the variant:
+    bool done = false;               // then job.dst was not written
+    std::vector<std::uint8_t> file;  // the whole JPEG file
+    std::string problem;             // when not done: why not, in words
+};
+
 struct RunOptions {
     int warmup = 0;  // untimed filter runs before the timed ones
     int repeat = 1;  // timed filter runs; the output is from the last
@@ -46,6 +60,10 @@ struct RunOptions {
     // CUDA variants: compress the output for a PNG on the device and return
     // that instead (nullptr: download the pixels). CPU variants ignore it.
     PngRowsRequest* png_rows = nullptr;
+    // CUDA variants: encode the output as a JPEG file on the device and
+    // return that instead (nullptr: download the pixels). At most one of
+    // png_rows and jpeg is set. CPU variants ignore it.
+    JpegRequest* jpeg = nullptr;
     // CUDA variants: the input's pixels are on the device already, rows of
     // job.src's packed row bytes `device_src_pitch` apart (a JPEG decoded
     // there, kernels/codecs/jpeg_batch.hpp): copied from there in place of
@@ -67,10 +85,13 @@ struct RunOptions {
 // CPU variants with a steady clock. Upload/download stay 0 on the CPU.
 struct RunTimings {
     double upload_ms = 0.0;
-    double download_ms = 0.0;  // the pixels; 0 when png_rows took their place
+    double download_ms = 0.0;  // the pixels; 0 when png_rows or jpeg took their place
     // CUDA variants asked for RunOptions::png_rows: compressing on the
     // device and downloading the stream.
     double png_rows_ms = 0.0;
+    // CUDA variants asked for RunOptions::jpeg: encoding on the device and
+    // downloading the file.
+    double gpu_jpeg_ms = 0.0;
     std::vector<double> filter_ms;  // one entry per timed repeat
     // The named path that ran, for a composite variant (`fast` ran
     // "fast.strips"); empty for the others.

@@ -10,6 +10,7 @@
 
 #include <opencv2/core.hpp>
 
+#include "core/jpeg_settings.hpp"
 #include "core/types.hpp"
 #include "io/decode_limits.hpp"
 
@@ -55,8 +56,8 @@ ImageView view_of(cv::Mat& m);
 ConstImageView view_of(const cv::Mat& m);
 
 struct EncodeOptions {
-    int jpeg_quality = 95;  // 0..100, OpenCV's default
-    int png_level = 1;      // 0..9; 1 is zlib's fastest that still compresses
+    JpegSettings jpeg;  // quality and chroma sampling
+    int png_level = 1;  // 0..9; 1 is zlib's fastest that still compresses
     // Threads one PNG may be compressed on (level 1): a batch's workers each
     // take one; a single image, every core.
     int threads = 1;
@@ -87,6 +88,10 @@ std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::string& 
 // at level 1, whose runs-only stream a CUDA variant can make on the device
 // instead (RunOptions::png_rows).
 bool png_rows_stream_fits(const std::string& extension, const EncodeOptions& options);
+
+// Whether a lower-case extension (".jpg") names JPEG, which a CUDA variant
+// can encode on the device instead (RunOptions::jpeg).
+bool is_jpeg_extension(const std::string& extension);
 
 // The PNG file around such a stream (png_encoder.hpp's png_from_runs_stream),
 // with encode_image's errors: WorkError "PATH: problem".

@@ -15,6 +15,7 @@
 
 #include "base/errors.hpp"
 #include "io/codec_messages.hpp"
+#include "io/jpeg_writer.hpp"
 #include "io/png_encoder.hpp"
 #include "io/image_io.hpp"
 
@@ -122,10 +123,7 @@ std::string channels_held(unsigned channels) {
 
 std::string display_name(const std::string& path) { return path == kStdStream ? "<stdout>" : path; }
 
-std::vector<int> encoder_settings(const OutputFormat& format, const EncodeOptions& options) {
-    if (format.name == "JPEG") {
-        return {cv::IMWRITE_JPEG_QUALITY, std::clamp(options.jpeg_quality, 0, 100)};
-    }
+std::vector<int> encoder_settings(const OutputFormat& format) {
     if (format.name == "TIFF") return {cv::IMWRITE_TIFF_COMPRESSION, kTiffLzw};
     if (format.name == "OpenEXR") return {cv::IMWRITE_EXR_TYPE, cv::IMWRITE_EXR_TYPE_FLOAT};
     return {};  // WebP without a quality is lossless
@@ -182,6 +180,11 @@ bool png_rows_stream_fits(const std::string& extension, const EncodeOptions& opt
            std::clamp(options.png_level, 0, 9) == 1;
 }
 
+bool is_jpeg_extension(const std::string& extension) {
+    const OutputFormat* format = find_format(extension);
+    return format && std::string_view(format->name) == "JPEG";
+}
+
 std::vector<std::uint8_t> encode_png_rows_stream(std::int64_t width, std::int64_t height,
                                                  Depth depth, int channels,
                                                  const std::vector<std::uint8_t>& zlib,
@@ -220,10 +223,19 @@ std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::string& 
             throw WorkError(name + ": cannot encode PNG: " + e.what());
         }
     }
+    if (format.name == "JPEG") {  // our own writer too: see jpeg_writer.hpp
+        try {
+            return encode_jpeg(image, options.jpeg);
+        } catch (const std::bad_alloc&) {
+            throw WorkError(name + ": out of memory encoding JPEG");
+        } catch (const std::exception& e) {
+            throw WorkError(name + ": cannot encode JPEG: " + e.what());
+        }
+    }
     detail::CodecMessages messages;  // an encoder's complaints become our error
     std::vector<std::uint8_t> bytes;
     try {
-        if (cv::imencode(extension, image, bytes, encoder_settings(format, options))) return bytes;
+        if (cv::imencode(extension, image, bytes, encoder_settings(format))) return bytes;
     } catch (const cv::Exception& e) {
         throw WorkError(name + ": cannot encode " + std::string(format.name) + ": " +
                         detail::one_line(e.err));

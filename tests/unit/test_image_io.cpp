@@ -441,9 +441,9 @@ TEST_CASE("encode_image applies the options and names the path on failure", "[io
     configure_opencv_io();
     const cv::Mat image = smooth_image(64, 48, CV_8UC3);
     EncodeOptions low;
-    low.jpeg_quality = 10;
+    low.jpeg.quality = 10;
     EncodeOptions high;
-    high.jpeg_quality = 100;
+    high.jpeg.quality = 100;
     CHECK(encode_image(image, ".jpg", low, "a.jpg").size() <
           encode_image(image, ".jpg", high, "a.jpg").size());
 
