@@ -5,7 +5,7 @@
 # same page cache, clocks and neighbours. Each round runs, with each binary:
 #   none, edge, dense31   200 distinct 4000x3000 JPEGs to PNG (as
 #                         batch-bench.sh), -f none / edge / a dense 31x31;
-#   edge-jpg              the same JPEGs, -f edge, to JPEG;
+#   edge-jpg, dense31-jpg the same JPEGs, -f edge / the dense 31x31, to JPEG;
 #   png-in                100 of them as PNGs (level 1), -f edge, to PNG;
 #   one-auto, one-fast    one 12-megapixel JPEG to PNG, -f edge, -k auto and
 #                         -k fast (a process each: CUDA's start-up included).
@@ -42,6 +42,7 @@ run() {  # run BINARY NAME
     none) args=("$work/in" -f none -o "$out/{stem}.png") ;;
     edge) args=("$work/in" -f edge -o "$out/{stem}.png") ;;
     edge-jpg) args=("$work/in" -f edge -o "$out/{stem}.jpg") ;;
+    dense31-jpg) args=("$work/in" -f "$work/dense31.txt" -o "$out/{stem}.jpg") ;;
     dense31) args=("$work/in" -f "$work/dense31.txt" -o "$out/{stem}.png") ;;
     png-in) args=("$work/png-in" -f edge -o "$out/") ;;
     one-auto) args=("$one" -f edge -o "$out/one.png") ;;
@@ -59,7 +60,7 @@ run() {  # run BINARY NAME
   rm -rf "$out"
 }
 
-jobs=(none edge edge-jpg dense31 png-in one-auto one-fast)
+jobs=(none edge edge-jpg dense31 dense31-jpg png-in one-auto one-fast)
 for name in "${jobs[@]}"; do run "$A" "$name" >/dev/null; run "$B" "$name" >/dev/null; done  # warm-up
 declare -A walls_a walls_b
 for ((r = 0; r < rounds; ++r)); do

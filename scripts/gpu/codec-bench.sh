@@ -3,7 +3,8 @@
 # made .carry/ here: issue 34's codec measurement, side by side in one run.
 #   1. 200 distinct 4000x3000 JPEGs (make-batch-inputs.py, as batch-bench.sh);
 #   2. cudaconv over them, -f edge and a dense 31x31 filter, to JPEG and to
-#      PNG, with --decoder gpu and cpu, interleaved, ROUNDS times
+#      PNG, with the decoder and encoder on the GPU, the decoder on the CPU,
+#      and both on the CPU, interleaved, ROUNDS times
 #      (default 2): images/s, peak RSS (/usr/bin/time -v) and peak device
 #      memory (nvidia-smi, sampled every 50 ms);
 #   3. the peers, on the same folder: nvJPEG's batched decode alone
@@ -60,11 +61,15 @@ for job in edge:jpg edge:png dense31:jpg dense31:png; do
   filter=${job%%:*} ext=${job##*:}
   [[ $filter == dense31 ]] && filter=$work/dense31.txt
   for ((r = 0; r < rounds; ++r)); do
-    order=(gpu cpu)
-    ((r % 2)) && order=(cpu gpu)
-    for decoder in "${order[@]}"; do
-      result=$(measure "$images" "$work/in" -f "$filter" --decoder "$decoder" -o "$work/out/{stem}.$ext")
-      say "  ${job/dense31/dense 31x31} --decoder $decoder: $result"
+    # Both codecs on the GPU (the encoder's default), the decoder on the
+    # CPU, and both on the CPU.
+    order=("gpu auto" "cpu auto" "cpu cpu")
+    ((r % 2)) && order=("cpu cpu" "cpu auto" "gpu auto")
+    for codecs in "${order[@]}"; do
+      read -r decoder encoder <<<"$codecs"
+      result=$(measure "$images" "$work/in" -f "$filter" --decoder "$decoder" --encoder "$encoder" \
+        -o "$work/out/{stem}.$ext")
+      say "  ${job/dense31/dense 31x31} --decoder $decoder --encoder $encoder: $result"
     done
   done
 done

@@ -19,6 +19,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "kernels/codecs/gpu_jpeg_encoder.hpp"
 #include "kernels/runtime/device_info.hpp"
 #include "support/files.hpp"
 #include "support/json_lines.hpp"
@@ -592,7 +593,6 @@ TEST_CASE("batch: --pinned-slots takes any count from 0", "[cli][batch][pinned]"
 // shows it, and the files hold the same pixels as those the workers
 // compress (--encoder cpu), for gray, colour, alpha and 16-bit outputs,
 // and as those of inputs uploaded from page-locked slots (--pinned-slots).
-// A JPEG output is not affected.
 TEST_CASE("batch: PNGs of a CUDA variant are compressed on the device, same pixels",
           "[cli][batch][gpu]") {
     const DeviceProbe& probe = probe_devices();
@@ -649,15 +649,18 @@ TEST_CASE("batch: PNGs of a CUDA variant are compressed on the device, same pixe
             CHECK(cv::norm(m, host, cv::NORM_INF) == 0);
         }
     }
-    // A JPEG's pixels come down as before.
+    // A JPEG's pixels do not come down either where nvJPEG encodes them
+    // (kernels/codecs/jpeg_encoder.hpp), and do where it is missing.
     const auto r = run_cudaconv(
         {"in/chelsea.png", "-f", "edge", "-k", "naive", "--json", "-", "-q", "-o", "chelsea.jpg"},
         dir.path());
     REQUIRE(r.exit_code == 0);
     const auto j = nlohmann::json::parse(r.out.substr(0, r.out.find('\n')));
-    CHECK(j["encoder"] == "cpu");
+    const bool nvjpeg = gpu_jpeg_encoder_problem().empty();
+    CHECK(j["encoder"] == (nvjpeg ? "gpu" : "cpu"));
     CHECK(j["timings_ms"]["png_rows"].get<double>() == 0.0);
-    CHECK(j["timings_ms"]["download"].get<double>() > 0.0);
+    CHECK((j["timings_ms"]["gpu_jpeg"].get<double>() > 0.0) == nvjpeg);
+    CHECK((j["timings_ms"]["download"].get<double>() > 0.0) == !nvjpeg);
 }
 
 }  // namespace cudaconv::test
