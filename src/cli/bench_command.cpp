@@ -10,6 +10,7 @@
 #include "bench/report.hpp"
 #include "bench/runner.hpp"
 #include "base/errors.hpp"
+#include "cli/case_insensitive.hpp"
 #include "core/json_text.hpp"
 #include "io/image_io.hpp"
 
@@ -95,6 +96,7 @@ void add_bench_options(CLI::App& app, BenchOptions& o) {
                    "Filter specs, a comma list (as -f of the main command, or random:N)")
         ->capture_default_str();
     app.add_option("-k,--kernel", o.variants, "Variants: all, or a comma list of names")
+        ->transform(ascii_lower)
         ->capture_default_str();
     app.add_option("--peer", o.peers,
                    "Peers timed beside the variants, on the same inputs: opencv (cv::filter2D, "

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "base/errors.hpp"
+#include "cli/case_insensitive.hpp"
 #include "core/jpeg_settings.hpp"
 
 namespace cudaconv {
@@ -58,7 +59,9 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
                    "Filter: a name (edge, gaussian:5, ...), WxH:v,v,... or a file "
                    "(see 'cudaconv list filters'); none: decode and encode only")
         ->required();
-    app.add_option("-k,--kernel", o.kernel, "Variant to run, or auto (see 'cudaconv list kernels')")
+    app.add_option("-k,--kernel", o.kernel,
+                   "Variant to run, or auto, in any case (see 'cudaconv list kernels')")
+        ->transform(ascii_lower)
         ->capture_default_str();
     app.add_option("-o,--output", o.output,
                    "Output file, folder (ends in / or exists; mirrors -r trees), template with "

@@ -1,5 +1,8 @@
 #include "cli/logging.hpp"
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -30,8 +33,14 @@ public:
 
 }  // namespace
 
+bool log_colour_wanted(bool stderr_is_terminal, const char* no_color) {
+    return stderr_is_terminal && (no_color == nullptr || no_color[0] == '\0');
+}
+
 void init_logging() {
-    auto logger = spdlog::stderr_color_mt("cudaconv");
+    const bool colour = log_colour_wanted(::isatty(STDERR_FILENO) == 1, std::getenv("NO_COLOR"));
+    auto logger = spdlog::stderr_color_mt("cudaconv", colour ? spdlog::color_mode::always
+                                                             : spdlog::color_mode::never);
     auto formatter = std::make_unique<spdlog::pattern_formatter>();
     formatter->add_flag<PrintableMessage>('*').set_pattern("%n: %^%l%$: %*");
     logger->set_formatter(std::move(formatter));

@@ -219,4 +219,25 @@ TEST_CASE("cudaconv alone, help and list alone say what can be run", "[cli]") {
     CHECK_THAT(r.err, !Catch::Contains("required"));
 }
 
+TEST_CASE("variant names: -k takes them in any case, as -f takes filters", "[cli]") {
+    TempDir dir;
+    const std::string cam = sample("camera.png");
+    auto r = run_cudaconv({cam, "-f", "EDGE", "-k", "CPU-Ref", "--json", "-", "-o", "upper.png"},
+                          dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(nlohmann::json::parse(r.out.substr(0, r.out.find('\n')))["variant"] == "cpu-ref");
+    r = run_cudaconv({cam, "-f", "edge", "-k", "cpu-ref", "-o", "lower.png"}, dir.path());
+    REQUIRE(r.exit_code == 0);
+    CHECK(read_bytes(dir / "upper.png") == read_bytes(dir / "lower.png"));
+    r = run_cudaconv({cam, "-f", "edge", "-k", "AUTO", "-o", "auto.png"}, dir.path());
+    CHECK(r.exit_code == 0);
+    r = run_cudaconv({"bench", "--size", "8x8", "-f", "edge", "-k", "CPU"}, dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    r = run_cudaconv({cam, "-f", "edge", "-k", "FASTER", "-o", "x.png"}, dir.path());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("-k \"faster\": unknown variant"));
+}
+
 }  // namespace cudaconv::test

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/conv_params.hpp"
+#include "cli/logging.hpp"
 #include "io/output_path.hpp"
 #include "base/errors.hpp"
 #include "filters/spec.hpp"
@@ -294,6 +295,14 @@ TEST_CASE("output paths: --format applies to stdout and to the {ext} of an input
     CHECK_FALSE(format_applies(r, "-"));
     r.output = "x.png";
     CHECK_FALSE(format_applies(r, "-"));
+}
+
+TEST_CASE("log colours: on a terminal only, and never under NO_COLOR", "[cli]") {
+    CHECK(log_colour_wanted(true, nullptr));
+    CHECK(log_colour_wanted(true, ""));  // set but empty: as unset (no-color.org)
+    CHECK_FALSE(log_colour_wanted(true, "1"));
+    CHECK_FALSE(log_colour_wanted(false, nullptr));
+    CHECK_FALSE(log_colour_wanted(false, "1"));
 }
 
 }  // namespace cudaconv
