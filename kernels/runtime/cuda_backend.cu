@@ -334,8 +334,7 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
         launches.push_back(copy);
     }
     const int launch_count = options.warmup + options.repeat;
-    const std::byte* d_result =
-        launches[launch_count > 0 ? static_cast<std::size_t>(launch_count - 1) % copies : 0].dst;
+    int last_launch = 0;  // whose output is the result
 
     {
         const std::unique_ptr<LaunchPlan> plan = this->plan(job, dj, options.tuning, stream.get());
@@ -344,6 +343,11 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
         std::optional<StreamHold> hold;
         if (options.hold_timed_launches) hold.emplace();
         for (int i = 0; i < launch_count; ++i) {
+            if (i > 0 && options.stop_repeating && options.stop_repeating()) {
+                if (!timings.filter_ms.empty()) break;
+                i = launch_count - 1;  // still in the warm-up: one timed run, then stop
+            }
+            last_launch = i;
             const bool held = hold && i > 0;
             if (held) hold->hold(stream.get());
             CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
@@ -361,6 +365,7 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
             if (i >= options.warmup) timings.filter_ms.push_back(elapsed_ms(start, stop));
         }
     }
+    const std::byte* d_result = launches[static_cast<std::size_t>(last_launch) % copies].dst;
 
     if ((options.png_rows &&
          compress_for_png(job, d_result, dst_row, *options.png_rows, timings, stream.get())) ||

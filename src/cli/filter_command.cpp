@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <mutex>
 #include <optional>
@@ -284,6 +285,7 @@ public:
 
         const GracefulStop stop;
         read_options_.cancelled = [&stop] { return stop.requested(); };
+        stop_requested_ = [&stop] { return stop.requested(); };
         PipelineStages stages;
         if (const int slots = pinned_slot_count(work.size()); slots > 0) {
             pinned_.emplace(slots);
@@ -753,6 +755,7 @@ private:
             RunOptions run_options;
             run_options.warmup = options_.warmup;
             run_options.repeat = options_.repeat;
+            run_options.stop_repeating = stop_requested_;
             if (work.png_rows) run_options.png_rows = &*work.png_rows;
             if (work.jpeg) run_options.jpeg = &*work.jpeg;
             if (work.gpu) {
@@ -833,6 +836,9 @@ private:
     std::vector<PlannedImage> plan_;
     std::vector<std::string> input_paths_;
 
+    // The batch's GracefulStop, while run() runs: Ctrl-C ends --repeat's
+    // runs too (RunOptions::stop_repeating).
+    std::function<bool()> stop_requested_;
     std::mutex choice_mutex_;
     // -k auto on a single image that the CPU should finish before CUDA could
     // start (its header's size): CUDA is not warmed up, and cpu_for_one_image

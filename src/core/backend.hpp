@@ -3,6 +3,7 @@
 // the fast path), after CUTLASS's Operation: describe, can_run, run.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -79,6 +80,10 @@ struct RunOptions {
     // Values for the variant's tuning parameters (Backend::tuning_params)
     // in place of its rules' choices: bench --param, and the tests.
     Tuning tuning;
+    // Asked before each filter run after the first: true (Ctrl-C) ends the runs
+    // early, after one timed run at least, and the output is from the last
+    // run done (every run computes the same). Unset: all of them.
+    std::function<bool()> stop_repeating;
 };
 
 // What a run measured, in milliseconds. CUDA variants time with events;

@@ -26,14 +26,20 @@ void dispatch_depths(const Job& job, F&& f) {
     }
 }
 
-// Runs filter() options.warmup + options.repeat times; the repeats are timed.
+// Runs filter() options.warmup + options.repeat times (fewer where
+// options.stop_repeating says so); the repeats are timed.
 template <typename F>
 RunTimings time_cpu_runs(const RunOptions& options, F&& filter) {
     if (options.device_src) {
         throw std::invalid_argument("a CPU variant cannot read an input held on the device");
     }
     RunTimings timings;
-    for (int i = 0; i < options.warmup + options.repeat; ++i) {
+    const int runs = options.warmup + options.repeat;
+    for (int i = 0; i < runs; ++i) {
+        if (i > 0 && options.stop_repeating && options.stop_repeating()) {
+            if (!timings.filter_ms.empty()) break;
+            i = runs - 1;  // still in the warm-up: one timed run, then stop
+        }
         const auto start = std::chrono::steady_clock::now();
         filter();
         const std::chrono::duration<double, std::milli> elapsed =

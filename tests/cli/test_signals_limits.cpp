@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -21,6 +22,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "kernels/runtime/device_info.hpp"
 #include "support/child_process.hpp"
 #include "support/files.hpp"
 #include "support/run_command.hpp"
@@ -157,6 +159,42 @@ TEST_CASE("a stop signal during a write lets it finish and leaves no temporary f
     CHECK_THAT(run.err, Catch::Contains("stopped by " + name));
     CHECK(entries(run.out) == std::vector<std::string>{"big.ppm"});
     CHECK(decodes(run.out / "big.ppm"));
+}
+
+// Ctrl-C during --repeat ends the runs at once, on the CPU and on the GPU
+// (a million repeats would take minutes): the image under way is not
+// written, as any image a stopped batch has not begun to write, and the
+// summary names the signal.
+TEST_CASE("a stop signal ends --repeat's runs at once", "[cli][signal]") {
+    std::vector<std::string> variants{"cpu"};
+    if (!probe_devices().devices.empty()) variants.push_back("fast");
+    for (const std::string& variant : variants) {
+        INFO(variant);
+        TempDir dir;
+        Child child({sample("camera.png"), "-f", "edge", "-k", variant, "--repeat", "1000000",
+                     "--json", "runs.jsonl", "-o", "out.png"},
+                    dir.path());
+        // Repeating once the JSON file is there (made before any image
+        // starts) and a moment has passed.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (child.running() && !fs::exists(dir / "runs.jsonl") &&
+               std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        REQUIRE(child.running());
+        const auto signalled = std::chrono::steady_clock::now();
+        child.signal(SIGINT);
+        const ChildExit m = child.wait();
+        const double signal_to_exit_s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
+        INFO(m.err);
+        CHECK(m.exit_code == 130);
+        CHECK(signal_to_exit_s < 2.0);
+        CHECK_THAT(m.err, Catch::Contains("not done 1 of 1 image") &&
+                              Catch::Contains("stopped by SIGINT"));
+        CHECK_FALSE(fs::exists(dir / "out.png"));
+    }
 }
 
 // The others end at once: the temporary file removed, then the signal's
