@@ -391,10 +391,12 @@ private:
 
     // --encoder gpu, refused (UsageError) where the command line already
     // shows that the GPU cannot encode: no filter, a CPU variant named with
-    // -k, an output other than PNG at level 1 (the device writes level 1's
-    // runs only) or JPEG, a JPEG output where nvJPEG does not load. What only an image tells (-k auto's choice for it, the
-    // device's room for the encoder) is left to each image: one that the
-    // GPU does not encode is encoded by the CPU, and said (warn_cpu_encoded).
+    // -k, an output other than JPEG or PNG at level 1 (the device writes
+    // level 1's runs only), a JPEG output where nvJPEG does not load. Run by
+    // plan_outputs before it makes any folder. What only an image tells (-k
+    // auto's choice for it, the device's room for the encoder) is left to
+    // each image: one that the GPU does not encode is encoded by the CPU,
+    // and said (warn_cpu_encoded).
     void check_gpu_encoder(const std::vector<PlannedImage>& plan) const {
         if (options_.encoder != "gpu") return;
         refuse_where_nothing_runs_on_gpu("--encoder", "encodes");
