@@ -1,9 +1,11 @@
 #include "io/jpeg_writer.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <csetjmp>
 #include <cstdio>  // jpeglib.h needs FILE and size_t first
 #include <cstdlib>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -43,14 +45,44 @@ void set_sampling(jpeg_compress_struct& info, ChromaSampling sampling) {
     }
 }
 
+// Where libjpeg writes the file: a buffer of our own, grown by doubling,
+// which the caller frees whatever happened (libjpeg's jpeg_mem_dest says
+// where its buffer is only at the end, so a failure midway would lose it).
+struct GrowingDestination {
+    jpeg_destination_mgr manager;  // first: libjpeg sees only this
+    unsigned char* data;
+    std::size_t capacity;
+};
+
+void start_destination(j_compress_ptr info) {
+    auto* out = reinterpret_cast<GrowingDestination*>(info->dest);
+    out->capacity = 64 * 1024;
+    out->data = static_cast<unsigned char*>(std::malloc(out->capacity));
+    if (!out->data) ERREXIT(info, JERR_OUT_OF_MEMORY);
+    out->manager.next_output_byte = out->data;
+    out->manager.free_in_buffer = out->capacity;
+}
+
+// libjpeg filled the buffer: double it (its contract: the whole buffer is
+// full when this is called).
+boolean grow_destination(j_compress_ptr info) {
+    auto* out = reinterpret_cast<GrowingDestination*>(info->dest);
+    auto* grown = static_cast<unsigned char*>(std::realloc(out->data, 2 * out->capacity));
+    if (!grown) ERREXIT(info, JERR_OUT_OF_MEMORY);
+    out->data = grown;
+    out->manager.next_output_byte = grown + out->capacity;
+    out->manager.free_in_buffer = out->capacity;
+    out->capacity *= 2;
+    return TRUE;
+}
+
+void end_destination(j_compress_ptr) {}
+
 // The whole libjpeg exchange, with plain data only between setjmp and any
-// longjmp. Returns false with `error` filled where libjpeg failed. On
-// success `out` is libjpeg's malloc'ed file for the caller to free; on
-// failure it may name a buffer libjpeg has freed already (jpeg_mem_dest
-// says where its buffer is only at the end), so it is left alone: the
-// failures are out of memory or a libjpeg bug, and their buffer is lost.
+// longjmp. Returns false with `error` filled where libjpeg failed; either
+// way `out.data` is for the caller to free.
 bool compress(const cv::Mat& image, const JpegSettings& settings, ErrorJump& error,
-              unsigned char** out, unsigned long* out_size) {
+              GrowingDestination& out) {
     jpeg_compress_struct info{};
     info.err = jpeg_std_error(&error.manager);
     error.manager.error_exit = jump_back;
@@ -59,7 +91,10 @@ bool compress(const cv::Mat& image, const JpegSettings& settings, ErrorJump& err
         return false;
     }
     jpeg_create_compress(&info);
-    jpeg_mem_dest(&info, out, out_size);
+    out.manager.init_destination = start_destination;
+    out.manager.empty_output_buffer = grow_destination;
+    out.manager.term_destination = end_destination;
+    info.dest = &out.manager;
     info.image_width = static_cast<JDIMENSION>(image.cols);
     info.image_height = static_cast<JDIMENSION>(image.rows);
     info.input_components = image.channels();
@@ -88,21 +123,16 @@ std::vector<std::uint8_t> encode_jpeg(const cv::Mat& image, const JpegSettings& 
         throw std::invalid_argument("JPEG holds 8-bit gray or colour images only");
     }
     ErrorJump error{};
-    unsigned char* out = nullptr;
-    unsigned long out_size = 0;
-    if (!compress(image, settings, error, &out, &out_size)) {
+    GrowingDestination out{};
+    const bool ok = compress(image, settings, error, out);
+    // Owned from here, whatever happened.
+    const std::unique_ptr<unsigned char, decltype(&std::free)> owned(out.data, &std::free);
+    if (!ok) {
         if (error.out_of_memory) throw std::bad_alloc();
         throw std::runtime_error(error.message);
     }
-    std::vector<std::uint8_t> bytes;
-    try {
-        bytes.assign(out, out + out_size);
-    } catch (...) {
-        std::free(out);
-        throw;
-    }
-    std::free(out);
-    return bytes;
+    return std::vector<std::uint8_t>(out.data,
+                                     out.data + (out.capacity - out.manager.free_in_buffer));
 }
 
 }  // namespace cudaconv

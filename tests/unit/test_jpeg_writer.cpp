@@ -1,7 +1,8 @@
 // The CPU's JPEG writer (io/jpeg_writer.hpp): at 4:2:0 the very bytes
 // cv::imencode writes, so that outputs and goldens are what they were; the
 // chroma sampling asked for in the frame header, and colour edges kept
-// sharper at 4:4:4; gray images with one component whatever is asked.
+// sharper at 4:4:4; gray images with one component whatever is asked;
+// files past the 64 KB its buffer starts with.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -57,6 +58,8 @@ TEST_CASE("jpeg writer: at 4:2:0 the bytes cv::imencode writes", "[jpeg_writer]"
             CHECK(encode_jpeg(*image, settings) == opencv_jpeg(*image, quality));
         }
     }
+    // Past the first 64 KB of the writer's buffer, which then grows.
+    CHECK(encode_jpeg(photo, {100, ChromaSampling::s420}).size() > 64 * 1024);
     // A view into a larger image: rows a step apart wider than the pixels.
     const cv::Mat crop = photo(cv::Rect(13, 7, 101, 55));
     CHECK(encode_jpeg(crop, {}) == opencv_jpeg(crop.clone(), 95));
@@ -113,6 +116,10 @@ TEST_CASE("jpeg writer: refuses what JPEG does not hold", "[jpeg_writer]") {
     CHECK_THROWS_AS(encode_jpeg(cv::Mat(8, 8, CV_8UC4, cv::Scalar::all(1)), {}),
                     std::invalid_argument);
     CHECK_THROWS_AS(encode_jpeg(cv::Mat(), {}), std::invalid_argument);
+    // libjpeg's own refusal, with its words (and nothing leaked: the asan
+    // build's leak check runs this).
+    CHECK_THROWS_WITH(encode_jpeg(cv::Mat(1, 70000, CV_8UC1, cv::Scalar(9)), {}),
+                      Catch::Contains("65500"));
 }
 
 }  // namespace cudaconv::test
