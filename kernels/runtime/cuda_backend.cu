@@ -112,13 +112,8 @@ private:
 };
 // ---------------------------------------------------------------------------
 
-// The output as PNG's compressed rows (RunOptions::png_rows), where PNG
-// holds its samples; false, with the request untouched, where it does not
-// or the device had no room for the encoder's buffers (the pixels are
-// downloaded instead).
-bool compress_for_png(const Job& job, const std::byte* d_result, std::size_t dst_row,
-                      PngRowsRequest& request, RunTimings& timings, cudaStream_t stream) {
-    if (!png_rows_on_device_supported(job.dst.width, job.dst.channels, job.dst.depth)) return false;
+// The run's result on the device, as the device encoders take it.
+DeviceImageRows result_rows(const Job& job, const std::byte* d_result, std::size_t dst_row) {
     DeviceImageRows rows;
     rows.data = d_result;
     rows.width = job.dst.width;
@@ -126,6 +121,17 @@ bool compress_for_png(const Job& job, const std::byte* d_result, std::size_t dst
     rows.pitch = static_cast<std::int64_t>(dst_row);
     rows.channels = job.dst.channels;
     rows.depth = job.dst.depth;
+    return rows;
+}
+
+// The output as PNG's compressed rows (RunOptions::png_rows), where PNG
+// holds its samples; false, with the request untouched, where it does not
+// or the device had no room for the encoder's buffers (the pixels are
+// downloaded instead).
+bool compress_for_png(const Job& job, const std::byte* d_result, std::size_t dst_row,
+                      PngRowsRequest& request, RunTimings& timings, cudaStream_t stream) {
+    if (!png_rows_on_device_supported(job.dst.width, job.dst.channels, job.dst.depth)) return false;
+    const DeviceImageRows rows = result_rows(job, d_result, dst_row);
     const Event start, stop;
     CUDA_CHECK(cudaEventRecord(start.get(), stream));
     DevicePngStream compressed;
@@ -157,13 +163,7 @@ bool encode_for_jpeg(const Job& job, const std::byte* d_result, std::size_t dst_
     request.problem =
         jpeg_on_device_problem(job.dst.width, job.dst.height, job.dst.channels, job.dst.depth);
     if (!request.problem.empty()) return false;
-    DeviceImageRows rows;
-    rows.data = d_result;
-    rows.width = job.dst.width;
-    rows.height = job.dst.height;
-    rows.pitch = static_cast<std::int64_t>(dst_row);
-    rows.channels = job.dst.channels;
-    rows.depth = job.dst.depth;
+    const DeviceImageRows rows = result_rows(job, d_result, dst_row);
     const Event start, stop;
     CUDA_CHECK(cudaEventRecord(start.get(), stream));
     try {
