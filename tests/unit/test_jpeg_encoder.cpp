@@ -24,6 +24,7 @@
 #include "kernels/runtime/cuda_check.hpp"
 #include "kernels/runtime/cuda_resources.hpp"
 #include "support/jpeg_frame.hpp"
+#include "support/device_image.hpp"
 #include "support/skip_without_device.hpp"
 #include "support/source_dir.hpp"
 
@@ -41,21 +42,9 @@ bool skip_without_encoder() {
 // encoded there.
 std::vector<std::uint8_t> encode_on_device(const cv::Mat& image, const JpegSettings& settings,
                                            std::size_t pad = 48) {
-    const std::size_t row = image.cols * image.elemSize();
-    const std::size_t pitch = row + pad;
-    auto d = device_array<std::byte>(pitch * image.rows);
-    CUDA_CHECK(cudaMemset(d.get(), 0xA5, pitch * image.rows));  // padding that must not show
-    CUDA_CHECK(cudaMemcpy2D(d.get(), pitch, image.data, image.step, row, image.rows,
-                            cudaMemcpyHostToDevice));
-    DeviceImageRows rows;
-    rows.data = d.get();
-    rows.width = image.cols;
-    rows.height = image.rows;
-    rows.pitch = static_cast<std::int64_t>(pitch);
-    rows.channels = image.channels();
-    rows.depth = Depth::u8;
+    const DeviceImage d = device_image(image, pad);
     const Stream stream;
-    return encode_jpeg_on_device(rows, settings, stream.get());
+    return encode_jpeg_on_device(d.rows, settings, stream.get());
 }
 
 double psnr_after_decoding(const std::vector<std::uint8_t>& file, const cv::Mat& source) {

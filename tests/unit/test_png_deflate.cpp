@@ -26,6 +26,7 @@
 #include "kernels/runtime/cuda_check.hpp"
 #include "kernels/runtime/cuda_resources.hpp"
 #include "kernels/codecs/png_deflate.hpp"
+#include "support/device_image.hpp"
 #include "support/skip_without_device.hpp"
 #include "support/source_dir.hpp"
 
@@ -36,21 +37,9 @@ namespace {
 // (as the CUDA variants pad theirs), compressed there.
 DevicePngStream compress_on_device(const cv::Mat& image, const std::vector<int>& sample_rows,
                                    std::size_t pad = 16) {
-    const std::size_t row = image.cols * image.elemSize();
-    const std::size_t pitch = row + pad;
-    auto d = device_array<std::byte>(pitch * image.rows);
-    CUDA_CHECK(cudaMemset(d.get(), 0xA5, pitch * image.rows));  // padding that must not show
-    CUDA_CHECK(cudaMemcpy2D(d.get(), pitch, image.data, image.step, row, image.rows,
-                            cudaMemcpyHostToDevice));
-    DeviceImageRows rows;
-    rows.data = d.get();
-    rows.width = image.cols;
-    rows.height = image.rows;
-    rows.pitch = static_cast<std::int64_t>(pitch);
-    rows.channels = image.channels();
-    rows.depth = image.depth() == CV_8U ? Depth::u8 : Depth::u16;
+    const DeviceImage d = device_image(image, pad);
     const Stream stream;
-    DevicePngStream out = compress_png_rows(rows, sample_rows, stream.get());
+    DevicePngStream out = compress_png_rows(d.rows, sample_rows, stream.get());
     CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     return out;
 }
