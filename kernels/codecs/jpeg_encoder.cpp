@@ -16,7 +16,8 @@ namespace {
 
 using namespace nvj;
 
-constexpr std::int64_t kMaxJpegSide = 65535;  // a frame header's 16-bit fields
+// libjpeg's JPEG_MAX_DIMENSION, so both encoders take the same sides.
+constexpr std::int64_t kMaxJpegSide = 65500;
 
 // One thread's encoder: a handle of nvJPEG's default backend (encoding
 // runs on the GPU's cores; the hardware engine decodes only), and a state

@@ -18,7 +18,7 @@
 namespace cudaconv {
 
 // Why the device encoder cannot take such an image, or "" where it can:
-// 8-bit samples, 1 or 3 channels, sides JPEG holds (under 65536), and
+// 8-bit samples, 1 or 3 channels, sides of 1 to 65500 pixels (libjpeg's limit), and
 // nvJPEG loaded.
 std::string jpeg_on_device_problem(std::int64_t width, std::int64_t height, int channels,
                                    Depth depth);

@@ -134,7 +134,9 @@ TEST_CASE("nvJPEG encoder: says what it cannot take", "[nvjpeg]") {
     CHECK(jpeg_on_device_problem(64, 64, 3, Depth::u16) == "JPEG holds 8-bit samples");
     CHECK(jpeg_on_device_problem(64, 64, 4, Depth::u8) == "JPEG holds 1 or 3 channels");
     CHECK(jpeg_on_device_problem(70000, 64, 3, Depth::u8) ==
-          "JPEG holds sides of 1 to 65535 pixels");
+          "JPEG holds sides of 1 to 65500 pixels");
+    CHECK(jpeg_on_device_problem(65501, 64, 3, Depth::u8) ==
+          "JPEG holds sides of 1 to 65500 pixels");
     CHECK(jpeg_on_device_problem(64, 64, 3, Depth::u8) == load_nvjpeg().problem);
 }
 
