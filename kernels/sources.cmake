@@ -17,7 +17,6 @@ if(CUDACONV_WITH_CUDA)
     ${CMAKE_CURRENT_LIST_DIR}/ladder/smem_cached.cu
     ${CMAKE_CURRENT_LIST_DIR}/ladder/unrolled.cu
     ${CMAKE_CURRENT_LIST_DIR}/ladder/separable.cu
-    ${CMAKE_CURRENT_LIST_DIR}/fft/fft_sizes.cpp
     ${CMAKE_CURRENT_LIST_DIR}/fft/fft.cu
     ${CMAKE_CURRENT_LIST_DIR}/cudnn/cudnn_loader.cpp
     ${CMAKE_CURRENT_LIST_DIR}/cudnn/cudnn.cu
@@ -31,11 +30,9 @@ if(CUDACONV_WITH_CUDA)
     ${CMAKE_CURRENT_LIST_DIR}/fast_separable/separable_mma.cu
   )
 else()
-  # Without the toolkit: the fft variant's host arithmetic (its error bound,
-  # unit-tested without a GPU), and one stand-in for everything else the
-  # layers above call here.
+  # Without the toolkit: one stand-in for everything the layers above call
+  # here.
   set(CUDACONV_KERNEL_SOURCES
-    ${CMAKE_CURRENT_LIST_DIR}/fft/fft_sizes.cpp
     ${CMAKE_CURRENT_LIST_DIR}/runtime/no_cuda.cpp
   )
 endif()

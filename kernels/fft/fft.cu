@@ -4,7 +4,7 @@
 // Scheme. Output (x, y) reads the bordered input over a window of
 // used = (dst_width + fw - 1) x (dst_height + fh - 1) samples, starting at
 // (origin_x, origin_y). A pad kernel writes that window, one float plane per
-// filtered channel, into Hp x Wp planes (fast sizes of kernels/fft/fft_sizes.hpp)
+// filtered channel, into Hp x Wp planes (fast sizes of core/fft_sizes.hpp)
 // and zeros the rest. Every border mode, constant and valid included, is
 // thereby applied exactly in the spatial domain, by the shared policy. The
 // circular correlation R(x, y) = sum_ij T(i, j) P((x + i) mod Wp, (y + j) mod Hp)
@@ -18,7 +18,7 @@
 // C2R, and a finish kernel that crops, applies scale/delta/abs and the output
 // depth, interleaves the channels and copies alpha.
 //
-// Accuracy (the bound of fft_error_bound() in kernels/fft/fft_sizes.hpp). Let
+// Accuracy (the bound of fft_error_bound() in core/fft_sizes.hpp). Let
 // u = 2^-24, S = sum |taps|, M = max |P|, p and t the padded planes. A
 // Cooley-Tukey FFT with accurate twiddles has a normwise error
 // ||fl(Fx) - Fx||_2 <= c u log2(N) ||Fx||_2, c about 5 (Gentleman & Sande
@@ -63,7 +63,7 @@
 #include "kernels/runtime/cuda_resources.hpp"
 #include "kernels/runtime/cuda_registry.hpp"
 #include "kernels/device/device_common.cuh"
-#include "kernels/fft/fft_sizes.hpp"
+#include "core/fft_sizes.hpp"
 
 namespace cudaconv {
 namespace {
@@ -242,7 +242,7 @@ double padded_sample_limit(const Job& job) {
         case Depth::u16: return std::max(65535.0, border);
         case Depth::f32: break;
     }
-    return max_abs_padded_sample(job);
+    return max_abs_filtered_input(job);
 }
 
 double transform_samples(const FftShape& shape, int channels) {
@@ -388,7 +388,7 @@ protected:
     bool keeps_fft_state() const override { return true; }
 
     Tolerance tolerance(const Job& job) const override {
-        // The float32 transforms' absolute bound (kernels/fft/fft_sizes.hpp).
+        // The float32 transforms' absolute bound (core/fft_sizes.hpp).
         const double bound = fft_error_bound(job);
         Tolerance t;
         t.integer_levels = 1.0 + std::floor(bound);

@@ -28,8 +28,8 @@ constexpr const char* kBenchExamples = R"(Examples:
 
 Sizes are WxH (RGB) or WxHxC (C = 1, 3 or 4). Filters are anything -f accepts, or
 random:N / random:WxH (dense random taps, fixed seed, summing to 1).
-Every timed output is checked against cpu-ref (cpu beyond 3e8 taps x samples): a wrong
-one shows WRONG instead of a time, and bench exits 1.)";
+Every timed output is checked against cpu-ref (cpu.direct beyond 3e8 taps x samples): a
+wrong one shows WRONG instead of a time, and bench exits 1.)";
 
 bool names_file(const std::string& path) { return !path.empty() && path != kStdStream; }
 

@@ -61,7 +61,7 @@ int fast_separable_rank(const Job& job);
 // it (past 33x33, or before Hopper): fft right after the fast variants
 // (31x31: 557 us against smem's 3215, cudnn's 5372 and smem-cached's
 // 30274), for 8/16-bit outputs only, where fft's documented error bound
-// (kernels/fft/fft_sizes.hpp) keeps results within SPEC's 1 level for images
+// (core/fft_sizes.hpp) keeps results within SPEC's 1 level for images
 // and filters of ordinary range; a float output keeps the direct variants
 // and SPEC's 1e-5.
 constexpr std::size_t kFftAheadOfLadderTaps = 15 * 15;

@@ -18,6 +18,8 @@ struct Tolerance {
 // docs/SPEC.md allows float32 accumulation and a sum that cancels (a filter
 // summing near 0 over a flat area) can keep less than 1e-5 of its result.
 Tolerance float32_sum_tolerance(const Job& job);
+// The same with max|input| already known (max_abs_filtered_input).
+Tolerance float32_sum_tolerance(const Job& job, double max_abs_input);
 
 // Against a reference that is itself within `reference` of the exact
 // result (the `cpu` variant where the oracle would take too long), the
@@ -25,7 +27,8 @@ Tolerance float32_sum_tolerance(const Job& job);
 Tolerance against_reference(const Tolerance& variant, const Tolerance& reference, bool exact);
 
 // The largest |sample| the filtered channels read: the input's, and the
-// constant border value where that mode is used. NaN propagates.
+// constant border value where that mode is used. NaN when a filtered
+// sample is NaN, +inf for Inf. Scans the input (host memory).
 double max_abs_filtered_input(const Job& job);
 
 }  // namespace cudaconv

@@ -1,11 +1,14 @@
-// cpu: the CPU path for machines without a GPU. Output rows are split into
-// bands that run in parallel (cv::parallel_for_, on all cores). A band keeps
+// cpu: the variant for machines without a GPU, a composite of three paths
+// (cpu/cpu_paths.hpp picks one by measured costs). This file holds two of
+// them and the variants; cpu/cpu_fft.cpp the third, for large dense filters.
+// Direct: output rows are split into bands that run in parallel
+// (cv::parallel_for_, on all cores). A band keeps
 // a ring of the filter_height input rows its current output row needs,
 // converted to float and padded by the border policy, so that each tap
 // becomes one contiguous multiply-add over the whole row, channels still
 // interleaved: a loop without branches that the compiler vectorises.
-// A rank-1 filter (gaussian, box, Sobel, ...; filters/rank1.hpp) large
-// enough to pay for it runs as two passes instead: each input row filtered
+// Two-pass, for a rank-1 filter (gaussian, box, Sobel, ...;
+// filters/rank1.hpp) where it pays: each input row filtered
 // along x as it enters the ring, then the ring's rows summed along y, with
 // symmetric taps folded (one multiply for two taps of one weight).
 // Accumulates in float32, as docs/SPEC.md allows; finishes each row as
@@ -24,9 +27,12 @@
 #include "core/auto_select.hpp"
 #include "core/border.hpp"
 #include "core/convert.hpp"
-#include "cpu/cpu_registry.hpp"
+#include "core/tolerance.hpp"
 #include "cpu/cpu_common.hpp"
-#include "cpu/finish_row.hpp"
+#include "cpu/cpu_fft.hpp"
+#include "cpu/cpu_paths.hpp"
+#include "cpu/cpu_registry.hpp"
+#include "cpu/store_row.hpp"
 #include "core/wide_lanes.hpp"
 #include "filters/rank1.hpp"
 
@@ -51,11 +57,6 @@ T load(const std::byte* p) {  // memcpy: ROI rows need not be aligned for T
     T v;
     std::memcpy(&v, p, sizeof(T));
     return v;
-}
-
-template <typename T>
-void store(std::byte* p, T v) {
-    std::memcpy(p, &v, sizeof(T));
 }
 
 // acc[k] += w0*r0[k] + w1*r1[k] + w2*r2[k] + w3*r3[k] over one chunk. Four
@@ -288,32 +289,6 @@ private:
     std::vector<std::int64_t> holds_;  // input row held by each slot
 };
 
-// Output row y from its float sums (plan.chunks * kChunk of them): finished
-// in double, as cpu-ref does, so only the sum is float32; a kept alpha
-// copied from the centre pixel. `finished` holds out_width * filtered.
-template <typename In, typename Out>
-void write_row(const Job& job, const Plan& plan, std::int64_t y, const float* acc, Out* finished) {
-    const ConvParams& p = job.params;
-    const int f = plan.filtered;
-    finish_row(acc, plan.out_width * f, p.scale, p.delta, p.take_abs, finished);
-    std::byte* out = job.dst.row(y);
-    if (f == plan.channels) {  // no kept alpha: the row as it is
-        std::memcpy(out, finished, static_cast<std::size_t>(plan.out_width * f) * sizeof(Out));
-        return;
-    }
-    const std::int64_t cx = centre_offset_x(p), cy = centre_offset_y(p);
-    const std::byte* alpha_src = job.src.row(y + cy);
-    for (std::int64_t x = 0; x < plan.out_width; ++x) {
-        std::byte* pixel = out + x * plan.channels * std::int64_t{sizeof(Out)};
-        std::memcpy(pixel, finished + x * f, f * sizeof(Out));
-        for (int c = f; c < plan.channels; ++c) {  // alpha kept: the centre pixel's
-            const std::byte* a =
-                alpha_src + ((x + cx) * plan.channels + c) * std::int64_t{sizeof(In)};
-            store<Out>(pixel + c * sizeof(Out), saturate_to<Out>(static_cast<double>(load<In>(a))));
-        }
-    }
-}
-
 // Output rows [y_begin, y_end), on one worker.
 template <typename In, typename Out>
 void correlate_rows(const Job& job, const Plan& plan, std::int64_t y_begin, std::int64_t y_end) {
@@ -349,7 +324,7 @@ void correlate_rows(const Job& job, const Plan& plan, std::int64_t y_begin, std:
             for (; t < n_taps; ++t) accumulate1(a, s[t] + k0, w[t].weight);
         }
 
-        write_row<In, Out>(job, plan, y, acc.data(), finished.data());
+        store_row<In, Out>(job, y, 0, plan.out_width, acc.data(), finished.data());
     }
 }
 
@@ -408,18 +383,23 @@ void correlate_rows_separable(const Job& job, const Plan& plan, const Pass& alon
         }
         std::fill(acc.begin(), acc.end(), 0.0f);
         run_pass(along_y, rows, plan.chunks, acc.data());
-        write_row<In, Out>(job, plan, y, acc.data(), finished.data());
+        store_row<In, Out>(job, y, 0, plan.out_width, acc.data(), finished.data());
     }
 }
 
-// Whether a filter of this size gains by two passes: from 16 taps (4x4,
-// 3x6); a 3x3 filter's 9 taps cost about as much as two passes of 3.
-bool worth_separating(const Filter& f) {
-    return f.width >= 2 && f.height >= 2 && f.width * f.height >= 16;
+// The rank-1 factors, where the filter is rank 1 and has two dimensions
+// (a 1-D filter is already a single pass).
+std::optional<Rank1Filter> two_pass_factors(const Filter& f) {
+    if (f.width < 2 || f.height < 2) return std::nullopt;
+    return separate(f);
 }
 
+template <typename In>
+constexpr bool kFoldPairs = !std::is_same_v<In, float>;  // make_pass's `fold`
+
+// Output rows of the direct or two-pass path, in bands on all cores.
 template <typename In, typename Out>
-void correlate(const Job& job) {
+void correlate_rows_in_bands(const Job& job, CpuPath path) {
     if (job.dst.width <= 0 || job.dst.height <= 0) return;  // `valid`, filter larger than image
     const Plan plan = make_plan(job);
     const std::int64_t threads = std::max(1, cv::getNumThreads());
@@ -427,10 +407,9 @@ void correlate(const Job& job) {
         std::clamp(plan.out_height / kMinBandRows, std::int64_t{1}, threads * kBandsPerThread);
     const auto band_start = [&](std::int64_t b) { return b * plan.out_height / bands; };
     std::optional<Rank1Filter> rank1;
-    if (worth_separating(job.params.filter)) rank1 = separate(job.params.filter);
-    constexpr bool kFold = !std::is_same_v<In, float>;
-    const Pass along_x = rank1 ? make_pass(rank1->row, kFold) : Pass{};
-    const Pass along_y = rank1 ? make_pass(rank1->column, kFold) : Pass{};
+    if (path == CpuPath::two_pass) rank1 = two_pass_factors(job.params.filter);
+    const Pass along_x = rank1 ? make_pass(rank1->row, kFoldPairs<In>) : Pass{};
+    const Pass along_y = rank1 ? make_pass(rank1->column, kFoldPairs<In>) : Pass{};
     // Each call gets a run of neighbouring bands and keeps one ring across them.
     cv::parallel_for_(cv::Range(0, static_cast<int>(bands)), [&](const cv::Range& r) {
         if (rank1) {
@@ -442,26 +421,121 @@ void correlate(const Job& job) {
     });
 }
 
-class CpuParallelBackend final : public Backend {
+void run_path(const Job& job, CpuPath path) {
+    if (path == CpuPath::fft) return correlate_fft(job);
+    dispatch_depths(job, [&](auto in, auto out) {
+        correlate_rows_in_bands<decltype(in), decltype(out)>(job, path);
+    });
+}
+
+// What cpu_paths_by_cost needs to know about a job.
+CpuJobShape job_shape(const Job& job) {
+    const Filter& filter = job.params.filter;
+    CpuJobShape shape;
+    shape.nonzero_taps =
+        std::count_if(filter.taps.begin(), filter.taps.end(), [](double t) { return t != 0.0; });
+    if (const std::optional<Rank1Filter> rank1 = two_pass_factors(filter)) {
+        const bool fold = job.src.depth != Depth::f32;
+        const Pass along_x = make_pass(rank1->row, fold), along_y = make_pass(rank1->column, fold);
+        shape.two_pass_taps =
+            static_cast<std::int64_t>(along_x.pairs.size() + along_x.singles.size() +
+                                      along_y.pairs.size() + along_y.singles.size());
+    }
+    if (job.dst.width > 0 && job.dst.height > 0) {
+        shape.fft_work_per_output = fft_tiles(job).work_per_output;
+    }
+    return shape;
+}
+
+// The cpu variant's choice: the cheapest path by the measured costs; the
+// FFT path only where the input is finite and its error bound is within
+// what the direct path promises (so `cpu`'s tolerance is the same
+// whichever path runs).
+CpuPath choose_path(const Job& job) {
+    for (const CpuPath path : cpu_paths_by_cost(job_shape(job))) {
+        if (path != CpuPath::fft) return path;
+        const double largest = max_abs_filtered_input(job);
+        if (fft_path_problem(job, largest).empty() &&
+            fft_path_within_direct_tolerance(job, largest)) {
+            return path;
+        }
+    }
+    return CpuPath::direct;
+}
+
+RunTimings run_timed(const Job& job, const RunOptions& options, CpuPath path) {
+    RunTimings timings = time_cpu_runs(options, [&] { run_path(job, path); });
+    timings.path = cpu_path_name(path);
+    return timings;
+}
+
+// `cpu`: the composite auto picks.
+class CpuBackend final : public Backend {
 public:
     std::string_view name() const override { return "cpu"; }
     std::optional<int> auto_rank(const Job&) const override { return kRankCpu; }
     std::string_view summary() const override {
-        return "multi-threaded, vectorised rows (float32), for machines without a GPU";
+        return "all cores, float32 sums: picks the cheapest of its paths below by measured costs";
     }
     bool uses_cuda() const override { return false; }
     Support can_run(const Job&) const override { return Support::yes(); }
 
     RunTimings run(const Job& job, const RunOptions& options) override {
-        return time_cpu_runs(options, [&] {
-            dispatch_depths(
-                job, [&](auto in, auto out) { correlate<decltype(in), decltype(out)>(job); });
-        });
+        return run_timed(job, options, choose_path(job));
     }
+};
+
+// One path of `cpu` as a variant of its own.
+class CpuPathBackend final : public Backend {
+public:
+    explicit CpuPathBackend(CpuPath path) : path_(path) {}
+    std::string_view name() const override { return cpu_path_name(path_); }
+    std::string_view parent() const override { return "cpu"; }
+    std::optional<int> auto_rank(const Job&) const override { return std::nullopt; }
+    std::string_view summary() const override {
+        switch (path_) {
+            case CpuPath::direct:
+                return "every tap a multiply-add over a ring of rows widened to float";
+            case CpuPath::two_pass:
+                return "rank-1 filters: a row pass, then a column pass, symmetric taps folded "
+                       "(integer inputs)";
+            case CpuPath::fft:
+                return "FFTW: tiles of the input times the filter's spectrum (overlap-save)";
+        }
+        return "";
+    }
+    bool uses_cuda() const override { return false; }
+    Tolerance tolerance(const Job& job) const override {
+        return path_ == CpuPath::fft ? fft_path_tolerance(job) : float32_sum_tolerance(job);
+    }
+    Support can_run(const Job& job) const override {
+        if (path_ == CpuPath::two_pass && !two_pass_factors(job.params.filter)) {
+            return Support::no("the filter is not rank 1 in two dimensions");
+        }
+        if (path_ == CpuPath::fft) {
+            const std::string problem = fft_path_problem(job, max_abs_filtered_input(job));
+            if (!problem.empty()) return Support::no(problem);
+        }
+        return Support::yes();
+    }
+    RunTimings run(const Job& job, const RunOptions& options) override {
+        return run_timed(job, options, path_);
+    }
+
+private:
+    CpuPath path_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuParallelBackend>(); }
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+
+std::vector<std::unique_ptr<Backend>> make_cpu_paths() {
+    std::vector<std::unique_ptr<Backend>> paths;
+    for (const CpuPath path : {CpuPath::direct, CpuPath::two_pass, CpuPath::fft}) {
+        paths.push_back(std::make_unique<CpuPathBackend>(path));
+    }
+    return paths;
+}
 
 }  // namespace cudaconv

@@ -10,5 +10,7 @@ namespace cudaconv {
 
 std::unique_ptr<Backend> make_cpu_ref_backend();
 std::unique_ptr<Backend> make_cpu_backend();  // `cpu`: src/cpu/cpu_parallel.cpp
+// Its named paths ("cpu.direct", ...; src/cpu/cpu_paths.hpp), listed after it.
+std::vector<std::unique_ptr<Backend>> make_cpu_paths();
 
 }  // namespace cudaconv

@@ -1,6 +1,8 @@
 set(CUDACONV_CPU_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cpu_ref.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_parallel.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu_paths.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu_fft.cpp
   ${CMAKE_CURRENT_LIST_DIR}/finish_row.cpp
 )
 
@@ -11,3 +13,12 @@ set(CUDACONV_CPU_SOURCES
 # math (FP exception flags, which nothing here reads) and at -O3.
 set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/finish_row.cpp
   PROPERTIES COMPILE_OPTIONS "-ffp-contract=off;-fno-trapping-math;-O3")
+
+# FFTW (single precision) runs the cpu variant's FFT path (cpu_fft.cpp):
+# Debian's libfftw3-dev; its static library for the portable binaries.
+find_path(CUDACONV_FFTW_INCLUDE_DIR fftw3.h REQUIRED)
+if(CUDACONV_PORTABLE)
+  find_library(CUDACONV_FFTW_LIBRARY NAMES libfftw3f.a REQUIRED)
+else()
+  find_library(CUDACONV_FFTW_LIBRARY NAMES fftw3f REQUIRED)
+endif()

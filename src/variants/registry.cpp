@@ -10,6 +10,7 @@ const std::vector<std::unique_ptr<Backend>>& all_backends() {
         std::vector<std::unique_ptr<Backend>> list;
         list.push_back(make_cpu_ref_backend());
         list.push_back(make_cpu_backend());
+        for (auto& path : make_cpu_paths()) list.push_back(std::move(path));
         list.push_back(make_naive_backend());
         list.push_back(make_cmem_backend());
         list.push_back(make_smem_backend());

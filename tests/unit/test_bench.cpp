@@ -30,7 +30,7 @@
 #include "io/image_io.hpp"
 #include "kernels/runtime/copy_bandwidth.hpp"
 #include "kernels/runtime/device_info.hpp"
-#include "kernels/fft/fft_sizes.hpp"
+#include "core/fft_sizes.hpp"
 
 namespace cudaconv {
 namespace {
@@ -285,7 +285,8 @@ TEST_CASE("the oracle is the reference while it takes seconds", "[bench]") {
     CHECK(small.backend->name() == kOracleName);
     CHECK(small.exact);
 
-    // Past the limit: the cpu variant where it is registered, else cpu-ref.
+    // Past the limit: the cpu variant's direct path where it is registered,
+    // else cpu-ref.
     job.dst.width = 40000;
     job.dst.height = 40000;
     const ReferenceChoice large = choose_reference(job);

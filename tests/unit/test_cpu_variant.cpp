@@ -1,5 +1,6 @@
-// The `cpu` variant (src/cpu/cpu_parallel.cpp) against the oracle cpu-ref,
-// over the product of cases of docs/SPEC.md, "Tolerances": border x image size x
+// The `cpu` variant (src/cpu/cpu_parallel.cpp) and each of its paths
+// (cpu.direct, cpu.two-pass, cpu.fft) against the oracle cpu-ref, over the
+// product of cases of docs/SPEC.md, "Tolerances": border x image size x
 // filter size x channels, every depth pair in turn, random asymmetric filters
 // (some with zero taps, which `cpu` skips), random anchors, scale/delta/abs,
 // alpha kept or filtered, and source and destination as ROIs of larger
@@ -15,6 +16,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -150,7 +152,9 @@ struct Tally {
     int empty = 0;  // `valid` with a filter larger than the image: nothing to compare
 };
 
-void run_case(const Case& c, Tally& tally) {
+// Runs each named variant on the case (the reference computed once), each
+// within its own tolerance; a variant that refuses the job is a failure.
+void run_case(const Case& c, Tally& tally, const std::vector<std::string_view>& names = {"cpu"}) {
     std::mt19937_64 gen(c.seed);
     const bool roi = c.seed % 3 == 1;
     const cv::Mat src = make_input(c, roi);
@@ -158,10 +162,13 @@ void run_case(const Case& c, Tally& tally) {
     const Size2D size = output_size(c.width, c.height, params);
     if (size.width <= 0 || size.height <= 0) {
         // Nothing to write, and nothing may be touched: a null view.
-        variant("cpu").run(
-            Job{const_view(src),
-                ImageView{nullptr, size.width, size.height, c.channels, c.out_depth, 0}, params},
-            {});
+        for (const std::string_view name : names) {
+            variant(name).run(
+                Job{const_view(src),
+                    ImageView{nullptr, size.width, size.height, c.channels, c.out_depth, 0},
+                    params},
+                {});
+        }
         ++tally.empty;
         return;
     }
@@ -171,36 +178,46 @@ void run_case(const Case& c, Tally& tally) {
     cv::Mat expected(out_h, out_w, out_type);
     variant("cpu-ref").run(Job{const_view(src), mutable_view(expected), params}, {});
 
-    // The destination: a ROI of a garbage-filled parent when `roi`, so that
-    // a write outside the view, or an unwritten sample, shows.
-    cv::Mat parent(out_h + (roi ? 2 : 0), out_w + (roi ? 3 : 0), out_type);
-    fill_garbage(parent, c.seed + 1);
-    const cv::Rect rect = roi ? cv::Rect(1, 1, out_w, out_h) : cv::Rect(0, 0, out_w, out_h);
-    cv::Mat actual = parent(rect);
-    const cv::Mat parent_before = parent.clone();
-    const Job job{const_view(src), mutable_view(actual), params};
-    REQUIRE(variant("cpu").can_run(job).ok);
-    variant("cpu").run(job, {});
-
-    const Comparison cmp = compare_images(expected, actual, variant("cpu").tolerance(job));
-    bool ok = cmp.ok;
-    if (!ok) FAIL_CHECK("cpu on " << c << ", " << describe(params, roi) << ": " << cmp.describe());
-    if (roi) {
-        cv::Mat after = parent.clone(), before = parent_before.clone();
-        after(rect).setTo(cv::Scalar::all(0));
-        before(rect).setTo(cv::Scalar::all(0));
-        cv::Mat differs;
-        cv::compare(bytes(after), bytes(before), differs, cv::CMP_NE);
-        if (cv::countNonZero(differs) != 0) {
-            ok = false;
-            FAIL_CHECK("cpu wrote outside the destination view on " << c);
+    for (const std::string_view name : names) {
+        // The destination: a ROI of a garbage-filled parent when `roi`, so
+        // that a write outside the view, or an unwritten sample, shows.
+        cv::Mat parent(out_h + (roi ? 2 : 0), out_w + (roi ? 3 : 0), out_type);
+        fill_garbage(parent, c.seed + 1);
+        const cv::Rect rect = roi ? cv::Rect(1, 1, out_w, out_h) : cv::Rect(0, 0, out_w, out_h);
+        cv::Mat actual = parent(rect);
+        const cv::Mat parent_before = parent.clone();
+        const Job job{const_view(src), mutable_view(actual), params};
+        const Support support = variant(name).can_run(job);
+        if (!support.ok) {
+            FAIL_CHECK(name << " refused " << c << ": " << support.reason);
+            ++tally.failed;
+            continue;
         }
+        variant(name).run(job, {});
+
+        const Comparison cmp = compare_images(expected, actual, variant(name).tolerance(job));
+        bool ok = cmp.ok;
+        if (!ok) {
+            FAIL_CHECK(name << " on " << c << ", " << describe(params, roi) << ": "
+                            << cmp.describe());
+        }
+        if (roi) {
+            cv::Mat after = parent.clone(), before = parent_before.clone();
+            after(rect).setTo(cv::Scalar::all(0));
+            before(rect).setTo(cv::Scalar::all(0));
+            cv::Mat differs;
+            cv::compare(bytes(after), bytes(before), differs, cv::CMP_NE);
+            if (cv::countNonZero(differs) != 0) {
+                ok = false;
+                FAIL_CHECK(name << " wrote outside the destination view on " << c);
+            }
+        }
+        ++(ok ? tally.passed : tally.failed);
     }
-    ++(ok ? tally.passed : tally.failed);
 }
 
 void report(const char* what, const Tally& t) {
-    std::cout << "cpu vs cpu-ref, " << what << ": " << t.passed << " passed, " << t.failed
+    std::cout << "cpu's paths vs cpu-ref, " << what << ": " << t.passed << " passed, " << t.failed
               << " failed, " << t.empty << " with no output (valid)\n";
 }
 
@@ -216,7 +233,10 @@ const std::vector<Depth> kDepths{Depth::u8, Depth::u16, Depth::f32};
 
 }  // namespace
 
-TEST_CASE("cpu equals cpu-ref over sizes, filters, borders, channels, depths", "[cpu]") {
+// `cpu` picks a path per job; each path also runs every case by name
+// (cpu.fft within its own bound, as the GPU fft variant).
+TEST_CASE("cpu and its paths equal cpu-ref over sizes, filters, borders, channels, depths",
+          "[cpu]") {
     Tally tally;
     std::uint64_t seed = 7000;
     int depth_pick = 0;
@@ -228,20 +248,20 @@ TEST_CASE("cpu equals cpu-ref over sizes, filters, borders, channels, depths", "
                     const Depth in = kDepths[depth_pick % 3];
                     const Depth out = kDepths[(depth_pick / 3) % 3];
                     ++depth_pick;
-                    run_case({w, h, fw, fh, channels, border, in, out, ++seed}, tally);
+                    run_case({w, h, fw, fh, channels, border, in, out, ++seed}, tally,
+                             {"cpu", "cpu.direct", "cpu.fft"});
                 }
             }
         }
     }
     report("product", tally);
     CHECK(tally.failed == 0);
-    CHECK(tally.passed > 1000);
+    CHECK(tally.passed > 3000);
 }
 
-// Rank-1 filters from 16 taps take the two-pass path (and a symmetric
-// factor its folded pairs): the same product, with rank-1 filters of the
-// sizes that take it, and some that do not.
-TEST_CASE("cpu equals cpu-ref with rank-1 filters, run as two passes", "[cpu]") {
+// Rank-1 filters: the same product on `cpu` and on its two-pass path by
+// name (a symmetric factor's taps folded in pairs on integer inputs).
+TEST_CASE("cpu and cpu.two-pass equal cpu-ref with rank-1 filters", "[cpu]") {
     Tally tally;
     std::uint64_t seed = 51000;
     int depth_pick = 0;
@@ -257,14 +277,14 @@ TEST_CASE("cpu equals cpu-ref with rank-1 filters, run as two passes", "[cpu]") 
                     ++depth_pick;
                     Case c{w, h, fw, fh, channels, border, in, out, ++seed};
                     c.shape = shape;
-                    run_case(c, tally);
+                    run_case(c, tally, {"cpu", "cpu.two-pass"});
                 }
             }
         }
     }
     report("rank 1", tally);
     CHECK(tally.failed == 0);
-    CHECK(tally.passed > 500);
+    CHECK(tally.passed > 1000);
 }
 
 TEST_CASE("cpu equals cpu-ref on larger images: many bands and chunks, every depth pair", "[cpu]") {
@@ -273,16 +293,23 @@ TEST_CASE("cpu equals cpu-ref on larger images: many bands and chunks, every dep
     for (Depth in : kDepths) {
         for (Depth out : kDepths) {
             for (const auto& [fw, fh] : std::vector<std::pair<int, int>>{{3, 3}, {6, 11}}) {
-                run_case({211, 97, fw, fh, 3, BorderMode::reflect101, in, out, ++seed}, tally);
+                run_case({211, 97, fw, fh, 3, BorderMode::reflect101, in, out, ++seed}, tally,
+                         {"cpu", "cpu.direct", "cpu.fft"});
             }
         }
     }
     for (BorderMode border : all_border_modes()) {
-        run_case({301, 113, 7, 5, 4, border, Depth::u8, Depth::u8, ++seed}, tally);
+        run_case({301, 113, 7, 5, 4, border, Depth::u8, Depth::u8, ++seed}, tally,
+                 {"cpu", "cpu.direct", "cpu.fft"});
+        // The FFT path's tiles several to a side (a 37x41 filter on 301x613
+        // takes 256x256 tiles, 2 by 3: test_cpu_paths.cpp), each one's
+        // edge against the next.
+        run_case({301, 613, 37, 41, 3, border, Depth::u8, Depth::u8, ++seed}, tally,
+                 {"cpu", "cpu.fft"});
         for (Shape shape : {Shape::rank1, Shape::symmetric_rank1}) {
             Case c{301, 113, 19, 19, 3, border, Depth::u8, Depth::f32, ++seed};
             c.shape = shape;
-            run_case(c, tally);
+            run_case(c, tally, {"cpu", "cpu.two-pass", "cpu.fft"});
         }
     }
     report("larger images", tally);
@@ -317,21 +344,22 @@ TEST_CASE("cpu rounds halves to even exactly like cpu-ref", "[cpu]") {
     CHECK(result.ok);
 }
 
-TEST_CASE("cpu gives the same bits whatever the number of threads", "[cpu]") {
-    // Bands depend on the thread count; no output may depend on the bands.
+TEST_CASE("cpu's paths give the same bits whatever the number of threads", "[cpu]") {
+    // Bands and tile groups depend on the thread count; no output may.
+    const std::string_view name = GENERATE("cpu.direct", "cpu.fft");
     const std::uint64_t seed = 0xC9B20000;
-    CAPTURE(seed);
-    const cv::Mat src = random_image(157, 83, CV_32FC3, seed);
+    CAPTURE(seed, name);
+    const cv::Mat src = random_image(157, 283, CV_32FC3, seed);
     ConvParams p;
     p.filter = random_filter(9, 4, seed);
     p.anchor_x = 2;
     p.anchor_y = 3;
     p.border = BorderMode::reflect;
     cv::Mat many(src.size(), src.type()), one(src.size(), src.type());
-    variant("cpu").run({const_view(src), mutable_view(many), p}, {});
+    variant(name).run({const_view(src), mutable_view(many), p}, {});
     const int threads = cv::getNumThreads();
     cv::setNumThreads(1);
-    variant("cpu").run({const_view(src), mutable_view(one), p}, {});
+    variant(name).run({const_view(src), mutable_view(one), p}, {});
     cv::setNumThreads(threads);
     CHECK(cv::norm(bytes(many), bytes(one), cv::NORM_INF) == 0.0);
 }

@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "kernels/fft/fft_sizes.hpp"
+#include "core/fft_sizes.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "kernels/fft/fft_sizes.hpp"
+#include "core/fft_sizes.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,6 +6,8 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+
+#include "core/tolerance.hpp"
 
 namespace cudaconv {
 namespace {
@@ -17,21 +19,6 @@ namespace {
 constexpr double kFftErrorFactor = 16.0;
 // Unit roundoff of float32, 2^-24.
 constexpr double kFloat32Roundoff = 1.0 / 16777216.0;
-
-// The largest |value| of a filtered sample: one row of one depth.
-template <typename T>
-double max_abs_in_row(const std::byte* row, std::int64_t width, int channels, int filtered) {
-    const T* samples = reinterpret_cast<const T*>(row);
-    double largest = 0.0;
-    for (std::int64_t x = 0; x < width; ++x) {
-        for (int c = 0; c < filtered; ++c) {
-            const double v = std::abs(static_cast<double>(samples[x * channels + c]));
-            if (std::isnan(v)) return v;
-            largest = std::max(largest, v);
-        }
-    }
-    return largest;
-}
 
 }  // namespace
 
@@ -86,32 +73,6 @@ double tap_abs_sum(const Job& job) {
     return sum;
 }
 
-double max_abs_padded_sample(const Job& job) {
-    double largest = job.params.border == BorderMode::constant ? std::abs(job.params.border_value)
-                                                               : 0.0;
-    const ConstImageView& src = job.src;
-    const int filtered = job.filtered_channels();
-    for (std::int64_t y = 0; y < src.height && src.data != nullptr; ++y) {
-        double row_max = 0.0;
-        switch (src.depth) {
-            case Depth::u8:
-                row_max =
-                    max_abs_in_row<std::uint8_t>(src.row(y), src.width, src.channels, filtered);
-                break;
-            case Depth::u16:
-                row_max =
-                    max_abs_in_row<std::uint16_t>(src.row(y), src.width, src.channels, filtered);
-                break;
-            case Depth::f32:
-                row_max = max_abs_in_row<float>(src.row(y), src.width, src.channels, filtered);
-                break;
-        }
-        if (std::isnan(row_max)) return row_max;
-        largest = std::max(largest, row_max);
-    }
-    return largest;
-}
-
 double fft_error_bound(const FftShape& shape, double tap_abs_sum, double max_abs_sample) {
     const double samples =
         static_cast<double>(shape.padded_width) * static_cast<double>(shape.padded_height);
@@ -121,7 +82,7 @@ double fft_error_bound(const FftShape& shape, double tap_abs_sum, double max_abs
 
 double fft_error_bound(const Job& job) {
     return std::abs(job.params.scale) *
-           fft_error_bound(fft_shape(job), tap_abs_sum(job), max_abs_padded_sample(job));
+           fft_error_bound(fft_shape(job), tap_abs_sum(job), max_abs_filtered_input(job));
 }
 
 }  // namespace cudaconv

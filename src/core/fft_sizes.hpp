@@ -1,9 +1,10 @@
 #pragma once
-// The host-side arithmetic of the fft variant, kept pure so that it can be
-// unit-tested without a device: transform sizes cuFFT is fast at, the shape
-// of the padded problem, and the documented error bound the GPU tests use as
-// the fft variant's tolerance (docs/SPEC.md, "Tolerances"). kernels/fft/fft.cu
-// explains the scheme and derives the bound.
+// The host-side arithmetic of the frequency-domain paths (the fft variant
+// on the GPU, the cpu variant's FFT path), kept pure so that it can be
+// unit-tested: transform sizes cuFFT and FFTW are fast at, the shape of the
+// padded problem, and the documented error bound that is the fft variant's
+// tolerance (docs/SPEC.md, "Tolerances"). kernels/fft/fft.cu explains the
+// scheme and derives the bound.
 #include <cstdint>
 
 #include "core/job.hpp"
@@ -47,15 +48,11 @@ FftShape fft_shape(const Job& job);
 // magnitude its spectrum can reach.
 double tap_abs_sum(const Job& job);
 
-// The largest |sample| the transform sees: the filtered channels of the
-// input, and the constant border value where that mode is used. Scans the
-// input (host memory); NaN when a filtered sample is NaN, +inf for Inf.
-double max_abs_padded_sample(const Job& job);
-
 // Bound on |fft result - exact correlation| before scale/delta/abs and
 // rounding, in input units: kFftErrorFactor * eps_f32 * (log2(N) + 2) * S * M
 // with N the transform's sample count, S = tap_abs_sum, M =
-// max_abs_padded_sample. See kernels/fft/fft.cu for the derivation.
+// max_abs_filtered_input (core/tolerance.hpp). See kernels/fft/fft.cu for
+// the derivation.
 double fft_error_bound(const FftShape& shape, double tap_abs_sum, double max_abs_sample);
 
 // The same for a whole job, in output units (times |scale|; |.| and delta

@@ -1,0 +1,41 @@
+#pragma once
+// The cpu variant's three paths and the rule that picks one for a job: a
+// pure function of the job's shape, from costs measured on the 2-core
+// development machine (docs/PERFORMANCE.md, "The CPU path against
+// OpenCV"). Each path is also a variant of its own (`-k cpu.fft`), for
+// tests and bench.
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace cudaconv {
+
+enum class CpuPath {
+    direct,    // every tap a multiply-add (src/cpu/cpu_parallel.cpp)
+    two_pass,  // rank-1 filters: a row pass, then a column pass (same file)
+    fft,       // tiles through FFTW (src/cpu/cpu_fft.cpp)
+};
+
+std::string_view cpu_path_name(CpuPath path);  // "cpu.direct", ...
+
+// What the costs depend on.
+struct CpuJobShape {
+    std::int64_t nonzero_taps = 0;  // multiply-adds an output of the direct path
+    // Multiply-adds an output of the two-pass path (both factors' taps,
+    // symmetric pairs counted once); 0 when the filter is not rank 1.
+    std::int64_t two_pass_taps = 0;
+    // The FFT path's transform work per output (fft_tiles' cost measure,
+    // src/cpu/cpu_fft.hpp); 0 when it cannot run.
+    double fft_work_per_output = 0.0;
+};
+
+// Estimated time per output sample, in nanoseconds on one core, of each
+// path; +inf where the path cannot run.
+double estimated_ns_per_output(CpuPath path, const CpuJobShape& shape);
+
+// The paths that can run the job, cheapest first by that estimate. The
+// caller takes the first whose own checks pass (the FFT path's need the
+// input scanned, so they run only where it is the cheapest).
+std::vector<CpuPath> cpu_paths_by_cost(const CpuJobShape& shape);
+
+}  // namespace cudaconv

@@ -1,0 +1,174 @@
+// The cpu variant's choice of path (src/cpu/cpu_paths.hpp, pure), the FFT
+// path's tiles and error bound (src/cpu/cpu_fft.hpp), and which path the
+// composite runs on jobs of each kind. The paths' results are tested
+// against cpu-ref in test_cpu_variant.cpp.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "core/fft_sizes.hpp"
+#include "cpu/cpu_fft.hpp"
+#include "cpu/cpu_paths.hpp"
+#include "filters/spec.hpp"
+#include "variants/registry.hpp"
+#include "support/opencv_reference.hpp"
+#include "support/random_image.hpp"
+
+namespace cudaconv::test {
+namespace {
+
+CpuPath cheapest(const CpuJobShape& shape) { return cpu_paths_by_cost(shape).front(); }
+
+// The shape of a filter of the given taps on a 4000x3000 image.
+CpuJobShape shape_of(std::int64_t nonzero_taps, std::int64_t two_pass_taps, int side) {
+    return {nonzero_taps, two_pass_taps, fft_tiles(side, side, 4000, 3000).work_per_output};
+}
+
+Filter filter_of(const std::string& spec) { return parse_filter_spec(spec); }
+
+// A dense side x side filter of random taps, |taps| summing to 1 (as
+// bench's random:N): what the bounds below assume.
+Filter normalised_random(int side, std::uint64_t seed) {
+    Filter f = random_filter(side, side, seed);
+    double sum = 0.0;
+    for (const double t : f.taps) sum += std::abs(t);
+    for (double& t : f.taps) t /= sum;
+    return f;
+}
+
+ConvParams centred(const Filter& filter) { return centred_params(filter); }
+
+}  // namespace
+
+TEST_CASE("cpu paths: the measured costs pick direct, two passes or FFT", "[cpu]") {
+    // 3x3 filters stay direct, rank 1 or not (sobel-x: 6 taps, 4 in two
+    // passes; a 3x3 Gaussian: 9 and 4).
+    CHECK(cheapest(shape_of(9, 0, 3)) == CpuPath::direct);
+    CHECK(cheapest(shape_of(6, 4, 3)) == CpuPath::direct);
+    CHECK(cheapest(shape_of(9, 4, 3)) == CpuPath::direct);
+    // gaussian:5 (25 taps; 3 + 3 with pairs folded) and box:7 take two passes.
+    CHECK(cheapest(shape_of(25, 6, 5)) == CpuPath::two_pass);
+    CHECK(cheapest(shape_of(49, 8, 7)) == CpuPath::two_pass);
+    // Dense: direct to 11x11, the FFT from 15x15.
+    CHECK(cheapest(shape_of(49, 0, 7)) == CpuPath::direct);
+    CHECK(cheapest(shape_of(121, 0, 11)) == CpuPath::direct);
+    CHECK(cheapest(shape_of(225, 0, 15)) == CpuPath::fft);
+    CHECK(cheapest(shape_of(961, 0, 31)) == CpuPath::fft);
+    // gaussian:sigma=10 (61x61, rank 1): two passes beat the FFT.
+    CHECK(cheapest(shape_of(3721, 62, 61)) == CpuPath::two_pass);
+    // Every path that can run is listed, cheapest first; the others not.
+    CHECK(cpu_paths_by_cost(shape_of(961, 0, 31)) ==
+          std::vector<CpuPath>{CpuPath::fft, CpuPath::direct});
+    CHECK(cpu_paths_by_cost({961, 0, 0.0}) == std::vector<CpuPath>{CpuPath::direct});
+    CHECK(cpu_paths_by_cost({25, 6, 0.0}) ==
+          std::vector<CpuPath>{CpuPath::two_pass, CpuPath::direct});
+    // Costs grow with the work.
+    CHECK(estimated_ns_per_output(CpuPath::direct, {10, 0, 0.0}) <
+          estimated_ns_per_output(CpuPath::direct, {11, 0, 0.0}));
+    CHECK(estimated_ns_per_output(CpuPath::fft, {1, 0, 10.0}) <
+          estimated_ns_per_output(CpuPath::fft, {1, 0, 11.0}));
+    CHECK(std::isinf(estimated_ns_per_output(CpuPath::two_pass, {10, 0, 1.0})));
+}
+
+TEST_CASE("cpu paths: FFT tiles fit the filter and cost least per output", "[cpu]") {
+    const FftTiles big = fft_tiles(31, 31, 4000, 3000);
+    CHECK(big.width == 256);
+    CHECK(big.height == 256);
+    CHECK(big.step_x == 226);
+    CHECK(big.step_y == 226);
+    const FftTiles several = fft_tiles(37, 41, 301, 613);
+    CHECK(several.width == 256);
+    CHECK(several.height == 256);
+    CHECK((301 + several.step_x - 1) / several.step_x == 2);
+    CHECK((613 + several.step_y - 1) / several.step_y == 3);
+    // A small image: one tile, the whole bordered input at a fast size.
+    const FftTiles whole = fft_tiles(31, 31, 10, 10);
+    CHECK(whole.width == next_fast_even_fft_size(40));
+    CHECK(whole.height == next_fast_fft_size(40));
+    CHECK(whole.step_x >= 10);
+    CHECK(whole.step_y >= 10);
+    // Every choice yields outputs, holds the filter and is even across.
+    for (int side : {1, 2, 3, 7, 31, 64, 301, 1000}) {
+        for (std::int64_t out : {1, 5, 100, 4000}) {
+            const FftTiles t = fft_tiles(side, side, out, out);
+            CAPTURE(side, out);
+            CHECK(t.width % 2 == 0);
+            CHECK(t.width >= side);
+            CHECK(t.height >= side);
+            CHECK(t.step_x == t.width - side + 1);
+            CHECK(t.step_y == t.height - side + 1);
+            CHECK(t.step_x >= 1);
+            CHECK(t.work_per_output > 0.0);
+        }
+    }
+}
+
+TEST_CASE("cpu paths: the FFT's bound against what cpu promises", "[cpu]") {
+    const cv::Mat u8 = random_image(64, 48, CV_8UC3, 0xFF70);
+    cv::Mat u8_out(u8.size(), u8.type());
+    const Filter gaussian = filter_of("gaussian:31");
+    const Job normalised{const_view(u8), mutable_view(u8_out), centred(gaussian)};
+    const double largest = max_abs_filtered_input(normalised);
+    // 8-bit, normalised: a tiny fraction of a level.
+    CHECK(fft_path_error_bound(normalised, largest) < 0.01);
+    CHECK(fft_path_within_direct_tolerance(normalised, largest));
+    CHECK(fft_path_problem(normalised, largest).empty());
+
+    // Full-range 16-bit samples: past half a level, so cpu stays direct.
+    cv::Mat u16(48, 64, CV_16UC1, cv::Scalar(65535)), u16_out(48, 64, CV_16UC1);
+    const Job wide{const_view(u16), mutable_view(u16_out), centred(gaussian)};
+    CHECK(fft_path_error_bound(wide, 65535.0) > 0.5);
+    CHECK_FALSE(fft_path_within_direct_tolerance(wide, 65535.0));
+
+    // Float outputs: within the direct path's float32 bound from about
+    // 16 (log2 N + 2) taps, not for a 7x7.
+    const cv::Mat f32 = random_image(64, 48, CV_32FC1, 0xFF71);
+    cv::Mat f32_out(f32.size(), f32.type());
+    const Job dense31{const_view(f32), mutable_view(f32_out),
+                      centred(normalised_random(31, 0xFF74))};
+    CHECK(fft_path_within_direct_tolerance(dense31, max_abs_filtered_input(dense31)));
+    const Job dense7{const_view(f32), mutable_view(f32_out), centred(normalised_random(7, 0xFF75))};
+    CHECK_FALSE(fft_path_within_direct_tolerance(dense7, max_abs_filtered_input(dense7)));
+
+    // NaN, Inf and magnitudes that would overflow are refused with a reason.
+    CHECK(fft_path_problem(dense31, std::numeric_limits<double>::quiet_NaN()) ==
+          "the input has NaN or Inf samples, which a transform spreads to every output");
+    CHECK(fft_path_problem(dense31, std::numeric_limits<double>::infinity()) ==
+          fft_path_problem(dense31, std::numeric_limits<double>::quiet_NaN()));
+    CHECK_THAT(fft_path_problem(dense31, 1e35), Catch::Contains("would overflow float32"));
+}
+
+TEST_CASE("cpu runs each job on the path its costs and bounds allow", "[cpu]") {
+    const auto path_run = [](const cv::Mat& src, const ConvParams& p) {
+        cv::Mat dst(src.size(), src.type());
+        return find_backend("cpu")->run({const_view(src), mutable_view(dst), p}, {}).path;
+    };
+    const cv::Mat rgb = random_image(300, 200, CV_8UC3, 0xFF72);
+    CHECK(path_run(rgb, centred(filter_of("edge"))) == "cpu.direct");
+    CHECK(path_run(rgb, centred(filter_of("gaussian:sigma=3"))) == "cpu.two-pass");
+    CHECK(path_run(rgb, centred(normalised_random(31, 0xFF74))) == "cpu.fft");
+    // Full-range 16-bit: the FFT's bound is past half a level.
+    cv::Mat u16(200, 300, CV_16UC1);
+    cv::randu(u16, 0, 65536);
+    u16.at<std::uint16_t>(0, 0) = 65535;
+    CHECK(path_run(u16, centred(normalised_random(31, 0xFF74))) == "cpu.direct");
+    // A NaN sample: the FFT would spread it everywhere.
+    cv::Mat f32 = random_image(300, 200, CV_32FC1, 0xFF73);
+    CHECK(path_run(f32, centred(normalised_random(31, 0xFF74))) == "cpu.fft");
+    f32.at<float>(7, 9) = std::numeric_limits<float>::quiet_NaN();
+    CHECK(path_run(f32, centred(normalised_random(31, 0xFF74))) == "cpu.direct");
+    // The paths by name say so too, and refuse what they cannot run.
+    CHECK_FALSE(find_backend("cpu.fft")
+                    ->can_run({const_view(f32), {}, centred(normalised_random(31, 0xFF74))})
+                    .ok);
+    CHECK_FALSE(find_backend("cpu.two-pass")
+                    ->can_run({const_view(rgb), {}, centred(filter_of("edge"))})
+                    .ok);
+}
+
+}  // namespace cudaconv::test
