@@ -29,8 +29,8 @@
 
 #include "core/border.hpp"
 #include "core/fft_sizes.hpp"
-#include "core/wide_lanes.hpp"
 #include "cpu/cpu_common.hpp"
+#include "cpu/simd_rows.hpp"
 #include "cpu/store_row.hpp"
 
 namespace cudaconv {
@@ -98,17 +98,6 @@ const TilePlans& tile_plans(std::int64_t width, std::int64_t height) {
                                  std::to_string(height) + " transform");
     }
     return plans.emplace(std::make_pair(width, height), made).first->second;
-}
-
-// z[k] *= f[k] over n complex numbers.
-CUDACONV_WIDE_LANES void multiply_spectra(float* __restrict z, const float* __restrict f,
-                                          std::int64_t n) {
-    for (std::int64_t k = 0; k < n; ++k) {
-        const float re = z[2 * k] * f[2 * k] - z[2 * k + 1] * f[2 * k + 1];
-        const float im = z[2 * k] * f[2 * k + 1] + z[2 * k + 1] * f[2 * k];
-        z[2 * k] = re;
-        z[2 * k + 1] = im;
-    }
 }
 
 // The transform's cost per useful output of a width x height tile.

@@ -6,7 +6,7 @@
 // a ring of the filter_height input rows its current output row needs,
 // converted to float and padded by the border policy, so that each tap
 // becomes one contiguous multiply-add over the whole row, channels still
-// interleaved: a loop without branches that the compiler vectorises.
+// interleaved: a loop without branches, in vector code (cpu/simd_rows.hpp).
 // Two-pass, for a rank-1 filter (gaussian, box, Sobel, ...;
 // filters/rank1.hpp) where it pays: each input row filtered
 // along x as it enters the ring, then the ring's rows summed along y, with
@@ -32,19 +32,17 @@
 #include "cpu/cpu_fft.hpp"
 #include "cpu/cpu_paths.hpp"
 #include "cpu/cpu_registry.hpp"
+#include "cpu/simd_rows.hpp"
 #include "cpu/store_row.hpp"
-#include "core/wide_lanes.hpp"
 #include "filters/rank1.hpp"
 
 namespace cudaconv {
 namespace {
 
-// Floats per chunk of an output row. A compile-time trip count is what lets
-// GCC vectorise the tap loops at -O2 (its default "very cheap" cost model
-// refuses loops of unknown length); the accumulator chunk and the four input
-// streams (2.5 KB) stay in L1 while every tap passes over them. Rows are
-// padded to whole chunks, so at most 127 lanes a row are computed in vain.
-constexpr std::int64_t kChunk = 128;
+// Rows are padded to whole chunks of floats, which every vector width
+// divides, so the vector loops (cpu/simd_rows.hpp) need no scalar tail; at
+// most 127 lanes a row are computed in vain.
+constexpr std::int64_t kChunk = kRowChunk;
 // Output rows a band has at least: a band converts the filter_height - 1
 // input rows it shares with the band above once more.
 constexpr std::int64_t kMinBandRows = 8;
@@ -57,36 +55,6 @@ T load(const std::byte* p) {  // memcpy: ROI rows need not be aligned for T
     T v;
     std::memcpy(&v, p, sizeof(T));
     return v;
-}
-
-// acc[k] += w0*r0[k] + w1*r1[k] + w2*r2[k] + w3*r3[k] over one chunk. Four
-// taps a pass: the accumulator is loaded and stored once per four
-// multiply-adds, not once per one. The rows may overlap each other (they
-// are only read) but never acc, which is what __restrict promises.
-CUDACONV_WIDE_LANES void accumulate4(float* __restrict acc, const float* __restrict r0,
-                                     const float* __restrict r1, const float* __restrict r2,
-                                     const float* __restrict r3, float w0, float w1, float w2,
-                                     float w3) {
-    for (std::int64_t k = 0; k < kChunk; ++k) {
-        acc[k] += w0 * r0[k] + w1 * r1[k] + w2 * r2[k] + w3 * r3[k];
-    }
-}
-
-CUDACONV_WIDE_LANES void accumulate1(float* __restrict acc, const float* __restrict r, float w) {
-    for (std::int64_t k = 0; k < kChunk; ++k) acc[k] += w * r[k];
-}
-
-// acc[k] += w0*(a0[k] + b0[k]) + w1*(a1[k] + b1[k]): two pairs of taps of
-// equal weight (a symmetric filter's), a multiply a pair.
-CUDACONV_WIDE_LANES void accumulate_pairs2(float* __restrict acc, const float* __restrict a0,
-                                           const float* __restrict b0, const float* __restrict a1,
-                                           const float* __restrict b1, float w0, float w1) {
-    for (std::int64_t k = 0; k < kChunk; ++k) acc[k] += w0 * (a0[k] + b0[k]) + w1 * (a1[k] + b1[k]);
-}
-
-CUDACONV_WIDE_LANES void accumulate_pair(float* __restrict acc, const float* __restrict a,
-                                         const float* __restrict b, float w) {
-    for (std::int64_t k = 0; k < kChunk; ++k) acc[k] += w * (a[k] + b[k]);
 }
 
 // A 1-D pass: the taps of one factor of a rank-1 filter, zero weights
@@ -120,48 +88,52 @@ Pass make_pass(const std::vector<double>& taps, bool fold) {
     return pass;
 }
 
-// acc (chunks * kChunk floats, zeroed by the caller) += the pass, tap t
-// reading from sources[t] at float 0.
-void run_pass(const Pass& pass, const std::vector<const float*>& sources, std::int64_t chunks,
-              float* acc) {
-    const auto src = [&](int tap) { return sources[static_cast<std::size_t>(tap)]; };
-    const std::vector<Pass::Tap>& pairs = pass.pairs;
-    const std::vector<Pass::Tap>& singles = pass.singles;
-    for (std::int64_t k0 = 0; k0 < chunks * kChunk; k0 += kChunk) {
-        float* a = acc + k0;
-        std::size_t t = 0;
-        for (; t + 1 < pairs.size(); t += 2) {
-            accumulate_pairs2(a, src(pairs[t].first) + k0, src(pairs[t].second) + k0,
-                              src(pairs[t + 1].first) + k0, src(pairs[t + 1].second) + k0,
-                              pairs[t].weight, pairs[t + 1].weight);
-        }
-        if (t < pairs.size()) {
-            accumulate_pair(a, src(pairs[t].first) + k0, src(pairs[t].second) + k0,
-                            pairs[t].weight);
-        }
-        std::size_t u = 0;
-        for (; u + 3 < singles.size(); u += 4) {
-            accumulate4(a, src(singles[u].first) + k0, src(singles[u + 1].first) + k0,
-                        src(singles[u + 2].first) + k0, src(singles[u + 3].first) + k0,
-                        singles[u].weight, singles[u + 1].weight, singles[u + 2].weight,
-                        singles[u + 3].weight);
-        }
-        for (; u < singles.size(); ++u) {
-            accumulate1(a, src(singles[u].first) + k0, singles[u].weight);
-        }
+// Runs a pass over rows of a ring: where each of its taps reads is set
+// per row, the weights once.
+class PassRunner {
+public:
+    explicit PassRunner(const Pass& pass) : pass_(pass) {
+        for (const Pass::Tap& tap : pass.pairs) pair_weights_.push_back(tap.weight);
+        for (const Pass::Tap& tap : pass.singles) single_weights_.push_back(tap.weight);
+        pair_first_.resize(pass.pairs.size());
+        pair_second_.resize(pass.pairs.size());
+        single_sources_.resize(pass.singles.size());
     }
-}
+
+    // sums (n floats, a multiple of kChunk) = the pass, tap t reading from
+    // sources[t] at float 0.
+    void run(const std::vector<const float*>& sources, std::int64_t n, float* sums) {
+        const auto src = [&](int tap) { return sources[static_cast<std::size_t>(tap)]; };
+        for (std::size_t t = 0; t < pass_.pairs.size(); ++t) {
+            pair_first_[t] = src(pass_.pairs[t].first);
+            pair_second_[t] = src(pass_.pairs[t].second);
+        }
+        for (std::size_t t = 0; t < pass_.singles.size(); ++t) {
+            single_sources_[t] = src(pass_.singles[t].first);
+        }
+        PassTaps taps;
+        taps.pair_first = pair_first_.data();
+        taps.pair_second = pair_second_.data();
+        taps.pair_weights = pair_weights_.data();
+        taps.pairs = pair_weights_.size();
+        taps.single_sources = single_sources_.data();
+        taps.single_weights = single_weights_.data();
+        taps.singles = single_weights_.size();
+        correlate_pass(taps, n, sums);
+    }
+
+private:
+    const Pass& pass_;
+    std::vector<float> pair_weights_, single_weights_;
+    std::vector<const float*> pair_first_, pair_second_, single_sources_;
+};
 
 // One run of input samples to float: the row's middle, where every padded
-// pixel is the input pixel itself, in one loop the compiler vectorises
-// (the border's pixels go one at a time). Per pixel, with the border lookup
-// and a memcpy a sample, it cost more than all nine taps of a 3x3 filter.
-CUDACONV_WIDE_LANES void widen(const std::uint8_t* src, std::int64_t n, float* dst) {
-    for (std::int64_t k = 0; k < n; ++k) dst[k] = static_cast<float>(src[k]);
-}
-CUDACONV_WIDE_LANES void widen(const std::uint16_t* src, std::int64_t n, float* dst) {
-    for (std::int64_t k = 0; k < n; ++k) dst[k] = static_cast<float>(src[k]);
-}
+// pixel is the input pixel itself, in one vector loop (the border's pixels
+// go one at a time). Per pixel, with the border lookup and a memcpy a
+// sample, it cost more than all nine taps of a 3x3 filter.
+void widen(const std::uint8_t* src, std::int64_t n, float* dst) { widen_row(src, n, dst); }
+void widen(const std::uint16_t* src, std::int64_t n, float* dst) { widen_row(src, n, dst); }
 void widen(const float* src, std::int64_t n, float* dst) {
     std::memcpy(dst, src, static_cast<std::size_t>(n) * sizeof(float));
 }
@@ -298,32 +270,21 @@ void correlate_rows(const Job& job, const Plan& plan, std::int64_t y_begin, std:
     RowRing<In> ring(job, plan, p.filter.height);
     std::vector<float> acc(static_cast<std::size_t>(plan.chunks * kChunk));
     std::vector<const float*> filter_rows(static_cast<std::size_t>(p.filter.height));
-    std::vector<const float*> sources(plan.taps.size());  // where each tap reads, at chunk 0
+    std::vector<const float*> sources(plan.taps.size());  // where each tap reads, at float 0
+    std::vector<float> weights;
+    for (const Plan::Tap& tap : plan.taps) weights.push_back(tap.weight);
     std::vector<Out> finished(static_cast<std::size_t>(plan.out_width * f));
-    const std::size_t n_taps = plan.taps.size();
-    const std::size_t n_grouped = n_taps - n_taps % 4;
 
     for (std::int64_t y = y_begin; y < y_end; ++y) {
         for (int j = 0; j < p.filter.height; ++j) {
             filter_rows[static_cast<std::size_t>(j)] = ring.row(y + oy + j);
         }
-        for (std::size_t t = 0; t < n_taps; ++t) {
+        for (std::size_t t = 0; t < plan.taps.size(); ++t) {
             const Plan::Tap& tap = plan.taps[t];
             sources[t] = filter_rows[static_cast<std::size_t>(tap.j)] + std::int64_t{tap.i} * f;
         }
-        std::fill(acc.begin(), acc.end(), 0.0f);
-        for (std::int64_t k0 = 0; k0 < plan.chunks * kChunk; k0 += kChunk) {
-            float* a = acc.data() + k0;
-            const Plan::Tap* w = plan.taps.data();
-            const float* const* s = sources.data();
-            std::size_t t = 0;
-            for (; t < n_grouped; t += 4) {  // four taps a pass, then the 0-3 left
-                accumulate4(a, s[t] + k0, s[t + 1] + k0, s[t + 2] + k0, s[t + 3] + k0, w[t].weight,
-                            w[t + 1].weight, w[t + 2].weight, w[t + 3].weight);
-            }
-            for (; t < n_taps; ++t) accumulate1(a, s[t] + k0, w[t].weight);
-        }
-
+        correlate_taps(sources.data(), weights.data(), plan.taps.size(), plan.chunks * kChunk,
+                       acc.data());
         store_row<In, Out>(job, y, 0, plan.out_width, acc.data(), finished.data());
     }
 }
@@ -350,8 +311,7 @@ public:
             for (std::size_t i = 0; i < sources_.size(); ++i) {
                 sources_[i] = padded + static_cast<std::int64_t>(i) * plan_.filtered;
             }
-            std::fill(out, out + plan_.chunks * kChunk, 0.0f);
-            run_pass(along_x_, sources_, plan_.chunks, out);
+            along_x_.run(sources_, plan_.chunks * kChunk, out);
             holds_[slot] = v;
         }
         return out;
@@ -360,7 +320,7 @@ public:
 private:
     RowRing<In> padded_;  // one row: the one being filtered
     const Plan& plan_;
-    const Pass& along_x_;
+    PassRunner along_x_;
     std::int64_t height_;
     std::vector<float> rows_;
     std::vector<std::int64_t> holds_;
@@ -374,6 +334,7 @@ void correlate_rows_separable(const Job& job, const Plan& plan, const Pass& alon
     const ConvParams& p = job.params;
     const std::int64_t oy = origin_y(p);
     FilteredRows<In> ring(job, plan, along_x);
+    PassRunner column_pass(along_y);
     std::vector<float> acc(static_cast<std::size_t>(plan.chunks * kChunk));
     std::vector<const float*> rows(static_cast<std::size_t>(p.filter.height));
     std::vector<Out> finished(static_cast<std::size_t>(plan.out_width * plan.filtered));
@@ -381,8 +342,7 @@ void correlate_rows_separable(const Job& job, const Plan& plan, const Pass& alon
         for (int j = 0; j < p.filter.height; ++j) {
             rows[static_cast<std::size_t>(j)] = ring.row(y + oy + j);
         }
-        std::fill(acc.begin(), acc.end(), 0.0f);
-        run_pass(along_y, rows, plan.chunks, acc.data());
+        column_pass.run(rows, plan.chunks * kChunk, acc.data());
         store_row<In, Out>(job, y, 0, plan.out_width, acc.data(), finished.data());
     }
 }
@@ -437,9 +397,9 @@ CpuJobShape job_shape(const Job& job) {
     if (const std::optional<Rank1Filter> rank1 = two_pass_factors(filter)) {
         const bool fold = job.src.depth != Depth::f32;
         const Pass along_x = make_pass(rank1->row, fold), along_y = make_pass(rank1->column, fold);
-        shape.two_pass_taps =
-            static_cast<std::int64_t>(along_x.pairs.size() + along_x.singles.size() +
-                                      along_y.pairs.size() + along_y.singles.size());
+        shape.two_pass_loads =
+            static_cast<std::int64_t>(2 * (along_x.pairs.size() + along_y.pairs.size()) +
+                                      along_x.singles.size() + along_y.singles.size());
     }
     if (job.dst.width > 0 && job.dst.height > 0) {
         shape.fft_work_per_output = fft_tiles(job).work_per_output;

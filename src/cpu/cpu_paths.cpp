@@ -7,20 +7,20 @@ namespace cudaconv {
 namespace {
 
 // Nanoseconds an output sample on one core: a fixed part (widening the
-// input, finishing and storing; a tile's gathering) and a part per
-// multiply-add, or per unit of the transforms' work (FftTiles). Fitted to
+// input, finishing and storing; a tile's gathering) and a part per load of
+// a tap, or per unit of the transforms' work (FftTiles). Fitted to
 // `cudaconv bench -k cpu.direct,cpu.two-pass,cpu.fft --no-verify` on the
-// 2-core development machine (AVX2), 4000x3000 gray f32 and RGB u8:
-//   direct:   3x3 1.4-1.7 ns, 7x7 3.5-4.1, 15x15 11.2-11.3, 31x31 44.2;
-//   two-pass: 3x3 1.4-1.7, gaussian:5 1.6, 7x7 1.8, 19x19 3.6, 61x61 9.4;
-//   fft:      7.9-10.3 for every size from 3x3 to 31x31 (tiles of 32 to
-//             256 a side), 10 for 61x61.
-// So dense filters go to the FFT from about 13x13 (u8) or 15x15 (f32),
-// rank-1 ones to two passes from 5x5, and 3x3 filters stay direct.
-constexpr double kDirectFixedNs = 1.2;
-constexpr double kDirectPerTapNs = 0.044;
-constexpr double kTwoPassFixedNs = 1.1;
-constexpr double kTwoPassPerTapNs = 0.14;
+// 2-core development machine (AVX-512), 4000x3000 gray f32 and RGB u8:
+//   direct:   1x1 0.6-0.8 ns, 3x3 0.8-1.0, 7x7 2.1-2.4, 15x15 7.6-8.0;
+//   two-pass: 6 loads 0.7-1.0, 10 (gaussian:5) 0.9-1.2, 38 (19x19)
+//             2.1-2.7, 122 (61x61) 8.0-9.6;
+//   fft:      7.0-9.7 from 5x5 to 31x31 (tiles of 32 to 256 a side).
+// So dense filters go to the FFT from about 17x17, rank-1 ones to two
+// passes from 5x5; 3x3 filters stay direct.
+constexpr double kDirectFixedNs = 0.65;
+constexpr double kDirectPerTapNs = 0.032;
+constexpr double kTwoPassFixedNs = 0.6;
+constexpr double kTwoPassPerLoadNs = 0.055;
 constexpr double kFftFixedNs = 2.0;
 constexpr double kFftPerWorkNs = 0.4;
 
@@ -43,8 +43,8 @@ double estimated_ns_per_output(CpuPath path, const CpuJobShape& shape) {
         case CpuPath::direct:
             return kDirectFixedNs + kDirectPerTapNs * static_cast<double>(shape.nonzero_taps);
         case CpuPath::two_pass:
-            if (shape.two_pass_taps <= 0) return kCannot;
-            return kTwoPassFixedNs + kTwoPassPerTapNs * static_cast<double>(shape.two_pass_taps);
+            if (shape.two_pass_loads <= 0) return kCannot;
+            return kTwoPassFixedNs + kTwoPassPerLoadNs * static_cast<double>(shape.two_pass_loads);
         case CpuPath::fft:
             if (shape.fft_work_per_output <= 0.0) return kCannot;
             return kFftFixedNs + kFftPerWorkNs * shape.fft_work_per_output;

@@ -21,9 +21,10 @@ std::string_view cpu_path_name(CpuPath path);  // "cpu.direct", ...
 // What the costs depend on.
 struct CpuJobShape {
     std::int64_t nonzero_taps = 0;  // multiply-adds an output of the direct path
-    // Multiply-adds an output of the two-pass path (both factors' taps,
-    // symmetric pairs counted once); 0 when the filter is not rank 1.
-    std::int64_t two_pass_taps = 0;
+    // Samples an output of the two-pass path loads: both factors' non-zero
+    // taps (a folded pair of a symmetric factor is two loads and one
+    // multiply-add); 0 when the filter is not rank 1.
+    std::int64_t two_pass_loads = 0;
     // The FFT path's transform work per output (fft_tiles' cost measure,
     // src/cpu/cpu_fft.hpp); 0 when it cannot run.
     double fft_work_per_output = 0.0;

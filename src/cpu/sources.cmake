@@ -4,6 +4,7 @@ set(CUDACONV_CPU_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cpu_paths.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_fft.cpp
   ${CMAKE_CURRENT_LIST_DIR}/finish_row.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/simd_rows.cpp
 )
 
 # finish_row must give saturate_to(finish_value(...))'s results exactly: no
@@ -22,3 +23,8 @@ if(CUDACONV_PORTABLE)
 else()
   find_library(CUDACONV_FFTW_LIBRARY NAMES fftw3f REQUIRED)
 endif()
+
+# Highway (libhwy-dev) vectorises simd_rows.cpp for every x86 target and
+# picks one at run time. Debian ships it as a shared library only: the
+# portable binaries carry libhwy.so.1 beside them (scripts/gpu/build.sh).
+find_package(hwy REQUIRED)

@@ -25,8 +25,8 @@ namespace {
 CpuPath cheapest(const CpuJobShape& shape) { return cpu_paths_by_cost(shape).front(); }
 
 // The shape of a filter of the given taps on a 4000x3000 image.
-CpuJobShape shape_of(std::int64_t nonzero_taps, std::int64_t two_pass_taps, int side) {
-    return {nonzero_taps, two_pass_taps, fft_tiles(side, side, 4000, 3000).work_per_output};
+CpuJobShape shape_of(std::int64_t nonzero_taps, std::int64_t two_pass_loads, int side) {
+    return {nonzero_taps, two_pass_loads, fft_tiles(side, side, 4000, 3000).work_per_output};
 }
 
 Filter filter_of(const std::string& spec) { return parse_filter_spec(spec); }
@@ -46,21 +46,21 @@ ConvParams centred(const Filter& filter) { return centred_params(filter); }
 }  // namespace
 
 TEST_CASE("cpu paths: the measured costs pick direct, two passes or FFT", "[cpu]") {
-    // 3x3 filters stay direct, rank 1 or not (sobel-x: 6 taps, 4 in two
-    // passes; a 3x3 Gaussian: 9 and 4).
+    // 3x3 filters stay direct, rank 1 or not (sobel-x: 6 taps, 5 loads in
+    // two passes; an edge filter: 9 taps, not rank 1).
     CHECK(cheapest(shape_of(9, 0, 3)) == CpuPath::direct);
-    CHECK(cheapest(shape_of(6, 4, 3)) == CpuPath::direct);
-    CHECK(cheapest(shape_of(9, 4, 3)) == CpuPath::direct);
-    // gaussian:5 (25 taps; 3 + 3 with pairs folded) and box:7 take two passes.
-    CHECK(cheapest(shape_of(25, 6, 5)) == CpuPath::two_pass);
-    CHECK(cheapest(shape_of(49, 8, 7)) == CpuPath::two_pass);
-    // Dense: direct to 11x11, the FFT from 15x15.
+    CHECK(cheapest(shape_of(6, 5, 3)) == CpuPath::direct);
+    // gaussian:5 (25 taps; 10 loads, pairs folded) and box:7 (49; 14)
+    // take two passes.
+    CHECK(cheapest(shape_of(25, 10, 5)) == CpuPath::two_pass);
+    CHECK(cheapest(shape_of(49, 14, 7)) == CpuPath::two_pass);
+    // Dense: direct to 15x15, the FFT from 21x21.
     CHECK(cheapest(shape_of(49, 0, 7)) == CpuPath::direct);
-    CHECK(cheapest(shape_of(121, 0, 11)) == CpuPath::direct);
-    CHECK(cheapest(shape_of(225, 0, 15)) == CpuPath::fft);
+    CHECK(cheapest(shape_of(225, 0, 15)) == CpuPath::direct);
+    CHECK(cheapest(shape_of(441, 0, 21)) == CpuPath::fft);
     CHECK(cheapest(shape_of(961, 0, 31)) == CpuPath::fft);
-    // gaussian:sigma=10 (61x61, rank 1): two passes beat the FFT.
-    CHECK(cheapest(shape_of(3721, 62, 61)) == CpuPath::two_pass);
+    // gaussian:sigma=10 (61x61, rank 1, 122 loads): two passes beat the FFT.
+    CHECK(cheapest(shape_of(3721, 122, 61)) == CpuPath::two_pass);
     // Every path that can run is listed, cheapest first; the others not.
     CHECK(cpu_paths_by_cost(shape_of(961, 0, 31)) ==
           std::vector<CpuPath>{CpuPath::fft, CpuPath::direct});

@@ -1,0 +1,47 @@
+#pragma once
+// The cpu variant's inner loops over a row of floats, in vector code from Highway
+// (libhwy) for every x86 target it knows (SSE2 to AVX-512) and picked at
+// run time for the CPU at hand (simd_rows.cpp).
+#include <cstddef>
+#include <cstdint>
+
+namespace cudaconv {
+
+// dst[k] = src[k] as float, for k < n.
+void widen_row(const std::uint8_t* src, std::int64_t n, float* dst);
+void widen_row(const std::uint16_t* src, std::int64_t n, float* dst);
+
+// The lanes of the widest vector the CPU runs: sums' n below is a
+// multiple of kRowChunk floats, which every target's vectors divide.
+constexpr std::int64_t kRowChunk = 128;
+
+// sums[k] = sum over t < taps of weights[t] * sources[t][k], for k < n
+// (n a multiple of kRowChunk), each sum in float32 in the order of t: the
+// direct path's taps, accumulated in registers across all taps before one
+// store. Sources may overlap one another, never sums.
+void correlate_taps(const float* const* sources, const float* weights, std::size_t taps,
+                    std::int64_t n, float* sums);
+
+// z[k] *= f[k] over n complex numbers, each (real, imaginary) floats
+// interleaved: the FFT path's product of spectra.
+void multiply_spectra(float* z, const float* f, std::int64_t n);
+
+// A pass of the two-pass path, as pointers to where each tap reads.
+struct PassTaps {
+    // Pairs of taps of one weight (a symmetric factor's, folded):
+    // weight * (first[k] + second[k]).
+    const float* const* pair_first = nullptr;
+    const float* const* pair_second = nullptr;
+    const float* pair_weights = nullptr;
+    std::size_t pairs = 0;
+    const float* const* single_sources = nullptr;
+    const float* single_weights = nullptr;
+    std::size_t singles = 0;
+};
+
+// sums[k] = the pass's pairs, then its single taps, summed in float32 in
+// that order, for k < n (a multiple of kRowChunk). Sources may overlap
+// one another, never sums.
+void correlate_pass(const PassTaps& pass, std::int64_t n, float* sums);
+
+}  // namespace cudaconv
