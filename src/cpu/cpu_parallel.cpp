@@ -1,16 +1,17 @@
 // cpu: the variant for machines without a GPU, a composite of three paths
-// (cpu/cpu_paths.hpp picks one by measured costs). This file holds two of
-// them and the variants; cpu/cpu_fft.cpp the third, for large dense filters.
+// that cpu/cpu_paths.hpp chooses among by measured costs. This file holds
+// two of them and the variants; cpu/cpu_fft.cpp the third, for large dense
+// filters.
 // Direct: output rows are split into bands that run in parallel
-// (cv::parallel_for_, on all cores). A band keeps
-// a ring of the filter_height input rows its current output row needs,
-// converted to float and padded by the border policy, so that each tap
-// becomes one contiguous multiply-add over the whole row, channels still
-// interleaved: a loop without branches, in vector code (cpu/simd_rows.hpp).
+// (cv::parallel_for_, on all cores). A band keeps a ring of the
+// filter_height input rows its current output row needs, converted to
+// float and padded by the border policy, so that each tap becomes one
+// contiguous multiply-add over the whole row, channels still interleaved:
+// a loop without branches, in vector code (cpu/simd_rows.hpp).
 // Two-pass, for a rank-1 filter (gaussian, box, Sobel, ...;
-// filters/rank1.hpp) where it pays: each input row filtered
-// along x as it enters the ring, then the ring's rows summed along y, with
-// symmetric taps folded (one multiply for two taps of one weight).
+// filters/rank1.hpp): each input row filtered along x as it enters the
+// ring, then the ring's rows summed along y, with symmetric taps folded
+// (one multiply for two taps of one weight).
 // Accumulates in float32, as docs/SPEC.md allows; finishes each row as
 // finish_value / saturate_to do for every other variant (finish_row: the
 // same results, without a branch a sample).

@@ -81,6 +81,15 @@ inline void finish_integers(const float* sums, std::int64_t n, double scale, dou
     }
 }
 
+template <bool kAbs>
+inline void finish_floats_unscaled(const float* __restrict sums, std::int64_t n, float zero,
+                                   float* __restrict out) {
+    for (std::int64_t k = 0; k < n; ++k) {
+        const float v = sums[k] + zero;
+        out[k] = kAbs && v < 0.0f ? -v : v;
+    }
+}
+
 }  // namespace
 
 CUDACONV_WIDE_LANES void finish_row(const float* sums, std::int64_t n, double scale, double delta,
@@ -95,6 +104,18 @@ CUDACONV_WIDE_LANES void finish_row(const float* sums, std::int64_t n, double sc
 
 CUDACONV_WIDE_LANES void finish_row(const float* sums, std::int64_t n, double scale, double delta,
                                     bool take_abs, float* out) {
+    if (scale == 1.0 && delta == 0.0) {
+        // The double's value is the float sum plus delta (+0 or -0, which
+        // turns a -0 sum into +0 or keeps it as finish_value does), so
+        // float gives the same bits without the round trip through double.
+        const float zero = static_cast<float>(delta);
+        if (take_abs) {
+            finish_floats_unscaled<true>(sums, n, zero, out);
+        } else {
+            finish_floats_unscaled<false>(sums, n, zero, out);
+        }
+        return;
+    }
     for (std::int64_t k = 0; k < n; ++k) {
         const double v = scale * static_cast<double>(sums[k]) + delta;
         // finish_value's |.| exactly: -0 and a NaN with its sign bit keep it.

@@ -33,39 +33,9 @@ void WidenU16(const std::uint16_t* src, std::int64_t n, float* dst) { WidenRow(s
 
 // Four vectors of sums an iteration, each held in a register across every
 // tap: four independent multiply-add chains, where one would wait out each
-// multiply-add's latency. A tap costs a broadcast, four loads and four
-// multiply-adds, and each sum is stored once.
-void CorrelateTaps(const float* const* sources, const float* weights, std::size_t taps,
-                   std::int64_t n, float* HWY_RESTRICT sums) {
-    const hn::ScalableTag<float> d;
-    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
-    std::int64_t k = 0;
-    for (; k + 4 * lanes <= n; k += 4 * lanes) {
-        auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
-        for (std::size_t t = 0; t < taps; ++t) {
-            const auto w = hn::Set(d, weights[t]);
-            const float* s = sources[t] + k;
-            a0 = hn::MulAdd(w, hn::LoadU(d, s), a0);
-            a1 = hn::MulAdd(w, hn::LoadU(d, s + lanes), a1);
-            a2 = hn::MulAdd(w, hn::LoadU(d, s + 2 * lanes), a2);
-            a3 = hn::MulAdd(w, hn::LoadU(d, s + 3 * lanes), a3);
-        }
-        hn::StoreU(a0, d, sums + k);
-        hn::StoreU(a1, d, sums + k + lanes);
-        hn::StoreU(a2, d, sums + k + 2 * lanes);
-        hn::StoreU(a3, d, sums + k + 3 * lanes);
-    }
-    for (; k < n; k += lanes) {  // n is a multiple of kRowChunk, so of lanes
-        auto a = hn::Zero(d);
-        for (std::size_t t = 0; t < taps; ++t) {
-            a = hn::MulAdd(hn::Set(d, weights[t]), hn::LoadU(d, sources[t] + k), a);
-        }
-        hn::StoreU(a, d, sums + k);
-    }
-}
-
-// As CorrelateTaps, for a pass of the two-pass path: its pairs of taps of
-// one weight first (a multiply for two samples), then its single taps.
+// multiply-add's latency. A tap costs a broadcast, four loads (eight for a
+// pair of taps of one weight, summed first) and four multiply-adds, and
+// each sum is stored once.
 void CorrelatePass(const PassTaps& pass, std::int64_t n, float* HWY_RESTRICT sums) {
     const hn::ScalableTag<float> d;
     const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
@@ -137,7 +107,6 @@ namespace cudaconv {
 
 HWY_EXPORT(WidenU8);
 HWY_EXPORT(WidenU16);
-HWY_EXPORT(CorrelateTaps);
 HWY_EXPORT(CorrelatePass);
 HWY_EXPORT(MultiplySpectra);
 
@@ -151,7 +120,11 @@ void widen_row(const std::uint16_t* src, std::int64_t n, float* dst) {
 
 void correlate_taps(const float* const* sources, const float* weights, std::size_t taps,
                     std::int64_t n, float* sums) {
-    HWY_DYNAMIC_DISPATCH(CorrelateTaps)(sources, weights, taps, n, sums);
+    PassTaps singles;
+    singles.single_sources = sources;
+    singles.single_weights = weights;
+    singles.singles = taps;
+    HWY_DYNAMIC_DISPATCH(CorrelatePass)(singles, n, sums);
 }
 
 void correlate_pass(const PassTaps& pass, std::int64_t n, float* sums) {

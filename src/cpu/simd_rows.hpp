@@ -17,8 +17,7 @@ constexpr std::int64_t kRowChunk = 128;
 
 // sums[k] = sum over t < taps of weights[t] * sources[t][k], for k < n
 // (n a multiple of kRowChunk), each sum in float32 in the order of t: the
-// direct path's taps, accumulated in registers across all taps before one
-// store. Sources may overlap one another, never sums.
+// direct path's taps. Sources may overlap one another, never sums.
 void correlate_taps(const float* const* sources, const float* weights, std::size_t taps,
                     std::int64_t n, float* sums);
 

@@ -4,9 +4,12 @@
 // against cpu-ref in test_cpu_variant.cpp.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iostream>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -169,6 +172,43 @@ TEST_CASE("cpu runs each job on the path its costs and bounds allow", "[cpu]") {
     CHECK_FALSE(find_backend("cpu.two-pass")
                     ->can_run({const_view(rgb), {}, centred(filter_of("edge"))})
                     .ok);
+}
+
+}  // namespace cudaconv::test
+
+namespace cudaconv::test {
+
+TEST_CASE("cpu.fft stays within its documented bound, measured", "[cpu]") {
+    // Float in and out, so nothing rounds the error away: the worst error
+    // over varied jobs against the bound core/fft_sizes documents.
+    double worst_share = 0.0;
+    std::uint64_t seed = 0xFF80;
+    // Sizes small enough for cpu-ref under the sanitizers (several tiles a
+    // side are test_cpu_variant.cpp's).
+    for (const auto& [w, h] : std::vector<std::pair<int, int>>{{160, 120}, {61, 233}, {301, 45}}) {
+        for (const Filter& filter :
+             {normalised_random(31, seed), normalised_random(17, seed + 1),
+              filter_of("gaussian:sigma=4"), filter_of("box:21"), random_filter(23, 9, seed + 2)}) {
+            for (const BorderMode border :
+                 {BorderMode::reflect101, BorderMode::constant, BorderMode::wrap}) {
+                const cv::Mat src = random_image(w, h, CV_32FC3, ++seed);
+                ConvParams p = centred_params(filter);
+                p.border = border;
+                p.border_value = 0.75;
+                cv::Mat exact(src.size(), src.type()), actual(src.size(), src.type());
+                find_backend("cpu-ref")->run({const_view(src), mutable_view(exact), p}, {});
+                const Job job{const_view(src), mutable_view(actual), p};
+                find_backend("cpu.fft")->run(job, {});
+                const double bound = fft_path_error_bound(job, max_abs_filtered_input(job));
+                const double error = cv::norm(exact, actual, cv::NORM_INF);
+                CAPTURE(w, h, filter.label, border_name(border), error, bound);
+                CHECK(error <= bound);
+                worst_share = std::max(worst_share, error / bound);
+            }
+        }
+    }
+    std::cout << "cpu.fft: worst error " << worst_share << " of its bound\n";
+    CHECK(worst_share > 0.0);
 }
 
 }  // namespace cudaconv::test
