@@ -17,8 +17,6 @@ namespace {
 // filters 1x1 to 101x101, uniform, constant, striped and box inputs), the
 // worst error was 0.89 u (log2 N + 2) S M: this factor leaves 18x margin.
 constexpr double kFftErrorFactor = 16.0;
-// Unit roundoff of float32, 2^-24.
-constexpr double kFloat32Roundoff = 1.0 / 16777216.0;
 
 }  // namespace
 
@@ -73,10 +71,11 @@ double tap_abs_sum(const Job& job) {
     return sum;
 }
 
-double fft_error_bound(const FftShape& shape, double tap_abs_sum, double max_abs_sample) {
+double fft_error_bound(const FftShape& shape, double tap_abs_sum, double max_abs_sample,
+                       double unit_roundoff) {
     const double samples =
         static_cast<double>(shape.padded_width) * static_cast<double>(shape.padded_height);
-    return kFftErrorFactor * kFloat32Roundoff * (std::log2(samples) + 2.0) * tap_abs_sum *
+    return kFftErrorFactor * unit_roundoff * (std::log2(samples) + 2.0) * tap_abs_sum *
            max_abs_sample;
 }
 

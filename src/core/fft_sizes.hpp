@@ -48,12 +48,17 @@ FftShape fft_shape(const Job& job);
 // magnitude its spectrum can reach.
 double tap_abs_sum(const Job& job);
 
+// Unit roundoffs: the transforms' precision.
+constexpr double kFloat32Roundoff = 1.0 / 16777216.0;          // 2^-24: cuFFT here
+constexpr double kFloat64Roundoff = 1.0 / 9007199254740992.0;  // 2^-53: FFTW on the CPU
+
 // Bound on |fft result - exact correlation| before scale/delta/abs and
-// rounding, in input units: kFftErrorFactor * eps_f32 * (log2(N) + 2) * S * M
-// with N the transform's sample count, S = tap_abs_sum, M =
-// max_abs_filtered_input (core/tolerance.hpp). See kernels/fft/fft.cu for
-// the derivation.
-double fft_error_bound(const FftShape& shape, double tap_abs_sum, double max_abs_sample);
+// rounding, in input units: kFftErrorFactor * u * (log2(N) + 2) * S * M
+// with u the unit roundoff, N the transform's sample count, S =
+// tap_abs_sum, M = max_abs_filtered_input (core/tolerance.hpp). See
+// kernels/fft/fft.cu for the derivation.
+double fft_error_bound(const FftShape& shape, double tap_abs_sum, double max_abs_sample,
+                       double unit_roundoff = kFloat32Roundoff);
 
 // The same for a whole job, in output units (times |scale|; |.| and delta
 // add no error). A test compares float outputs within this absolute bound,

@@ -1,14 +1,19 @@
-// Overlap-save with FFTW, single precision. For a tile whose top-left
-// output is (x0, y0), the tile's real plane holds the padded input from
-// padded pixel (x0, y0) on (padded as the direct path pads: pixel px reads
-// input column px + origin_x through the border). The filter is laid into
-// a plane of the same size reversed and wrapped, K[-j mod H][-i mod W] =
-// w(i, j) / (W H), so that the circular convolution of the two is
-// sum w(i, j) * plane[y + j][x + i]: the correlation every variant
-// computes, exact (no wrap) for x < W - fw + 1 and y < H - fh + 1.
-// Samples past the padded input are zero, so that nothing but the input
-// takes part in the transform's rounding (kernels/fft/fft.cu derives the
-// bound it has).
+// Overlap-save with FFTW, in double precision: its error is then far
+// below the float32 sums that carry every path's results to the finish,
+// so the path is as good as the direct path for every depth, full-range
+// 16-bit included (in float32 its bound passed a level there). It costs
+// 1.6-1.8x the same path in float here (the transforms alone 1.1-1.2x,
+// 256x256: 5.6 ns a sample against 4.9; the planes are twice the bytes).
+// For a tile whose top-left output is (x0, y0), the tile's real plane
+// holds the padded input from padded pixel (x0, y0) on (padded as the
+// direct path pads: pixel px reads input column px + origin_x through the
+// border). The filter is laid into a plane of the same size reversed and
+// wrapped, K[-j mod H][-i mod W] = w(i, j) / (W H), so that the circular
+// convolution of the two is sum w(i, j) * plane[y + j][x + i]: the
+// correlation every variant computes, exact (no wrap) for x < W - fw + 1
+// and y < H - fh + 1. Samples past the padded input are zero, so that
+// nothing but the input takes part in the transform's rounding
+// (kernels/fft/fft.cu derives the bound it has).
 #include "cpu/cpu_fft.hpp"
 
 #include <algorithm>
@@ -41,19 +46,19 @@ constexpr int kSmallestTileLog2 = 5;
 constexpr int kLargestTileLog2 = 13;
 // A tile past 2^16 samples is slower per sample than its log2 says (its
 // planes outgrow the L2): measured on the 2-core development machine
-// (FFTW 3.3.10, estimated plans, a forward and an inverse transform),
-// 4.9 ns a sample at 256x256, 6.1 at 512x512, 10 at 1024x1024.
+// (FFTW 3.3.10, estimated double plans, a forward and an inverse
+// transform), 5.6 ns a sample at 256x256, 6.2 at 512x512, 15 at 1024x1024.
 constexpr double kOutOfCachePenalty = 1.25;
 constexpr double kCachedTileSamples = 65536.0;
 // Magnitudes past this in a spectrum (samples x taps x transform size)
-// could overflow float32 (3.4e38) in the products: as kernels/fft/fft.cu.
-constexpr double kMaxSpectrumMagnitude = 1e36;
+// could overflow double (1.8e308) in the products.
+constexpr double kMaxSpectrumMagnitude = 1e300;
 // Tile groups per worker thread, as the direct path's bands: a thread
 // slowed by something else is evened out.
 constexpr int kGroupsPerThread = 4;
 
 struct FftwFree {
-    void operator()(void* p) const { fftwf_free(p); }
+    void operator()(void* p) const { fftw_free(p); }
 };
 template <typename T>
 using FftwBuffer = std::unique_ptr<T[], FftwFree>;
@@ -62,28 +67,28 @@ using FftwBuffer = std::unique_ptr<T[], FftwFree>;
 // alignment of the planes it was made with.
 template <typename T>
 FftwBuffer<T> fftw_buffer(std::int64_t count) {
-    void* p = fftwf_malloc(sizeof(T) * static_cast<std::size_t>(count));
+    void* p = fftw_malloc(sizeof(T) * static_cast<std::size_t>(count));
     if (p == nullptr) throw std::bad_alloc();
     return FftwBuffer<T>(static_cast<T*>(p));
 }
 
 struct TilePlans {
-    fftwf_plan forward = nullptr;  // real plane -> half spectrum
-    fftwf_plan inverse = nullptr;  // half spectrum -> real plane (unnormalised)
+    fftw_plan forward = nullptr;  // real plane -> half spectrum
+    fftw_plan inverse = nullptr;  // half spectrum -> real plane (unnormalised)
 };
 
 // The plans of one tile size, made the first time a process needs them
 // and kept until it exits (a batch reuses them for every image). FFTW's
 // planner is not thread-safe, so planning is serialised; executing a plan
-// on other planes (fftwf_execute_dft_r2c) is, from any thread.
+// on other planes (fftw_execute_dft_r2c) is, from any thread.
 const TilePlans& tile_plans(std::int64_t width, std::int64_t height) {
     static std::mutex mutex;
     static std::map<std::pair<std::int64_t, std::int64_t>, TilePlans> plans;
     const std::lock_guard<std::mutex> lock(mutex);
     const auto found = plans.find({width, height});
     if (found != plans.end()) return found->second;
-    auto real = fftw_buffer<float>(width * height);
-    auto spectrum = fftw_buffer<fftwf_complex>((width / 2 + 1) * height);
+    auto real = fftw_buffer<double>(width * height);
+    auto spectrum = fftw_buffer<fftw_complex>((width / 2 + 1) * height);
     TilePlans made;
     const int w = static_cast<int>(width), h = static_cast<int>(height);
     // FFTW_ESTIMATE: a plan from FFTW's model of the machine, made in
@@ -91,8 +96,8 @@ const TilePlans& tile_plans(std::int64_t width, std::int64_t height) {
     // same input (goldens). FFTW_MEASURE's timed plans run 1.5x faster but
     // take 0.2-0.8 s to make, more than one image's transforms, and may
     // differ from run to run.
-    made.forward = fftwf_plan_dft_r2c_2d(h, w, real.get(), spectrum.get(), FFTW_ESTIMATE);
-    made.inverse = fftwf_plan_dft_c2r_2d(h, w, spectrum.get(), real.get(), FFTW_ESTIMATE);
+    made.forward = fftw_plan_dft_r2c_2d(h, w, real.get(), spectrum.get(), FFTW_ESTIMATE);
+    made.inverse = fftw_plan_dft_c2r_2d(h, w, spectrum.get(), real.get(), FFTW_ESTIMATE);
     if (made.forward == nullptr || made.inverse == nullptr) {
         throw std::runtime_error("FFTW could not plan a " + std::to_string(width) + "x" +
                                  std::to_string(height) + " transform");
@@ -136,11 +141,11 @@ FftShape tile_shape(const FftTiles& tiles) {
 // One worker's planes and sums, reused for its tiles.
 struct TileScratch {
     TileScratch(const FftTiles& tiles, int filtered)
-        : real(fftw_buffer<float>(tiles.width * tiles.height)),
-          spectrum(fftw_buffer<fftwf_complex>((tiles.width / 2 + 1) * tiles.height)),
+        : real(fftw_buffer<double>(tiles.width * tiles.height)),
+          spectrum(fftw_buffer<fftw_complex>((tiles.width / 2 + 1) * tiles.height)),
           sums(static_cast<std::size_t>(tiles.step_x * tiles.step_y * filtered)) {}
-    FftwBuffer<float> real;
-    FftwBuffer<fftwf_complex> spectrum;
+    FftwBuffer<double> real;
+    FftwBuffer<fftw_complex> spectrum;
     std::vector<float> sums;  // the tile's outputs, filtered channels interleaved
 };
 
@@ -148,7 +153,7 @@ struct TileScratch {
 struct FftPlan {
     FftTiles tiles;
     const TilePlans* plans = nullptr;
-    FftwBuffer<fftwf_complex> filter_spectrum;
+    FftwBuffer<fftw_complex> filter_spectrum;
     std::int64_t padded_width = 0, padded_height = 0;  // the bordered input's extent
     std::vector<std::int64_t> source_x;  // per padded column: the input column, or kBorderConstant
     std::int64_t tiles_x = 0, tiles_y = 0;
@@ -170,18 +175,17 @@ FftPlan make_fft_plan(const Job& job) {
     plan.tiles_x = (job.dst.width + t.step_x - 1) / t.step_x;
     plan.tiles_y = (job.dst.height + t.step_y - 1) / t.step_y;
 
-    auto reversed = fftw_buffer<float>(t.width * t.height);
-    std::fill(reversed.get(), reversed.get() + t.width * t.height, 0.0f);
+    auto reversed = fftw_buffer<double>(t.width * t.height);
+    std::fill(reversed.get(), reversed.get() + t.width * t.height, 0.0);
     const double norm = 1.0 / (static_cast<double>(t.width) * static_cast<double>(t.height));
     for (int j = 0; j < p.filter.height; ++j) {
         for (int i = 0; i < p.filter.width; ++i) {
             const std::int64_t row = positive_mod(-j, t.height), col = positive_mod(-i, t.width);
-            reversed[static_cast<std::size_t>(row * t.width + col)] =
-                static_cast<float>(p.filter.at(i, j) * norm);
+            reversed[static_cast<std::size_t>(row * t.width + col)] = p.filter.at(i, j) * norm;
         }
     }
-    plan.filter_spectrum = fftw_buffer<fftwf_complex>((t.width / 2 + 1) * t.height);
-    fftwf_execute_dft_r2c(plan.plans->forward, reversed.get(), plan.filter_spectrum.get());
+    plan.filter_spectrum = fftw_buffer<fftw_complex>((t.width / 2 + 1) * t.height);
+    fftw_execute_dft_r2c(plan.plans->forward, reversed.get(), plan.filter_spectrum.get());
     return plan;
 }
 
@@ -196,18 +200,18 @@ In load(const std::byte* p) {  // memcpy: ROI rows need not be aligned for In
 // plane; zero past the padded input.
 template <typename In>
 void gather(const Job& job, const FftPlan& plan, std::int64_t x0, std::int64_t y0, int c,
-            float* real) {
+            double* real) {
     const ConvParams& p = job.params;
     const FftTiles& t = plan.tiles;
-    const float border_value = static_cast<float>(p.border_value);
+    const double border_value = p.border_value;
     const std::int64_t columns = std::clamp(plan.padded_width - x0, std::int64_t{0}, t.width);
     const std::int64_t sample_bytes = job.src.channels * std::int64_t{sizeof(In)};
     for (std::int64_t r = 0; r < t.height; ++r) {
-        float* out = real + r * t.width;
-        std::fill(out + columns, out + t.width, 0.0f);
+        double* out = real + r * t.width;
+        std::fill(out + columns, out + t.width, 0.0);
         const std::int64_t py = y0 + r;
         if (py >= plan.padded_height) {
-            std::fill(out, out + columns, 0.0f);
+            std::fill(out, out + columns, 0.0);
             continue;
         }
         const std::int64_t sy = border_index(p.border, py + origin_y(p), job.src.height);
@@ -219,7 +223,7 @@ void gather(const Job& job, const FftPlan& plan, std::int64_t x0, std::int64_t y
         for (std::int64_t u = 0; u < columns; ++u) {
             const std::int64_t sx = plan.source_x[static_cast<std::size_t>(x0 + u)];
             out[u] = sx == kBorderConstant ? border_value
-                                           : static_cast<float>(load<In>(src + sx * sample_bytes));
+                                           : static_cast<double>(load<In>(src + sx * sample_bytes));
         }
     }
 }
@@ -236,13 +240,13 @@ void run_tile(const Job& job, const FftPlan& plan, std::int64_t x0, std::int64_t
     const std::int64_t spectrum_size = (t.width / 2 + 1) * t.height;
     for (int c = 0; c < f; ++c) {
         gather<In>(job, plan, x0, y0, c, scratch.real.get());
-        fftwf_execute_dft_r2c(plan.plans->forward, scratch.real.get(), scratch.spectrum.get());
+        fftw_execute_dft_r2c(plan.plans->forward, scratch.real.get(), scratch.spectrum.get());
         multiply_spectra(&scratch.spectrum[0][0], &plan.filter_spectrum[0][0], spectrum_size);
-        fftwf_execute_dft_c2r(plan.plans->inverse, scratch.spectrum.get(), scratch.real.get());
+        fftw_execute_dft_c2r(plan.plans->inverse, scratch.spectrum.get(), scratch.real.get());
         for (std::int64_t r = 0; r < n_y; ++r) {
-            const float* result = scratch.real.get() + r * t.width;
+            const double* result = scratch.real.get() + r * t.width;
             float* sums = scratch.sums.data() + r * n_x * f + c;
-            for (std::int64_t u = 0; u < n_x; ++u) sums[u * f] = result[u];
+            for (std::int64_t u = 0; u < n_x; ++u) sums[u * f] = static_cast<float>(result[u]);
         }
     }
     for (std::int64_t r = 0; r < n_y; ++r) {
@@ -307,7 +311,7 @@ std::string fft_path_problem(const Job& job, double max_abs_input) {
                         max_abs_input * std::max(1.0, taps);
     if (peak > kMaxSpectrumMagnitude) {
         return fmt::format(
-            "samples up to {:g} and taps summing to {:g} would overflow float32 in a {}x{} "
+            "samples up to {:g} and taps summing to {:g} would overflow double in a {}x{} "
             "transform",
             max_abs_input, taps, t.width, t.height);
     }
@@ -315,8 +319,12 @@ std::string fft_path_problem(const Job& job, double max_abs_input) {
 }
 
 double fft_path_error_bound(const Job& job, double max_abs_input) {
+    // The transforms' error in double, then the float32 rounding of each
+    // result (at most S * M) on its way to the finish.
+    const double taps = tap_abs_sum(job);
     return std::abs(job.params.scale) *
-           fft_error_bound(tile_shape(fft_tiles(job)), tap_abs_sum(job), max_abs_input);
+           (fft_error_bound(tile_shape(fft_tiles(job)), taps, max_abs_input, kFloat64Roundoff) +
+            kFloat32Roundoff * taps * max_abs_input);
 }
 
 Tolerance fft_path_tolerance(const Job& job) {

@@ -3,8 +3,8 @@
 // tiles, each tile's input (bordered as every variant borders it) taken to
 // the frequency domain by FFTW, multiplied by the filter's spectrum and
 // brought back (overlap-save: a tile of T samples yields T - f + 1 outputs
-// on each axis). Tiles run in parallel on all cores; FFTW's plans are made
-// once a process for each tile size.
+// on each axis), in double precision. Tiles run in parallel on all cores;
+// FFTW's plans are made once a process for each tile size.
 #include <cstdint>
 #include <string>
 
@@ -38,11 +38,12 @@ FftTiles fft_tiles(const Job& job);
 
 // Why the FFT path cannot take this job, or "" where it can: NaN or Inf
 // input samples (a transform spreads them to every output), and sums whose
-// spectra would overflow float32.
+// spectra would overflow double.
 std::string fft_path_problem(const Job& job, double max_abs_input);
 
-// The FFT path's bound on |result - exact| in output units: core/fft_sizes'
-// fft_error_bound for one tile's transform, times |scale|.
+// The FFT path's bound on |result - exact| in output units, times |scale|:
+// core/fft_sizes' fft_error_bound for one tile's transform in double, plus
+// the float32 rounding of each result (at most sum|taps| * max|input|).
 double fft_path_error_bound(const Job& job, double max_abs_input);
 
 // The FFT path's tolerance, as the GPU fft variant's: integer outputs
@@ -52,8 +53,8 @@ Tolerance fft_path_tolerance(const Job& job);
 // Whether the FFT path's bound is within what the cpu variant promises for
 // every job (core/tolerance.hpp's float32_sum_tolerance): half a level for
 // integer outputs, so that rounding stays within 1; the direct path's
-// float32 summation bound for float outputs (which, for a filter of n
-// taps, holds where n >= 16 (log2 N + 2), N the tile's samples).
+// float32 summation bound for float outputs (which holds for any filter
+// of two taps or more).
 bool fft_path_within_direct_tolerance(const Job& job, double max_abs_input);
 
 // Filters job.src into job.dst. Precondition: fft_path_problem is "".

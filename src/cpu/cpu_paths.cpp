@@ -14,14 +14,15 @@ namespace {
 //   direct:   1x1 0.6-0.8 ns, 3x3 0.8-1.0, 7x7 2.1-2.4, 15x15 7.6-8.0;
 //   two-pass: 6 loads 0.7-1.0, 10 (gaussian:5) 0.9-1.2, 38 (19x19)
 //             2.1-2.7, 122 (61x61) 8.0-9.6;
-//   fft:      7.0-9.7 from 5x5 to 31x31 (tiles of 32 to 256 a side).
-// So dense filters go to the FFT from about 17x17, rank-1 ones to two
+//   fft:      5.9-8.0 at 5x5 (tiles of 32 a side), 8.8-11.1 at 17x17
+//             (128), 10.9-11.7 at 31x31 (256), in double precision.
+// So dense filters go to the FFT from about 19x19, rank-1 ones to two
 // passes from 5x5; 3x3 filters stay direct.
 constexpr double kDirectFixedNs = 0.65;
 constexpr double kDirectPerTapNs = 0.032;
 constexpr double kTwoPassFixedNs = 0.6;
 constexpr double kTwoPassPerLoadNs = 0.055;
-constexpr double kFftFixedNs = 2.0;
+constexpr double kFftFixedNs = 3.0;
 constexpr double kFftPerWorkNs = 0.4;
 
 constexpr CpuPath kAllPaths[] = {CpuPath::direct, CpuPath::two_pass, CpuPath::fft};

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/wide_lanes.hpp"
+#include "cpu/simd_rows.hpp"
 
 namespace cudaconv {
 namespace {
@@ -35,34 +36,14 @@ inline void finish_integers(const float* __restrict sums, double scale, double d
     }
 }
 
-// With scale 1 and delta 0 (most filters) the double's value is the float
-// sum itself, so float does the same at twice the lanes: the clamped value
-// is at most 65535, where adding and subtracting 1.5 * 2^23 rounds half to
-// even exactly. The edge filter's cpu run on a 4000x3000 RGB image spent a
-// third of its time here in double.
-template <typename Out, bool kAbs, std::int64_t kCount>
-inline void finish_integers_unscaled(const float* __restrict sums, Out* __restrict out) {
-    constexpr float kMax = static_cast<float>(std::numeric_limits<Out>::max());
-    constexpr float kRound = 12582912.0f;  // 1.5 * 2^23
-    for (std::int64_t k = 0; k < kCount; ++k) {
-        float v = sums[k];
-        if constexpr (kAbs) v = std::fabs(v);
-        v = v > 0.0f ? v : 0.0f;
-        v = v < kMax ? v : kMax;
-        out[k] = static_cast<Out>(static_cast<std::int32_t>((v + kRound) - kRound));
-    }
-}
-
 template <typename Out, bool kAbs>
 inline void finish_integers(const float* sums, std::int64_t n, double scale, double delta,
                             Out* out) {
     if (scale == 1.0 && delta == 0.0) {
-        std::int64_t k = 0;
-        for (; k + kChunk <= n; k += kChunk) {
-            finish_integers_unscaled<Out, kAbs, kChunk>(sums + k, out + k);
-        }
-        for (; k < n; ++k) finish_integers_unscaled<Out, kAbs, 1>(sums + k, out + k);
-        return;
+        // The double's value is the float sum itself, so float does the
+        // same at twice the lanes (cpu/simd_rows.hpp): the clamped value is
+        // at most 65535, which float rounds half to even exactly.
+        return finish_unscaled(sums, n, kAbs, out);
     }
     std::int64_t k = 0;
     for (; k + kChunk <= n; k += kChunk) {

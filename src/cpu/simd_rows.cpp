@@ -5,6 +5,9 @@
 // AVX2 elsewhere, and SSE on the oldest x86-64.
 #include "cpu/simd_rows.hpp"
 
+#include <cmath>
+#include <limits>
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd_rows.cpp"
 #include <hwy/foreach_target.h>  // must come before highway.h
@@ -78,8 +81,44 @@ void CorrelatePass(const PassTaps& pass, std::int64_t n, float* HWY_RESTRICT sum
     }
 }
 
-void MultiplySpectra(float* HWY_RESTRICT z, const float* HWY_RESTRICT f, std::int64_t n) {
-    const hn::ScalableTag<float> d;
+// finish_row's integer outputs with scale 1 and delta 0: |.| where asked,
+// clamped to [0, max] (a NaN fails v > 0 and becomes 0), rounded half to
+// even (NearestInt, the CPU's default rounding), narrowed.
+template <typename Out, bool kAbs>
+void FinishUnscaled(const float* HWY_RESTRICT sums, std::int64_t n, Out* HWY_RESTRICT out) {
+    constexpr float kMax = static_cast<float>(std::numeric_limits<Out>::max());
+    const hn::ScalableTag<float> df;
+    const hn::Rebind<Out, decltype(df)> dout;
+    const auto zero = hn::Zero(df);
+    const auto top = hn::Set(df, kMax);
+    const auto lanes = static_cast<std::int64_t>(hn::Lanes(df));
+    std::int64_t k = 0;
+    for (; k + lanes <= n; k += lanes) {
+        auto v = hn::LoadU(df, sums + k);
+        if (kAbs) v = hn::Abs(v);
+        v = hn::Min(hn::IfThenElseZero(hn::Gt(v, zero), v), top);
+        hn::StoreU(hn::DemoteTo(dout, hn::NearestInt(v)), dout, out + k);
+    }
+    for (; k < n; ++k) {
+        float v = kAbs ? std::fabs(sums[k]) : sums[k];
+        v = v > 0.0f ? v : 0.0f;
+        v = v < kMax ? v : kMax;
+        out[k] = static_cast<Out>(std::nearbyint(v));
+    }
+}
+
+void FinishU8(const float* sums, std::int64_t n, bool take_abs, std::uint8_t* out) {
+    take_abs ? FinishUnscaled<std::uint8_t, true>(sums, n, out)
+             : FinishUnscaled<std::uint8_t, false>(sums, n, out);
+}
+
+void FinishU16(const float* sums, std::int64_t n, bool take_abs, std::uint16_t* out) {
+    take_abs ? FinishUnscaled<std::uint16_t, true>(sums, n, out)
+             : FinishUnscaled<std::uint16_t, false>(sums, n, out);
+}
+
+void MultiplySpectra(double* HWY_RESTRICT z, const double* HWY_RESTRICT f, std::int64_t n) {
+    const hn::ScalableTag<double> d;
     const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
     std::int64_t k = 0;
     for (; k + lanes <= n; k += lanes) {
@@ -91,8 +130,8 @@ void MultiplySpectra(float* HWY_RESTRICT z, const float* HWY_RESTRICT f, std::in
         hn::StoreInterleaved2(re, im, d, z + 2 * k);
     }
     for (; k < n; ++k) {
-        const float re = z[2 * k] * f[2 * k] - z[2 * k + 1] * f[2 * k + 1];
-        const float im = z[2 * k] * f[2 * k + 1] + z[2 * k + 1] * f[2 * k];
+        const double re = z[2 * k] * f[2 * k] - z[2 * k + 1] * f[2 * k + 1];
+        const double im = z[2 * k] * f[2 * k + 1] + z[2 * k + 1] * f[2 * k];
         z[2 * k] = re;
         z[2 * k + 1] = im;
     }
@@ -109,6 +148,8 @@ HWY_EXPORT(WidenU8);
 HWY_EXPORT(WidenU16);
 HWY_EXPORT(CorrelatePass);
 HWY_EXPORT(MultiplySpectra);
+HWY_EXPORT(FinishU8);
+HWY_EXPORT(FinishU16);
 
 void widen_row(const std::uint8_t* src, std::int64_t n, float* dst) {
     HWY_DYNAMIC_DISPATCH(WidenU8)(src, n, dst);
@@ -131,7 +172,15 @@ void correlate_pass(const PassTaps& pass, std::int64_t n, float* sums) {
     HWY_DYNAMIC_DISPATCH(CorrelatePass)(pass, n, sums);
 }
 
-void multiply_spectra(float* z, const float* f, std::int64_t n) {
+void finish_unscaled(const float* sums, std::int64_t n, bool take_abs, std::uint8_t* out) {
+    HWY_DYNAMIC_DISPATCH(FinishU8)(sums, n, take_abs, out);
+}
+
+void finish_unscaled(const float* sums, std::int64_t n, bool take_abs, std::uint16_t* out) {
+    HWY_DYNAMIC_DISPATCH(FinishU16)(sums, n, take_abs, out);
+}
+
+void multiply_spectra(double* z, const double* f, std::int64_t n) {
     HWY_DYNAMIC_DISPATCH(MultiplySpectra)(z, f, n);
 }
 

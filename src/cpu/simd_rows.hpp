@@ -1,5 +1,5 @@
 #pragma once
-// The cpu variant's inner loops over a row of floats, in vector code from Highway
+// The cpu variant's inner loops over a row, in vector code from Highway
 // (libhwy) for every x86 target it knows (SSE2 to AVX-512) and picked at
 // run time for the CPU at hand (simd_rows.cpp).
 #include <cstddef>
@@ -21,9 +21,14 @@ constexpr std::int64_t kRowChunk = 128;
 void correlate_taps(const float* const* sources, const float* weights, std::size_t taps,
                     std::int64_t n, float* sums);
 
-// z[k] *= f[k] over n complex numbers, each (real, imaginary) floats
+// out[k] = sums[k] (|sums[k]| where take_abs) rounded half to even and
+// saturated, NaN to 0: finish_row's result for scale 1 and delta 0.
+void finish_unscaled(const float* sums, std::int64_t n, bool take_abs, std::uint8_t* out);
+void finish_unscaled(const float* sums, std::int64_t n, bool take_abs, std::uint16_t* out);
+
+// z[k] *= f[k] over n complex numbers, each (real, imaginary) doubles
 // interleaved: the FFT path's product of spectra.
-void multiply_spectra(float* z, const float* f, std::int64_t n);
+void multiply_spectra(double* z, const double* f, std::int64_t n);
 
 // A pass of the two-pass path, as pointers to where each tap reads.
 struct PassTaps {

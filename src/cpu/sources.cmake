@@ -15,13 +15,13 @@ set(CUDACONV_CPU_SOURCES
 set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/finish_row.cpp
   PROPERTIES COMPILE_OPTIONS "-ffp-contract=off;-fno-trapping-math;-O3")
 
-# FFTW (single precision) runs the cpu variant's FFT path (cpu_fft.cpp):
+# FFTW (double precision) runs the cpu variant's FFT path (cpu_fft.cpp):
 # Debian's libfftw3-dev; its static library for the portable binaries.
 find_path(CUDACONV_FFTW_INCLUDE_DIR fftw3.h REQUIRED)
 if(CUDACONV_PORTABLE)
-  find_library(CUDACONV_FFTW_LIBRARY NAMES libfftw3f.a REQUIRED)
+  find_library(CUDACONV_FFTW_DOUBLE_LIBRARY NAMES libfftw3.a REQUIRED)
 else()
-  find_library(CUDACONV_FFTW_LIBRARY NAMES fftw3f REQUIRED)
+  find_library(CUDACONV_FFTW_DOUBLE_LIBRARY NAMES fftw3 REQUIRED)
 endif()
 
 # Highway (libhwy-dev) vectorises simd_rows.cpp for every x86 target and

@@ -57,9 +57,10 @@ TEST_CASE("cpu paths: the measured costs pick direct, two passes or FFT", "[cpu]
     // take two passes.
     CHECK(cheapest(shape_of(25, 10, 5)) == CpuPath::two_pass);
     CHECK(cheapest(shape_of(49, 14, 7)) == CpuPath::two_pass);
-    // Dense: direct to 15x15, the FFT from 21x21.
+    // Dense: direct to 17x17, the FFT from 21x21.
     CHECK(cheapest(shape_of(49, 0, 7)) == CpuPath::direct);
     CHECK(cheapest(shape_of(225, 0, 15)) == CpuPath::direct);
+    CHECK(cheapest(shape_of(289, 0, 17)) == CpuPath::direct);
     CHECK(cheapest(shape_of(441, 0, 21)) == CpuPath::fft);
     CHECK(cheapest(shape_of(961, 0, 31)) == CpuPath::fft);
     // gaussian:sigma=10 (61x61, rank 1, 122 loads): two passes beat the FFT.
@@ -122,28 +123,36 @@ TEST_CASE("cpu paths: the FFT's bound against what cpu promises", "[cpu]") {
     CHECK(fft_path_within_direct_tolerance(normalised, largest));
     CHECK(fft_path_problem(normalised, largest).empty());
 
-    // Full-range 16-bit samples: past half a level, so cpu stays direct.
+    // Full-range 16-bit samples: double transforms keep the error near the
+    // float32 rounding of the result (65535 * 2^-24), far below half a level.
     cv::Mat u16(48, 64, CV_16UC1, cv::Scalar(65535)), u16_out(48, 64, CV_16UC1);
     const Job wide{const_view(u16), mutable_view(u16_out), centred(gaussian)};
-    CHECK(fft_path_error_bound(wide, 65535.0) > 0.5);
-    CHECK_FALSE(fft_path_within_direct_tolerance(wide, 65535.0));
+    CHECK(fft_path_error_bound(wide, 65535.0) < 0.005);
+    CHECK(fft_path_within_direct_tolerance(wide, 65535.0));
+    // ...unless a scale multiplies it past half a level.
+    Job amplified = wide;
+    amplified.params.scale = 200.0;
+    CHECK_FALSE(fft_path_within_direct_tolerance(amplified, 65535.0));
 
-    // Float outputs: within the direct path's float32 bound from about
-    // 16 (log2 N + 2) taps, not for a 7x7.
+    // Float outputs: within the direct path's float32 summation bound for
+    // any filter of 2 taps or more; not for a single tap, where that bound
+    // is one rounding and the FFT adds its own to it.
     const cv::Mat f32 = random_image(64, 48, CV_32FC1, 0xFF71);
     cv::Mat f32_out(f32.size(), f32.type());
     const Job dense31{const_view(f32), mutable_view(f32_out),
                       centred(normalised_random(31, 0xFF74))};
     CHECK(fft_path_within_direct_tolerance(dense31, max_abs_filtered_input(dense31)));
-    const Job dense7{const_view(f32), mutable_view(f32_out), centred(normalised_random(7, 0xFF75))};
-    CHECK_FALSE(fft_path_within_direct_tolerance(dense7, max_abs_filtered_input(dense7)));
+    const Job dense2{const_view(f32), mutable_view(f32_out), centred(random_filter(2, 1, 0xFF75))};
+    CHECK(fft_path_within_direct_tolerance(dense2, max_abs_filtered_input(dense2)));
+    const Job one_tap{const_view(f32), mutable_view(f32_out), centred(filter_of("identity"))};
+    CHECK_FALSE(fft_path_within_direct_tolerance(one_tap, max_abs_filtered_input(one_tap)));
 
     // NaN, Inf and magnitudes that would overflow are refused with a reason.
     CHECK(fft_path_problem(dense31, std::numeric_limits<double>::quiet_NaN()) ==
           "the input has NaN or Inf samples, which a transform spreads to every output");
     CHECK(fft_path_problem(dense31, std::numeric_limits<double>::infinity()) ==
           fft_path_problem(dense31, std::numeric_limits<double>::quiet_NaN()));
-    CHECK_THAT(fft_path_problem(dense31, 1e35), Catch::Contains("would overflow float32"));
+    CHECK_THAT(fft_path_problem(dense31, 1e299), Catch::Contains("would overflow double"));
 }
 
 TEST_CASE("cpu runs each job on the path its costs and bounds allow", "[cpu]") {
@@ -155,11 +164,11 @@ TEST_CASE("cpu runs each job on the path its costs and bounds allow", "[cpu]") {
     CHECK(path_run(rgb, centred(filter_of("edge"))) == "cpu.direct");
     CHECK(path_run(rgb, centred(filter_of("gaussian:sigma=3"))) == "cpu.two-pass");
     CHECK(path_run(rgb, centred(normalised_random(31, 0xFF74))) == "cpu.fft");
-    // Full-range 16-bit: the FFT's bound is past half a level.
+    // Full-range 16-bit too.
     cv::Mat u16(200, 300, CV_16UC1);
     cv::randu(u16, 0, 65536);
     u16.at<std::uint16_t>(0, 0) = 65535;
-    CHECK(path_run(u16, centred(normalised_random(31, 0xFF74))) == "cpu.direct");
+    CHECK(path_run(u16, centred(normalised_random(31, 0xFF74))) == "cpu.fft");
     // A NaN sample: the FFT would spread it everywhere.
     cv::Mat f32 = random_image(300, 200, CV_32FC1, 0xFF73);
     CHECK(path_run(f32, centred(normalised_random(31, 0xFF74))) == "cpu.fft");
