@@ -11,7 +11,8 @@
 #                         -k fast (a process each: CUDA's start-up included).
 # Prints each round's images/s (batches) or seconds (one image) for A and B,
 # their medians and B/A (above 1 is B faster for batches, slower for one
-# image). ROUNDS (default 3); BATCH_IMAGES (default 200); B_ARGS, options
+# image). ROUNDS (default 3); BATCH_IMAGES (default 200); JOBS, the jobs
+# to run (default all, e.g. JOBS="one-auto one-fast"); B_ARGS, options
 # given to B alone (e.g. "--decoder cpu", to time a path B has and A had
 # without a name).
 set -euo pipefail
@@ -60,7 +61,7 @@ run() {  # run BINARY NAME
   rm -rf "$out"
 }
 
-jobs=(none edge edge-jpg dense31 dense31-jpg png-in one-auto one-fast)
+read -r -a jobs <<<"${JOBS:-none edge edge-jpg dense31 dense31-jpg png-in one-auto one-fast}"
 for name in "${jobs[@]}"; do run "$A" "$name" >/dev/null; run "$B" "$name" >/dev/null; done  # warm-up
 declare -A walls_a walls_b
 for ((r = 0; r < rounds; ++r)); do
