@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/edit_distance.hpp"
 #include "base/printable.hpp"
 #include "filters/gaussian.hpp"
 #include "filters/numbers.hpp"
@@ -248,22 +249,6 @@ const NamedFilter* find(std::string_view lower_name) {
         if (f.name == lower_name) return &f;
     }
     return nullptr;
-}
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t above = row[j];
-            row[j] =
-                std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1u : 0u)});
-            diagonal = above;
-        }
-    }
-    return row[b.size()];
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <new>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include "cli/filter_options.hpp"
 #include "cli/list_command.hpp"
 #include "cli/logging.hpp"
+#include "cli/parse_errors.hpp"
 #include "base/errors.hpp"
 #include "base/printable.hpp"
 #include "io/codec_messages.hpp"
@@ -50,9 +52,10 @@ std::string version_string() {
 }
 
 // CLI11 reports --help and --version as "errors" with exit code 0.
-int handle_parse_result(CLI::App& app, const CLI::ParseError& e) {
+int handle_parse_result(CLI::App& app, const CLI::ParseError& e,
+                        const std::vector<std::string>& args) {
     if (e.get_exit_code() == 0) return app.exit(e);
-    spdlog::error("{} (see --help)", e.what());
+    spdlog::error("{} (see --help)", parse_error_message(app, e, args));
     return kExitUsage;
 }
 
@@ -68,7 +71,7 @@ int parse_and_run(CLI::App& app, int argc, char** argv, void (*add_options)(CLI:
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return handle_parse_result(app, e);
+        return handle_parse_result(app, e, std::vector<std::string>(argv + 1, argv + argc));
     }
     apply_log_options(log);
     return run(options);

@@ -7,4 +7,5 @@ set(CUDACONV_CLI_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/filter_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/list_command.cpp
   ${CMAKE_CURRENT_LIST_DIR}/logging.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/parse_errors.cpp
 )

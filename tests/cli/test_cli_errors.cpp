@@ -126,6 +126,28 @@ TEST_CASE("bad inputs, filters and outputs give one line, an exit code and no ou
          {cam, "-f", "edge", "--pinned-slots", "70000", "-o", "o.png"},
          2,
          {"--pinned-slots", "70000"}},
+        // CLI11's own errors, in our words: the option as typed, and the one
+        // most likely meant (CLI11 said "-uality was not expected").
+        {"ImageMagick's -quality",
+         {cam, "-f", "edge", "-quality", "50", "-o", "o.jpg"},
+         2,
+         {"unknown option -quality (did you mean --jpeg-quality?)"}},
+        {"a typo of a long option",
+         {cam, "-f", "edge", "--jpeg-qualty", "50", "-o", "o.jpg"},
+         2,
+         {"unknown option --jpeg-qualty (did you mean --jpeg-quality?)"}},
+        {"a typo of a part of a long option",
+         {cam, "-f", "edge", "--qualty=50", "-o", "o.jpg"},
+         2,
+         {"unknown option --qualty", "(did you mean --jpeg-quality?)"}},
+        {"an option like none",
+         {cam, "-f", "edge", "--frobnicate", "-o", "o.png"},
+         2,
+         {"unknown option --frobnicate (see --help)"}},
+        {"the output written as an input",
+         {cam, "out.png", "-f", "edge"},
+         2,
+         {"--output is required (out.png is not a file: did you mean -o out.png?)"}},
     };
     // The GPU machine's static OpenCV writes no TIFF: there the format is
     // refused first.

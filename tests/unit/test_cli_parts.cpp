@@ -10,6 +10,7 @@
 
 #include "cli/conv_params.hpp"
 #include "cli/logging.hpp"
+#include "cli/parse_errors.hpp"
 #include "io/output_path.hpp"
 #include "base/errors.hpp"
 #include "filters/spec.hpp"
@@ -303,6 +304,29 @@ TEST_CASE("log colours: on a terminal only, and never under NO_COLOR", "[cli]") 
     CHECK_FALSE(log_colour_wanted(true, "1"));
     CHECK_FALSE(log_colour_wanted(false, nullptr));
     CHECK_FALSE(log_colour_wanted(false, "1"));
+}
+
+}  // namespace cudaconv
+
+namespace cudaconv {
+
+TEST_CASE("unknown options: the option most likely meant", "[cli]") {
+    CLI::App app;
+    int value = 0;
+    bool flag = false;
+    app.add_option("--jpeg-quality", value);
+    app.add_option("--size", value);
+    app.add_option("-o,--output", value);
+    app.add_flag("-q,--quiet", flag);
+    CHECK(closest_option(app, "output") == "output");
+    CHECK(closest_option(app, "OUTPUT") == "output");         // any case
+    CHECK(closest_option(app, "quality") == "jpeg-quality");  // a part of the name
+    CHECK(closest_option(app, "qualty") == "jpeg-quality");   // a typo of a part
+    CHECK(closest_option(app, "jpeg-qualty") == "jpeg-quality");
+    CHECK(closest_option(app, "sizes") == "size");  // a typo of the whole
+    CHECK(closest_option(app, "frobnicate").empty());
+    CHECK(closest_option(app, "o").empty());  // one letter is no word to match
+    CHECK(closest_option(app, "").empty());
 }
 
 }  // namespace cudaconv
