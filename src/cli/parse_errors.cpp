@@ -1,7 +1,6 @@
 #include "cli/parse_errors.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <string_view>
 
@@ -9,16 +8,11 @@
 
 #include "base/edit_distance.hpp"
 #include "base/printable.hpp"
+#include "cli/case_insensitive.hpp"
 #include "io/image_io.hpp"
 
 namespace cudaconv {
 namespace {
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
 
 // The argument the user typed that CLI11 reports as `extra`: CLI11 reads
 // "-quality" as the flag -q and then reports "-uality", so the argument is
@@ -72,7 +66,7 @@ std::string missing_output_hint(const CLI::App& app) {
 std::string closest_option(const CLI::App& app, const std::string& word) {
     constexpr std::size_t kMaxTypoEdits = 2;
     constexpr std::size_t kMinPart = 3;  // "ext" may stand for a part; "o" may not
-    const std::string wanted = lower(word);
+    const std::string wanted = ascii_lower(word);
     if (wanted.empty()) return "";
     std::string part_match, typo_match;
     std::size_t best_distance = kMaxTypoEdits + 1;
