@@ -53,7 +53,8 @@ run() {  # run DEPTH FILTER KERNEL
   fi
 }
 
-best() { tr ' ' '\n' | grep -v '^-\?$' | sort -g | head -1; }
+# The least of a list of walls, "-" (refused) and blanks left out; empty if none.
+best() { tr ' ' '\n' | { grep -v '^-\?$' || true; } | sort -g | head -1; }
 
 printf '%-5s %-8s %-22s %-18s %-24s %s\n' depth filter "auto (choice)" "cpu (path)" "best GPU" "auto/better"
 for depth in u8 u16 f32; do
