@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT
 after=${CUDACONV:-}
 before=${BASELINE:-}
 if [[ -z $after ]]; then
-  tar xzf .carry/binaries.tgz -C "$work" cudaconv libhwy.so.1
+  tar xzf .carry/binaries.tgz -C "$work" cudaconv
   after=$work/cudaconv
 fi
 if [[ -z $before ]]; then

@@ -20,7 +20,7 @@ cd "$(dirname "$0")/../.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/bin"
-tar xzf .carry/binaries.tgz -C "$work/bin" cudaconv libhwy.so.1
+tar xzf .carry/binaries.tgz -C "$work/bin" cudaconv
 [[ -f .carry/baseline.gz ]] || { echo "batch-ab: no .carry/baseline.gz (scripts/gpu/save-baseline.sh)" >&2; exit 1; }
 gunzip -c .carry/baseline.gz >"$work/bin/baseline"
 chmod +x "$work/bin/baseline"

@@ -18,10 +18,7 @@ mkdir -p .carry
 staging=$(mktemp -d)
 cp build/gpu/cudaconv build/gpu/tests/cudaconv_unit_tests build/gpu/tests/cudaconv_cli_tests "$staging/"
 strip "$staging"/*
-# Highway comes from Debian as a shared library only: the binaries find
-# this copy beside them (their run path is $ORIGIN).
-cp "$(readlink -f /usr/lib/x86_64-linux-gnu/libhwy.so.1)" "$staging/libhwy.so.1"
-tar czf .carry/binaries.tgz -C "$staging" cudaconv cudaconv_unit_tests cudaconv_cli_tests libhwy.so.1
+tar czf .carry/binaries.tgz -C "$staging" cudaconv cudaconv_unit_tests cudaconv_cli_tests
 rm -rf "$staging" .carry/cudaconv .carry/cudaconv_unit_tests .carry/cudaconv_cli_tests
 # The peers' timing programs (../shared/peers), built and run there beside ours.
 if [[ -d ../shared/peers ]]; then

@@ -21,7 +21,7 @@ mkdir -p "$final"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/bin"
-tar xzf .carry/binaries.tgz -C "$work/bin" cudaconv libhwy.so.1
+tar xzf .carry/binaries.tgz -C "$work/bin" cudaconv
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 cudaconv=$work/bin/cudaconv
 images=${BATCH_IMAGES:-200} rounds=${ROUNDS:-2}

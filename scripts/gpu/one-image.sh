@@ -18,7 +18,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 out=${OUT:-$work}
 mkdir -p "$work/bin"
-tar xzf .carry/binaries.tgz -C "$work/bin" cudaconv libhwy.so.1
+tar xzf .carry/binaries.tgz -C "$work/bin" cudaconv
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 bin=$work/bin/cudaconv
 rounds=${ROUNDS:-3}

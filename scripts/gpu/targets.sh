@@ -14,7 +14,7 @@ final=${OUT:-gpu-out}
 out=$(mktemp -d)  # packed into one archive under $final at the end
 mkdir -p "$final"
 bin=$(mktemp -d)
-tar xzf .carry/binaries.tgz -C "$bin" cudaconv libhwy.so.1
+tar xzf .carry/binaries.tgz -C "$bin" cudaconv
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 peers=.carry/peers

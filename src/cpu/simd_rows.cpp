@@ -1,11 +1,13 @@
 // Highway compiles this file once for each x86 target it knows (through
 // foreach_target.h, which includes the file again per target); the
-// functions at the end call the best one the CPU runs (HWY_DYNAMIC_DISPATCH,
-// chosen on the first call). So one binary uses AVX-512 where present,
-// AVX2 elsewhere, and SSE on the oldest x86-64.
+// functions at the end call the best one the CPU runs, chosen once. So one
+// binary uses AVX-512 where present, AVX2 elsewhere, and SSE on the oldest
+// x86-64.
 #include "cpu/simd_rows.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 
 #undef HWY_TARGET_INCLUDE
@@ -143,20 +145,75 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace cudaconv {
+namespace {
 
-HWY_EXPORT(WidenU8);
-HWY_EXPORT(WidenU16);
-HWY_EXPORT(CorrelatePass);
-HWY_EXPORT(MultiplySpectra);
-HWY_EXPORT(FinishU8);
-HWY_EXPORT(FinishU16);
+// The Highway targets this CPU runs, told by the compiler's CPU check
+// (__builtin_cpu_supports, which also asks whether the OS saves the vector
+// registers), each with every feature Highway 1.0's own check requires of
+// it. In place of hwy::SupportedTargets(): that is in libhwy.so, whose
+// load-time timer calibration costs every process about 7 ms, so the
+// binary uses Highway's headers only. tests/unit/test_simd_targets.cpp
+// holds the two checks to the same answer.
+std::int64_t detect_targets() {
+    __builtin_cpu_init();
+    const auto all = [](std::initializer_list<bool> features) {
+        return std::all_of(features.begin(), features.end(), [](bool f) { return f; });
+    };
+    const bool ssse3 =
+        all({__builtin_cpu_supports("sse2") != 0, __builtin_cpu_supports("sse3") != 0,
+             __builtin_cpu_supports("ssse3") != 0});
+    const bool sse4 =
+        ssse3 && all({__builtin_cpu_supports("sse4.1") != 0, __builtin_cpu_supports("sse4.2") != 0,
+                      __builtin_cpu_supports("pclmul") != 0, __builtin_cpu_supports("aes") != 0});
+    const bool avx2 = sse4 &&
+                      all({__builtin_cpu_supports("avx") != 0, __builtin_cpu_supports("avx2") != 0,
+                           __builtin_cpu_supports("fma") != 0, __builtin_cpu_supports("f16c") != 0,
+                           __builtin_cpu_supports("bmi") != 0, __builtin_cpu_supports("bmi2") != 0,
+                           __builtin_cpu_supports("lzcnt") != 0});
+    const bool avx3 =
+        avx2 &&
+        all({__builtin_cpu_supports("avx512f") != 0, __builtin_cpu_supports("avx512vl") != 0,
+             __builtin_cpu_supports("avx512dq") != 0, __builtin_cpu_supports("avx512bw") != 0});
+    return (ssse3 ? HWY_SSSE3 : 0) | (sse4 ? HWY_SSE4 : 0) | (avx2 ? HWY_AVX2 : 0) |
+           (avx3 ? HWY_AVX3 : 0);
+}
+
+// The entry of a dispatch table (below) for this CPU: Highway's rule,
+// the best target both compiled here and run by the CPU, else the
+// fallback (the table's last entry).
+std::size_t target_index() {
+    static const std::size_t index = [] {
+        hwy::ChosenTarget chosen;
+        chosen.Update(detect_targets());
+        return chosen.GetIndex();
+    }();
+    return index;
+}
+
+// HWY_EXPORT's table less its first entry, which would ask libhwy.so to
+// choose on the first call: one pointer for each target Highway knows
+// (nullptr where not compiled here), then the fallback.
+#define CUDACONV_DISPATCH_TABLE(NAME)                                                       \
+    decltype(&HWY_STATIC_DISPATCH(NAME)) const NAME##Table[HWY_MAX_DYNAMIC_TARGETS + 2] = { \
+        nullptr, HWY_CHOOSE_TARGET_LIST(NAME), HWY_CHOOSE_FALLBACK(NAME)}
+
+CUDACONV_DISPATCH_TABLE(WidenU8);
+CUDACONV_DISPATCH_TABLE(WidenU16);
+CUDACONV_DISPATCH_TABLE(CorrelatePass);
+CUDACONV_DISPATCH_TABLE(MultiplySpectra);
+CUDACONV_DISPATCH_TABLE(FinishU8);
+CUDACONV_DISPATCH_TABLE(FinishU16);
+
+}  // namespace
+
+std::int64_t simd_targets() { return detect_targets(); }
 
 void widen_row(const std::uint8_t* src, std::int64_t n, float* dst) {
-    HWY_DYNAMIC_DISPATCH(WidenU8)(src, n, dst);
+    WidenU8Table[target_index()](src, n, dst);
 }
 
 void widen_row(const std::uint16_t* src, std::int64_t n, float* dst) {
-    HWY_DYNAMIC_DISPATCH(WidenU16)(src, n, dst);
+    WidenU16Table[target_index()](src, n, dst);
 }
 
 void correlate_taps(const float* const* sources, const float* weights, std::size_t taps,
@@ -165,23 +222,23 @@ void correlate_taps(const float* const* sources, const float* weights, std::size
     singles.single_sources = sources;
     singles.single_weights = weights;
     singles.singles = taps;
-    HWY_DYNAMIC_DISPATCH(CorrelatePass)(singles, n, sums);
+    CorrelatePassTable[target_index()](singles, n, sums);
 }
 
 void correlate_pass(const PassTaps& pass, std::int64_t n, float* sums) {
-    HWY_DYNAMIC_DISPATCH(CorrelatePass)(pass, n, sums);
+    CorrelatePassTable[target_index()](pass, n, sums);
 }
 
 void finish_unscaled(const float* sums, std::int64_t n, bool take_abs, std::uint8_t* out) {
-    HWY_DYNAMIC_DISPATCH(FinishU8)(sums, n, take_abs, out);
+    FinishU8Table[target_index()](sums, n, take_abs, out);
 }
 
 void finish_unscaled(const float* sums, std::int64_t n, bool take_abs, std::uint16_t* out) {
-    HWY_DYNAMIC_DISPATCH(FinishU16)(sums, n, take_abs, out);
+    FinishU16Table[target_index()](sums, n, take_abs, out);
 }
 
 void multiply_spectra(double* z, const double* f, std::int64_t n) {
-    HWY_DYNAMIC_DISPATCH(MultiplySpectra)(z, f, n);
+    MultiplySpectraTable[target_index()](z, f, n);
 }
 
 }  // namespace cudaconv

@@ -1,7 +1,8 @@
 #pragma once
 // The cpu variant's inner loops over a row, in vector code from Highway
 // (libhwy) for every x86 target it knows (SSE2 to AVX-512) and picked at
-// run time for the CPU at hand (simd_rows.cpp).
+// run time for the CPU at hand (simd_rows.cpp), through Highway's headers
+// alone (the binary does not load libhwy.so).
 #include <cstddef>
 #include <cstdint>
 
@@ -47,5 +48,10 @@ struct PassTaps {
 // that order, for k < n (a multiple of kRowChunk). Sources may overlap
 // one another, never sums.
 void correlate_pass(const PassTaps& pass, std::int64_t n, float* sums);
+
+// The Highway targets (HWY_AVX3 | HWY_AVX2 | ...) this CPU runs, as the
+// functions above tell them: the best of these that Highway compiled is
+// the one they use.
+std::int64_t simd_targets();
 
 }  // namespace cudaconv

@@ -24,7 +24,7 @@ else()
   find_library(CUDACONV_FFTW_DOUBLE_LIBRARY NAMES fftw3 REQUIRED)
 endif()
 
-# Highway (libhwy-dev) vectorises simd_rows.cpp for every x86 target and
-# picks one at run time. Debian ships it as a shared library only: the
-# portable binaries carry libhwy.so.1 beside them (scripts/gpu/build.sh).
+# Highway (libhwy-dev) vectorises simd_rows.cpp for every x86 target, which
+# picks one at run time. Its headers only: the binaries do not load
+# libhwy.so (simd_rows.cpp says why); the unit tests do, to check the pick.
 find_package(hwy REQUIRED)
