@@ -86,7 +86,7 @@ done
 
 tar czf "$out/one-image-json.tgz" -C "$work" json
 
-echo "== cpu on $(nproc) cores (bench, median of 5; --json's path says which path ran)"
+echo "== cpu on $(nproc) cores (bench, median of 5; the path is cpu_paths_by_cost's pick)"
 "$bin" bench --size 4000x3000x3,4000x3000x1 --depth u8,u16,f32 \
   -f edge,box:5,gaussian:sigma=1,gaussian:sigma=3,gaussian:sigma=20,random:5,random:7,random:15,random:31 \
   -k cpu --no-verify --warmup 1 --repeat 5 \
