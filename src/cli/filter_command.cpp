@@ -258,10 +258,7 @@ public:
         const bool cpu_requested = requested_ && !requested_->uses_cuda();
         if (params_ && work.size() == 1 && (!requested_ || cpu_requested)) {
             const detail::FormatProbe header = claimed_header(plan_[work.front()].source.path);
-            const std::int64_t pixels = header.width * header.height;
-            one_image_cpu_ = !requested_ && pixels > 0 &&
-                             cpu_ms_before_cuda_starts(pixels * 3, params_->filter.taps.size(),
-                                                       cpu_threads(), filter_runs());
+            one_image_cpu_ = !requested_ && header.width > 0 && cpu_for_header(header);
             prefault_ = one_image_cpu_ || cpu_requested;
         }
         if (may_use_cuda() && !work.empty() && !one_image_cpu_) warmup_.start();
@@ -468,6 +465,37 @@ private:
         return !requested_ && warmup_.started() && !warmup_.probed() && !names_kernel();
     }
 
+    // Whether the CPU should run the one image this header describes, so
+    // that CUDA is not started (cpu_for_one_image, core/auto_select.hpp).
+    // Its channels and depth as the header tells them (a PFM's float
+    // samples by its pixel's bytes), else RGB 8-bit.
+    bool cpu_for_header(const detail::FormatProbe& header) const {
+        const bool pfm = header.format == detail::ImageFormat::pfm;
+        const int channels = pfm ? header.pixel_bytes / 4 : header.channels;
+        const int sample_bytes = pfm ? 4 : header.sample_bytes;
+        Job job;
+        job.params = *params_;
+        job.src.width = header.width;
+        job.src.height = header.height;
+        job.src.channels = channels > 0 ? channels : 3;
+        job.src.depth = sample_bytes == 4 ? Depth::f32 : sample_bytes == 2 ? Depth::u16 : Depth::u8;
+        const Size2D out = output_size(header.width, header.height, job.params);
+        job.dst.width = out.width;
+        job.dst.height = out.height;
+        job.dst.channels = job.src.channels;
+        job.dst.depth = out_depth_.value_or(job.src.depth);
+        const std::int64_t pixels = header.width * header.height;
+        const std::int64_t bytes =
+            pixels * job.src.channels * static_cast<std::int64_t>(depth_bytes(job.src.depth));
+        const DecodeKind kind = header.format == detail::ImageFormat::jpeg  ? DecodeKind::jpeg
+                                : header.format == detail::ImageFormat::png ? DecodeKind::png
+                                : pfm                                       ? DecodeKind::pfm
+                                                                            : DecodeKind::other;
+        const double decode_ms = estimated_decode_ms(kind, pixels, bytes);
+        return cpu_for_one_image(job, candidates_, cpu_threads(), filter_runs(), decode_ms)
+                   .backend != nullptr;
+    }
+
     Backend* choose_backend(const Job& job, const std::string& input) {
         if (requested_) {
             const Support support = requested_->can_run(job);
@@ -480,7 +508,9 @@ private:
         std::lock_guard<std::mutex> lock(choice_mutex_);
         AutoChoice choice;
         if (one_image_cpu_) {
-            choice = cpu_for_one_image(job, candidates_, cpu_threads(), filter_runs());
+            // CUDA was not started while the image decoded: none of its
+            // start-up is hidden now.
+            choice = cpu_for_one_image(job, candidates_, cpu_threads(), filter_runs(), 0.0);
         }
         if (!choice.backend) {
             if (!device_) device_ = device_context(candidates_);

@@ -1,6 +1,7 @@
 #include "core/auto_select.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -74,31 +75,60 @@ AutoChoice choose_variant(const Job& job, const std::vector<Backend*>& candidate
     return {nullptr, "no variant can run this job" + refusals};
 }
 
-double estimated_cpu_ms(std::int64_t samples, std::size_t taps, unsigned cores) {
-    const double work =
-        static_cast<double>(samples) * (static_cast<double>(taps) + kCpuSampleOverhead);
-    return 1000.0 * work / (kCpuTapsPerSecondPerCore * std::max(1u, cores));
+double estimated_decode_ms(DecodeKind kind, std::int64_t pixels, std::int64_t decoded_bytes) {
+    switch (kind) {
+        case DecodeKind::jpeg: return 1e-6 * kJpegDecodeNsPerPixel * static_cast<double>(pixels);
+        case DecodeKind::png:
+            return 1e-6 * kPngDecodeNsPerByte * static_cast<double>(decoded_bytes);
+        case DecodeKind::pfm:
+            return 1e-6 * kPfmDecodeNsPerByte * static_cast<double>(decoded_bytes);
+        case DecodeKind::other: return 0.0;
+    }
+    return 0.0;
 }
 
-std::optional<double> cpu_ms_before_cuda_starts(std::int64_t samples, std::size_t taps,
-                                                unsigned cores, int runs) {
-    const double ms = std::max(1, runs) * estimated_cpu_ms(samples, taps, cores);
-    if (ms >= kCudaStartupMs) return std::nullopt;
-    return ms;
+namespace {
+
+// The device's time for one filtering of the job (kGpuTapsPerMs).
+double gpu_run_ms(const Job& job) {
+    const Filter& f = job.params.filter;
+    const double taps = separate(f).has_value() ? static_cast<double>(f.width + f.height)
+                                                : static_cast<double>(f.taps.size());
+    const double outputs =
+        static_cast<double>(job.dst.width * job.dst.height * job.filtered_channels());
+    return std::max(0.0, outputs) * taps / kGpuTapsPerMs;
+}
+
+std::int64_t image_bytes(const ConstImageView& v) {
+    return v.width * v.height * v.channels * static_cast<std::int64_t>(depth_bytes(v.depth));
+}
+
+}  // namespace
+
+OneImageCosts one_image_costs(const Job& job, const Backend& cpu, unsigned threads, int runs,
+                              double decode_ms) {
+    runs = std::max(1, runs);
+    OneImageCosts costs;
+    costs.cpu_ms =
+        runs * cpu.estimated_ms(job, threads).value_or(std::numeric_limits<double>::infinity());
+    const double transfers =
+        static_cast<double>(image_bytes(job.src) + image_bytes(as_const(job.dst))) /
+        kHostDeviceBytesPerMs;
+    costs.cuda_ms = std::max(0.0, kCudaReadyMs - decode_ms) + kCudaFirstRunMs + transfers +
+                    (runs - 1) * gpu_run_ms(job) + kCudaTeardownMs;
+    return costs;
 }
 
 AutoChoice cpu_for_one_image(const Job& job, const std::vector<Backend*>& candidates,
-                             unsigned cores, int runs) {
+                             unsigned threads, int runs, double decode_ms) {
     const auto it = std::find_if(candidates.begin(), candidates.end(),
                                  [](Backend* b) { return b->name() == "cpu"; });
     if (it == candidates.end() || !(*it)->can_run(job).ok) return {};
-    const std::int64_t samples = job.src.width * job.src.height * job.filtered_channels();
-    const std::optional<double> ms =
-        cpu_ms_before_cuda_starts(samples, job.params.filter.taps.size(), cores, runs);
-    if (!ms) return {};
-    return {*it, fmt::format("one image: the CPU should take about {:.0f} ms on {} cores, less "
-                             "than CUDA's start-up (about {:.0f} ms)",
-                             *ms, std::max(1u, cores), kCudaStartupMs)};
+    const OneImageCosts costs = one_image_costs(job, **it, threads, runs, decode_ms);
+    if (!(costs.cpu_ms < costs.cuda_ms)) return {};
+    return {*it, fmt::format("one image: the CPU should take about {:.0f} ms on {} threads, "
+                             "less than CUDA's start-up, transfers and teardown (about {:.0f} ms)",
+                             costs.cpu_ms, std::max(1u, threads), costs.cuda_ms)};
 }
 
 }  // namespace cudaconv

@@ -81,30 +81,61 @@ struct AutoChoice {
 AutoChoice choose_variant(const Job& job, const std::vector<Backend*>& candidates,
                           const DeviceContext& device);
 
-// A run of one image pays CUDA's start-up alone: on the H100 machine about
-// 290 ms from the process's start to a usable context, which decoding a
-// 12-megapixel JPEG (about 90 ms) hides only in part, and about 110 ms
-// more to tear the context down at exit (docs/PERFORMANCE.md, "One
-// image"). A job the `cpu` variant finishes in less than that runs
-// there instead, and CUDA is never started. The CPU's time is estimated
-// from the job's multiply-adds (plus kCpuSampleOverhead a sample for the
-// conversions) at kCpuTapsPerSecondPerCore on every core: measured 2.2e9
-// (edge on a 4000x3000 RGB u8 image, 73 ms on 2 cores), taken lower so
-// that the estimate errs towards the GPU.
-constexpr double kCudaStartupMs = 300.0;
-constexpr double kCpuTapsPerSecondPerCore = 1.5e9;
-constexpr double kCpuSampleOverhead = 4.0;
-double estimated_cpu_ms(std::int64_t samples, std::size_t taps, unsigned cores);
-// estimated_cpu_ms for `runs` filterings, when it is under kCudaStartupMs;
-// otherwise nothing.
-std::optional<double> cpu_ms_before_cuda_starts(std::int64_t samples, std::size_t taps,
-                                                unsigned cores, int runs);
+// One image under -k auto pays CUDA's start-up and teardown alone, where a
+// batch shares them. The rule below compares what each side adds to the
+// run beyond decoding and encoding, from a model fitted on the H100
+// machine (16 cores; scripts/gpu/one-image.sh, docs/PERFORMANCE.md "One
+// image"):
+//  - the CPU: the `cpu` variant's own estimate of its runs
+//    (Backend::estimated_ms: its paths' costs on the run's threads,
+//    src/cpu/cpu_paths.hpp);
+//  - CUDA: its start-up, begun on a thread of its own while the image
+//    decodes, usable kCudaReadyMs after the run starts, so the decode hides
+//    that much of it; then the first run's fixed costs (kernels loaded,
+//    buffers made), the pixels' upload and download, the filter's runs
+//    after the first, and the context's teardown at exit.
+// Measured there, 12-megapixel RGB: a JPEG decodes in 68-104 ms and its
+// first CUDA run ends 120-140 ms later; a 16-bit PNG or a float PFM
+// decodes in 270-530 ms and its first run takes 30-55 ms (16-24 ms of it
+// the upload of 72-144 MB); CUDA's processes end 85-120 ms after their
+// last image, the CPU's 2-8 ms. The GPU's PNG encoding (it compresses the
+// rows on the device) saves 20-40 ms of the CPU's and is left out, which
+// errs towards the CPU.
+constexpr double kCudaReadyMs = 170.0;
+constexpr double kCudaFirstRunMs = 30.0;
+constexpr double kCudaTeardownMs = 100.0;
+constexpr double kHostDeviceBytesPerMs = 6e6;
+// A run after the first: the filter's multiply-adds (a rank-1 filter's
+// two passes count width + height) at this rate; the slowest measured of
+// the fast variants (edge on RGB u8: 0.3 ms for 3.2e8), so that repeats
+// err towards the CPU too.
+constexpr double kGpuTapsPerMs = 1e9;
 
-// For a run of one image under -k auto: the `cpu` candidate when it can run
-// the job and its estimate for `runs` filterings (--warmup plus --repeat)
-// is under kCudaStartupMs, with the reason; otherwise backend is nullptr
-// and choose_variant decides. cores: the threads the cpu variant runs on.
+// What the image's decode takes, from its header, for the part of CUDA's
+// start-up it hides: JPEG by pixels, PNG and PFM by decoded bytes (the
+// H100 machine: 12-megapixel JPEGs 68-104 ms, 72 MB 16-bit PNGs 270-500,
+// 144 MB PFMs 340-530, taken near the fast end); 0 for other formats,
+// which hides nothing.
+enum class DecodeKind { jpeg, png, pfm, other };
+constexpr double kJpegDecodeNsPerPixel = 5.5;
+constexpr double kPngDecodeNsPerByte = 3.5;
+constexpr double kPfmDecodeNsPerByte = 2.3;
+double estimated_decode_ms(DecodeKind kind, std::int64_t pixels, std::int64_t decoded_bytes);
+
+// The two sides' estimates for `runs` filterings (--warmup plus --repeat)
+// of the job, on `threads` CPU threads, after a decode of `decode_ms`
+// (0 where CUDA was not started while the image decoded).
+struct OneImageCosts {
+    double cpu_ms = 0.0;
+    double cuda_ms = 0.0;
+};
+OneImageCosts one_image_costs(const Job& job, const Backend& cpu, unsigned threads, int runs,
+                              double decode_ms);
+
+// For one image under -k auto: the `cpu` candidate when it can run the job
+// and costs less than CUDA by one_image_costs, with the reason; otherwise
+// backend is nullptr and choose_variant decides.
 AutoChoice cpu_for_one_image(const Job& job, const std::vector<Backend*>& candidates,
-                             unsigned cores, int runs = 1);
+                             unsigned threads, int runs, double decode_ms);
 
 }  // namespace cudaconv

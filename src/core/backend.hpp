@@ -124,6 +124,13 @@ public:
     virtual std::vector<TuningParam> tuning_params() const { return {}; }
     // Cheap and side-effect free; for CUDA variants may probe the device.
     virtual Support can_run(const Job& job) const = 0;
+    // Milliseconds one run of `job` should take on `threads` host threads,
+    // by the variant's cost model, for auto's one-image rule
+    // (core/auto_select.hpp); none where it has no model. Reads the job's
+    // sizes and parameters only, never its pixels.
+    virtual std::optional<double> estimated_ms(const Job& /*job*/, unsigned /*threads*/) const {
+        return std::nullopt;
+    }
     // Filters job.src into job.dst (host memory). Throws on failure.
     virtual RunTimings run(const Job& job, const RunOptions& options) = 0;
 };

@@ -311,6 +311,29 @@ FftTiles fft_tiles(const Job& job) {
                      std::max<std::int64_t>(job.dst.height, 1));
 }
 
+double max_abs_filtered_input_on_all_cores(const Job& job) {
+    const std::int64_t rows = job.src.height;
+    constexpr std::int64_t kBandRows = 32;
+    const int bands = static_cast<int>(std::clamp<std::int64_t>(
+        rows / kBandRows, 1, std::int64_t{4} * std::max(1, cv::getNumThreads())));
+    std::vector<double> band_max(static_cast<std::size_t>(bands), 0.0);
+    cv::parallel_for_(cv::Range(0, bands), [&](const cv::Range& r) {
+        for (int b = r.start; b < r.end; ++b) {
+            const std::int64_t y0 = b * rows / bands, y1 = (b + 1) * rows / bands;
+            Job band = job;
+            band.src.data = job.src.data == nullptr ? nullptr : job.src.row(y0);
+            band.src.height = y1 - y0;
+            band_max[static_cast<std::size_t>(b)] = max_abs_filtered_input(band);
+        }
+    });
+    double largest = 0.0;
+    for (const double m : band_max) {
+        if (std::isnan(m)) return m;
+        largest = std::max(largest, m);
+    }
+    return largest;
+}
+
 std::string fft_path_problem(const Job& job, double max_abs_input) {
     if (!std::isfinite(max_abs_input)) {
         return "the input has NaN or Inf samples, which a transform spreads to every output";
@@ -338,7 +361,7 @@ double fft_path_error_bound(const Job& job, double max_abs_input) {
 }
 
 Tolerance fft_path_tolerance(const Job& job) {
-    const double bound = fft_path_error_bound(job, max_abs_filtered_input(job));
+    const double bound = fft_path_error_bound(job, max_abs_filtered_input_on_all_cores(job));
     Tolerance t;
     t.integer_levels = 1.0 + std::floor(bound);
     t.float_absolute = bound;

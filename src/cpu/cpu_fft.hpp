@@ -33,8 +33,10 @@ FftTiles fft_tiles(int filter_width, int filter_height, std::int64_t out_width,
 // The same for a job (an empty output counted as 1x1).
 FftTiles fft_tiles(const Job& job);
 
-// max_abs_input below is max_abs_filtered_input(job) (core/tolerance.hpp),
-// which scans the input: found once, passed to each.
+// max_abs_filtered_input (core/tolerance.hpp), its rows scanned in bands
+// on all cores: the input's largest filtered magnitude, NaN if it holds a
+// NaN. The max_abs_input below is this, found once and passed to each.
+double max_abs_filtered_input_on_all_cores(const Job& job);
 
 // Why the FFT path cannot take this job, or "" where it can: NaN or Inf
 // input samples (a transform spreads them to every output), and sums whose

@@ -401,6 +401,9 @@ CpuJobShape job_shape(const Job& job) {
         shape.two_pass_loads =
             static_cast<std::int64_t>(2 * (along_x.pairs.size() + along_y.pairs.size()) +
                                       along_x.singles.size() + along_y.singles.size());
+        shape.column_rows = filter.height;
+        shape.column_window_bytes = std::int64_t{filter.height} * job.dst.width *
+                                    job.filtered_channels() * std::int64_t{sizeof(float)};
     }
     if (job.dst.width > 0 && job.dst.height > 0) {
         shape.fft_work_per_output = fft_tiles(job).work_per_output;
@@ -415,7 +418,7 @@ CpuJobShape job_shape(const Job& job) {
 CpuPath choose_path(const Job& job) {
     for (const CpuPath path : cpu_paths_by_cost(job_shape(job))) {
         if (path != CpuPath::fft) return path;
-        const double largest = max_abs_filtered_input(job);
+        const double largest = max_abs_filtered_input_on_all_cores(job);
         if (fft_path_problem(job, largest).empty() &&
             fft_path_within_direct_tolerance(job, largest)) {
             return path;
@@ -440,6 +443,14 @@ public:
     }
     bool uses_cuda() const override { return false; }
     Support can_run(const Job&) const override { return Support::yes(); }
+    std::optional<double> estimated_ms(const Job& job, unsigned threads) const override {
+        if (job.dst.width <= 0 || job.dst.height <= 0) return 0.0;
+        const std::int64_t outputs = job.dst.width * job.dst.height * job.filtered_channels();
+        const std::int64_t bytes =
+            job.src.width * job.src.height * job.src.channels * depth_bytes(job.src.depth) +
+            job.dst.width * job.dst.height * job.dst.channels * depth_bytes(job.dst.depth);
+        return estimated_cpu_ms(job_shape(job), outputs, bytes, threads);
+    }
 
     RunTimings run(const Job& job, const RunOptions& options) override {
         return run_timed(job, options, choose_path(job));
@@ -474,7 +485,8 @@ public:
             return Support::no("the filter is not rank 1 in two dimensions");
         }
         if (path_ == CpuPath::fft) {
-            const std::string problem = fft_path_problem(job, max_abs_filtered_input(job));
+            const std::string problem =
+                fft_path_problem(job, max_abs_filtered_input_on_all_cores(job));
             if (!problem.empty()) return Support::no(problem);
         }
         return Support::yes();

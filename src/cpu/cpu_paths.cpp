@@ -25,6 +25,23 @@ constexpr double kTwoPassPerLoadNs = 0.055;
 constexpr double kFftFixedNs = 3.0;
 constexpr double kFftPerWorkNs = 0.4;
 
+// estimated_cpu_ms, fitted to `cudaconv bench -k cpu` on the GPU machine's
+// 16 cores (scripts/gpu/one-image.sh; 4000x3000 gray and RGB, u8, u16,
+// f32, 9 filters from 3x3 to 121x121):
+//  - the arithmetic: the single-core estimates above spread over the
+//    threads, each past the first worth kThreadEfficiency of a core
+//    (measured 1.3-1.9x the estimate at perfect scaling where the memory
+//    does not bound it);
+//  - the memory: the input and output at kMemoryBytesPerMs (f32 RGB edge:
+//    288 MB in 5.2 ms), plus, where the column pass's rows outgrow a
+//    core's L2 (kCoreCacheBytes), every load of it from the shared cache at
+//    kSharedCacheBytesPerMs (gaussian:sigma=20, 121 rows: RGB u8 149 ms, gray
+//    34 ms, against 31 and 10 ms by the arithmetic alone).
+constexpr double kThreadEfficiency = 0.65;
+constexpr double kMemoryBytesPerMs = 55e6;
+constexpr double kSharedCacheBytesPerMs = 120e6;
+constexpr std::int64_t kCoreCacheBytes = std::int64_t{1} << 20;
+
 constexpr CpuPath kAllPaths[] = {CpuPath::direct, CpuPath::two_pass, CpuPath::fft};
 
 }  // namespace
@@ -51,6 +68,22 @@ double estimated_ns_per_output(CpuPath path, const CpuJobShape& shape) {
             return kFftFixedNs + kFftPerWorkNs * shape.fft_work_per_output;
     }
     return kCannot;
+}
+
+double estimated_cpu_ms(const CpuJobShape& shape, std::int64_t outputs, std::int64_t memory_bytes,
+                        unsigned threads) {
+    const std::vector<CpuPath> paths = cpu_paths_by_cost(shape);
+    if (paths.empty()) return std::numeric_limits<double>::infinity();
+    const CpuPath path = paths.front();
+    const double cores = 1.0 + kThreadEfficiency * (std::max(1u, threads) - 1);
+    const double arithmetic_ms =
+        1e-6 * estimated_ns_per_output(path, shape) * static_cast<double>(outputs) / cores;
+    double memory_ms = static_cast<double>(memory_bytes) / kMemoryBytesPerMs;
+    if (path == CpuPath::two_pass && shape.column_window_bytes > kCoreCacheBytes) {
+        const double loads = static_cast<double>(shape.column_rows) * static_cast<double>(outputs);
+        memory_ms += loads * sizeof(float) / kSharedCacheBytesPerMs;
+    }
+    return std::max(arithmetic_ms, memory_ms);
 }
 
 std::vector<CpuPath> cpu_paths_by_cost(const CpuJobShape& shape) {

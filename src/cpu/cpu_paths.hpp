@@ -28,11 +28,23 @@ struct CpuJobShape {
     // The FFT path's transform work per output (fft_tiles' cost measure,
     // src/cpu/cpu_fft.hpp); 0 when it cannot run.
     double fft_work_per_output = 0.0;
+    // The two-pass path's column pass: the rows it sums for an output, and
+    // the bytes those rows take (what it reads for each output row).
+    std::int64_t column_rows = 0;
+    std::int64_t column_window_bytes = 0;
 };
 
 // Estimated time per output sample, in nanoseconds on one core, of each
 // path; +inf where the path cannot run.
 double estimated_ns_per_output(CpuPath path, const CpuJobShape& shape);
+
+// Milliseconds one run of the cheapest path should take on `threads`
+// threads, for `outputs` output samples and `memory_bytes` of input read
+// and output written: a roofline fitted on the GPU machine's 16 cores
+// (cpu_paths.cpp), the longer of the arithmetic (the estimate above,
+// shared by the threads) and the memory traffic.
+double estimated_cpu_ms(const CpuJobShape& shape, std::int64_t outputs, std::int64_t memory_bytes,
+                        unsigned threads);
 
 // The paths that can run the job, cheapest first by that estimate. The
 // caller takes the first whose own checks pass (the FFT path's need the

@@ -155,6 +155,28 @@ TEST_CASE("cpu paths: the FFT's bound against what cpu promises", "[cpu]") {
     CHECK_THAT(fft_path_problem(dense31, 1e299), Catch::Contains("would overflow double"));
 }
 
+// The FFT path's checks scan the input in bands on all cores: the same
+// answer as the one-thread scan, whichever band holds the largest sample
+// or a NaN, on heights that split into bands unevenly.
+TEST_CASE("cpu paths: the input scan on all cores finds what one thread finds", "[cpu]") {
+    const Filter box = filter_of("box:3");
+    for (const int height : {1, 31, 32, 33, 257, 1000}) {
+        CAPTURE(height);
+        cv::Mat f32 = random_image(40, height, CV_32FC4, 0xFF76 + height);
+        cv::Mat out(f32.size(), f32.type());
+        Job job{const_view(f32), mutable_view(out), centred(box)};
+        CHECK(max_abs_filtered_input_on_all_cores(job) == max_abs_filtered_input(job));
+        // The largest filtered sample in the last row; a larger one in the
+        // alpha channel, which --alpha keep leaves unfiltered, is not counted.
+        f32.at<cv::Vec4f>(height - 1, 39)[2] = -1e6f;
+        f32.at<cv::Vec4f>(0, 0)[3] = 1e9f;
+        CHECK(max_abs_filtered_input_on_all_cores(job) == 1e6);
+        CHECK(max_abs_filtered_input(job) == 1e6);
+        f32.at<cv::Vec4f>(height / 2, 7)[1] = std::numeric_limits<float>::quiet_NaN();
+        CHECK(std::isnan(max_abs_filtered_input_on_all_cores(job)));
+    }
+}
+
 TEST_CASE("cpu runs each job on the path its costs and bounds allow", "[cpu]") {
     const auto path_run = [](const cv::Mat& src, const ConvParams& p) {
         cv::Mat dst(src.size(), src.type());
