@@ -95,7 +95,7 @@ for run in "${runs[@]}"; do
   [[ $run == dense31 ]] && spec=$work/dense31.txt && kernel=${DENSE_KERNEL:-auto}
   [[ $run == edge-host-png ]] && spec=edge && encoder=cpu
   timed "cudaconv-$run" "$cudaconv" "$work/in" -f "$spec" -k "$kernel" --encoder "$encoder" -o "$work/out-$run/{stem}.png" --json "$final/cudaconv-$run.json" -v
-  say "cudaconv -f $run: $(grep 'info: done' "$final/cudaconv-$run.err" | tail -1)"
+  say "cudaconv -f $run: $(grep -E '(info|debug): done' "$final/cudaconv-$run.err" | tail -1)"
   # -v's line on CUDA's start-up.
   awk '/CUDA start-up/ {sub(/.*debug: /, ""); print "  " $0}' "$final/cudaconv-$run.err" |
     tee -a "$log"

@@ -92,6 +92,14 @@ nlohmann::json summary_json(const BatchSummary& s, std::size_t total, int signal
             {"interrupted", signal_number != 0}};
 }
 
+std::optional<spdlog::level::level_enum> summary_level(const BatchSummary& s, std::size_t total,
+                                                       int signal_number, bool json_failed) {
+    if (signal_number != 0) return spdlog::level::info;
+    if (total <= 1) return std::nullopt;
+    if (s.failed != 0 || s.not_done != 0 || json_failed) return spdlog::level::info;
+    return spdlog::level::debug;
+}
+
 BatchProgress::BatchProgress(const ProgressOptions& options)
     : options_(options), start_(Clock::now()) {
     counts_ = {};
@@ -105,17 +113,16 @@ BatchProgress::~BatchProgress() {
 void BatchProgress::skipped(const std::string& input, const std::string& output) {
     const std::lock_guard<std::mutex> lock(mutex_);
     ++counts_.skipped;
-    if (options_.log_each) spdlog::info("{}: skipped, {} exists", input, output);
+    log_line(spdlog::level::debug, fmt::format("{}: skipped, {} exists", input, output));
     emit_json({{"input", input}, {"output", output}, {"status", "skipped"}});
 }
 
 void BatchProgress::done(const ImageReport& report, std::size_t index) {
     const std::lock_guard<std::mutex> lock(mutex_);
     ++counts_.done;
-    if (options_.log_each) {
-        spdlog::info("{} -> {} ({}x{}, {}, {}, {:.1f} ms)", report.input, report.output,
-                     report.width, report.height, report.filter, report.variant, report.total_ms);
-    }
+    log_line(spdlog::level::debug, fmt::format("{} -> {} ({}x{}, {}, {}, {:.1f} ms)", report.input,
+                                               report.output, report.width, report.height,
+                                               report.filter, report.variant, report.total_ms));
     if (options_.timings) {
         clear_bar();
         print_timings(report.output == "<stdout>" ? stderr : stdout, report);
@@ -136,20 +143,15 @@ void BatchProgress::done(const ImageReport& report, std::size_t index) {
 void BatchProgress::failed(const std::string& input, const std::string& message) {
     const std::lock_guard<std::mutex> lock(mutex_);
     ++counts_.failed;
-    clear_bar();
-    spdlog::error("{}", message);
+    log_line(spdlog::level::err, message);
     emit_json({{"input", input}, {"status", "failed"}, {"error", message}});
     redraw(true);
 }
 
-void BatchProgress::log_above(const std::string& message, bool error) {
+void BatchProgress::log_above(const std::string& message, spdlog::level::level_enum level) {
     const std::lock_guard<std::mutex> lock(mutex_);
-    clear_bar();
-    if (error) {
-        spdlog::error("{}", message);
-    } else {
-        spdlog::info("{}", message);
-    }
+    if (!spdlog::should_log(level)) return;
+    log_line(level, message);
     redraw(true);
 }
 
@@ -160,9 +162,9 @@ BatchSummary BatchProgress::finish(int signal_number) {
     counts_.wall_s = std::chrono::duration<double>(Clock::now() - start_).count();
     const std::size_t total = options_.total;
     counts_.not_done = total - counts_.done - counts_.skipped - counts_.failed;
-    // One image with nothing unusual needs no summary: its own line said it all.
-    if (total > 1 || signal_number != 0)
-        spdlog::info("{}", summary_line(counts_, total, signal_number));
+    if (const auto level = summary_level(counts_, total, signal_number, json_failed_)) {
+        spdlog::log(*level, "{}", summary_line(counts_, total, signal_number));
+    }
     emit_json(summary_json(counts_, total, signal_number));
     return counts_;
 }
@@ -193,6 +195,14 @@ void BatchProgress::redraw(bool force) {
     state.elapsed_s = std::chrono::duration<double>(now - start_).count();
     write_stderr("\r" + progress_line(state, terminal_columns()) + "\033[K");
     bar_shown_ = true;
+}
+
+// Under mutex_. The bar, if shown, is cleared first; the next report
+// draws it again below the line.
+void BatchProgress::log_line(spdlog::level::level_enum level, const std::string& message) {
+    if (!spdlog::should_log(level)) return;
+    clear_bar();
+    spdlog::log(level, "{}", message);
 }
 
 // Under mutex_.

@@ -1,17 +1,20 @@
 #pragma once
-// What a batch tells the user as it goes, and at the end. On a terminal,
-// one progress line on stderr redrawn in place (count, images/s, ETA) with
-// failures printed above it; otherwise (a log file, a pipe, CI) one log
-// line per image. --json adds one JSON line per image (done, skipped or
-// failed) and a summary line, each written as it is made. Thread-safe:
-// workers report as they finish, so lines come in the order images finish,
-// not the order of the inputs.
+// What a batch tells the user as it goes, and at the end. Silent on
+// success, as cp and convert are: failures are error lines, and the line
+// per image and a clean batch's summary are debug lines (-v). On a
+// terminal, one progress line on stderr redrawn in place (count, images/s,
+// ETA) with any log line printed above it. --json adds one JSON line per
+// image (done, skipped or failed) and a summary line, each written as it is
+// made. Thread-safe: workers report as they finish, so lines come in the
+// order images finish, not the order of the inputs.
 #include <chrono>
 #include <cstddef>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
+#include <spdlog/common.h>
 
 #include "batch/json_lines.hpp"
 #include "batch/image_report.hpp"
@@ -42,10 +45,19 @@ struct BatchSummary {
 std::string summary_line(const BatchSummary& summary, std::size_t total, int signal_number);
 nlohmann::json summary_json(const BatchSummary& summary, std::size_t total, int signal_number);
 
+// The level the summary line is logged at. Info (shown unless -q) where a
+// batch did not do all it was asked (images failed or not done, a --json
+// line lost) or a signal stopped the run: the error lines alone do not say
+// how much of it was done. Debug (-v) for a batch that did it all, which is
+// silent. None for one image that no signal stopped: its own lines said it
+// all.
+std::optional<spdlog::level::level_enum> summary_level(const BatchSummary& summary,
+                                                       std::size_t total, int signal_number,
+                                                       bool json_failed);
+
 struct ProgressOptions {
     std::size_t total = 0;      // planned images, skipped included
     bool progress_bar = false;  // stderr is a terminal and not -q
-    bool log_each = true;       // an info line per image (off under a bar)
     bool timings = false;       // --timings: stage times on stdout
     JsonLines* json = nullptr;  // --json FILE or -, opened (nullptr = none)
 };
@@ -67,11 +79,13 @@ public:
     // Whether a --json line could not be written (reported once, as it
     // happened): the command then exits 1.
     bool json_failed() const { return json_failed_; }
-    // For messages that would otherwise break the progress line.
-    void log_above(const std::string& message, bool error);
+    // A log line printed above the progress line, which it would otherwise
+    // break; nothing where `level` is not logged.
+    void log_above(const std::string& message, spdlog::level::level_enum level);
 
 private:
     void emit_json(const nlohmann::json& line);
+    void log_line(spdlog::level::level_enum level, const std::string& message);
     void redraw(bool force);
     void clear_bar();
 

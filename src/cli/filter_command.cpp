@@ -272,9 +272,7 @@ public:
 
         const bool bar = stderr_is_terminal() && spdlog::get_level() <= spdlog::level::info &&
                          work.size() > 1;
-        BatchProgress progress({plan_.size(), bar,
-                                !bar || spdlog::get_level() < spdlog::level::info, options_.timings,
-                                json ? &*json : nullptr});
+        BatchProgress progress({plan_.size(), bar, options_.timings, json ? &*json : nullptr});
         progress_ = &progress;
         for (const PlannedImage& image : plan_) {
             if (image.skip) progress.skipped(image.source.path, image.target.path);
@@ -520,7 +518,8 @@ private:
         // Once per variant, not once per image of a batch.
         if (announced_.insert(choice.backend).second) {
             progress_->log_above(
-                fmt::format("auto: {} ({})", choice.backend->name(), choice.reason), false);
+                fmt::format("auto: {} ({})", choice.backend->name(), choice.reason),
+                spdlog::level::debug);
         }
         return choice.backend;
     }
@@ -683,7 +682,7 @@ private:
         progress_->log_above(fmt::format("--decoder gpu: {}: decoded by the CPU ({}); --json's "
                                          "\"decoder\" tells for each image",
                                          input, why),
-                             false);
+                             spdlog::level::info);
     }
 
     // With -k auto the plan named outputs by "auto"; now the variant is known,
@@ -856,7 +855,7 @@ private:
         progress_->log_above(fmt::format("--encoder gpu: {}: encoded by the CPU ({}); --json's "
                                          "\"encoder\" tells for each image",
                                          work.report.input, why),
-                             false);
+                             spdlog::level::info);
     }
 
     const FilterOptions& options_;

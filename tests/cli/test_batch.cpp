@@ -120,6 +120,7 @@ TEST_CASE("batch: {kernel} outputs of -k auto honour --skip-existing", "[cli][ba
 
     auto skip_args = args;
     skip_args.push_back("--skip-existing");
+    skip_args.push_back("-v");  // the summary of a clean batch is a -v line
     const auto again = run_cudaconv(skip_args, dir.path());
     INFO(again.err);
     CHECK(again.exit_code == 0);
@@ -209,7 +210,7 @@ TEST_CASE("batch: existing outputs are refused before any work, skipped or overw
     }
     SECTION("--skip-existing keeps it and writes the rest") {
         const auto r =
-            run_cudaconv({"in", "-f", "edge", "--skip-existing", "-o", "out/"}, dir.path());
+            run_cudaconv({"in", "-f", "edge", "--skip-existing", "-v", "-o", "out/"}, dir.path());
         CHECK(r.exit_code == 0);
         CHECK_THAT(r.err, Catch::Contains("in/a.png: skipped"));
         CHECK_THAT(r.err, Catch::Contains("done 1, skipped 1, failed 0 of 2"));
@@ -368,10 +369,13 @@ TEST_CASE("batch: --in-flight bounds the images held, and 0 is refused", "[cli][
     CHECK_FALSE(fs::exists(dir / "z"));
 }
 
-// On a terminal the batch draws one progress line, redrawn in place (count,
-// share, bar, images/s, ETA), instead of a log line per image. `script`
-// (util-linux) gives the process a pseudo-terminal.
-TEST_CASE("batch: on a terminal a progress line replaces the per-image lines", "[cli][batch]") {
+// On a terminal the batch draws one progress line on stderr, redrawn in
+// place (count, share, bar, images/s, ETA) and cleared at the end: a batch
+// that did all it was asked leaves nothing on the screen. -v adds each
+// image's line above the bar, and the summary. `script` (util-linux) gives
+// the process a pseudo-terminal.
+TEST_CASE("batch: on a terminal a progress line, cleared at the end of a clean batch",
+          "[cli][batch]") {
     TempDir dir;
     for (int i = 0; i < 6; ++i)
         copy_sample("camera.png", dir / "in" / ("c" + std::to_string(i) + ".png"));
@@ -382,10 +386,19 @@ TEST_CASE("batch: on a terminal a progress line replaces the per-image lines", "
     const std::string& tty = r.out;  // script copies the terminal's output to stdout
     CHECK_THAT(tty, Catch::Contains("\r6/6  100%  ["));
     CHECK_THAT(tty, Catch::Contains("images/s"));
-    CHECK_THAT(tty, Catch::Contains("\033[K"));
-    CHECK_THAT(tty, Catch::Contains("done 6, skipped 0, failed 0 of 6 images"));
-    CHECK_THAT(tty, !Catch::Contains("-> out/"));  // no per-image log lines under the bar
+    CHECK_THAT(tty, Catch::EndsWith("\r\033[K"));    // the line cleared, nothing after it
+    CHECK_THAT(tty, !Catch::Contains("cudaconv:"));  // no log line at all
     CHECK(tree(dir / "out").size() == 6);
+
+    const auto verbose =
+        run_program({"script", "-qfec", command + " --overwrite -v", "/dev/null"}, dir.path());
+    INFO(verbose.out);
+    REQUIRE(verbose.exit_code == 0);
+    for (int i = 0; i < 6; ++i) {
+        const std::string name = "c" + std::to_string(i) + ".png";
+        CHECK_THAT(verbose.out, Catch::Contains("in/" + name + " -> out/" + name));
+    }
+    CHECK_THAT(verbose.out, Catch::Contains("done 6, skipped 0, failed 0 of 6 images"));
 }
 
 // A slow batch (cpu-ref, 9x9) in its own process, so that a signal lands

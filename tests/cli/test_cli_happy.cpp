@@ -1,6 +1,7 @@
 // The CLI as a user runs it: the built binary, in a temporary folder.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -16,13 +17,14 @@
 namespace cudaconv::test {
 namespace fs = std::filesystem;
 
-TEST_CASE("one image, auto, says which variant ran and why", "[cli]") {
+TEST_CASE("one image, auto, says at -v which variant ran and why", "[cli]") {
     TempDir dir;
-    const auto r = run_cudaconv({sample("camera.png"), "-f", "edge", "-o", "edge.png"}, dir.path());
+    const auto r =
+        run_cudaconv({sample("camera.png"), "-f", "edge", "-v", "-o", "edge.png"}, dir.path());
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     // cpu-ref without a device, a CUDA variant with one; either way with a reason.
-    CHECK_THAT(r.err, Catch::Matches("cudaconv: info: auto: [a-z-]+ \\(.+\\)\n(.|\n)*"));
+    CHECK_THAT(r.err, Catch::Matches("(.|\n)*cudaconv: debug: auto: [a-z-]+ \\(.+\\)\n(.|\n)*"));
     const cv::Mat out = cv::imread((dir / "edge.png").string(), cv::IMREAD_UNCHANGED);
     REQUIRE(out.size() == cv::Size(512, 512));
     CHECK(out.type() == CV_8UC1);
@@ -35,17 +37,58 @@ TEST_CASE("one image, auto, says which variant ran and why", "[cli]") {
 // many timed runs).
 TEST_CASE("auto runs one cheap image on the CPU, and says so", "[cli]") {
     TempDir dir;
-    auto r = run_cudaconv({sample("camera.png"), "-f", "edge", "-o", "one.png"}, dir.path());
+    auto r = run_cudaconv({sample("camera.png"), "-f", "edge", "-v", "-o", "one.png"}, dir.path());
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
-    CHECK_THAT(r.err, Catch::StartsWith("cudaconv: info: auto: cpu (one image: the CPU should "
-                                        "take about "));
+    CHECK_THAT(r.err, Catch::Contains("cudaconv: debug: auto: cpu (one image: the CPU should "
+                                      "take about "));
     CHECK_THAT(r.err, Catch::Contains("less than CUDA's start-up"));
 
-    r = run_cudaconv({sample("camera.png"), sample("chelsea.png"), "-f", "edge", "-o", "two/"},
-                     dir.path());
+    r = run_cudaconv(
+        {sample("camera.png"), sample("chelsea.png"), "-f", "edge", "-v", "-o", "two/"},
+        dir.path());
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(r.err, !Catch::Contains("one image:"));
+}
+
+// Like cp and convert: a run that did all it was asked prints nothing.
+// What ran (auto's choice, a line per image, a batch's summary) is -v's;
+// warnings and a batch's failures are still shown.
+TEST_CASE("silent on success; -v says what ran; warnings and failures still show", "[cli]") {
+    TempDir dir;
+    const std::string cam = sample("camera.png");
+    const std::string chelsea = sample("chelsea.png");
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{cam, "-f", "edge", "-o", "one.png"},
+          {cam, chelsea, "-f", "edge", "-o", "two/"},
+          {cam, chelsea, "-f", "edge", "-o", "info/", "--log-level", "info"},
+          {cam, "-f", "none", "-o", "none.png"}}) {
+        const auto r = run_cudaconv(args, dir.path());
+        INFO(args.back() << ": " << r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(r.err.empty());
+        CHECK(r.out.empty());
+    }
+
+    auto r = run_cudaconv({cam, chelsea, "-f", "edge", "-v", "-o", "verbose/"}, dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::Contains("cudaconv: debug: auto: "));
+    CHECK_THAT(r.err, Catch::Contains("debug: " + cam + " -> verbose/camera.png (512x512, edge, "));
+    CHECK_THAT(r.err, Catch::Contains("debug: " + chelsea + " -> verbose/chelsea.png (451x300, "));
+    CHECK_THAT(r.err, Catch::Contains("debug: done 2, skipped 0, failed 0 of 2 images"));
+
+    r = run_cudaconv({cam, "-f", "edge", "--border-value", "3", "-o", "warned.png"}, dir.path());
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.err, Catch::StartsWith("cudaconv: warning: --border-value"));
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+
+    write_file(dir / "broken.png", "not an image");
+    r = run_cudaconv({cam, "broken.png", "-f", "edge", "-o", "failed/"}, dir.path());
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("cudaconv: error: broken.png: "));
+    CHECK_THAT(r.err, Catch::Contains("cudaconv: info: done 1, skipped 0, failed 1 of 2 images"));
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 2);
 }
 
 TEST_CASE("quiet is silent on success, timings print every stage", "[cli]") {

@@ -53,7 +53,8 @@ TEST_CASE("without CUDA, a CUDA variant asked for by name is refused with the re
 
 TEST_CASE("without CUDA, auto runs on the CPU", "[cli][no-cuda]") {
     TempDir dir;
-    const auto r = run_cudaconv({sample("camera.png"), "-f", "edge", "-o", "o.png"}, dir.path());
+    const auto r =
+        run_cudaconv({sample("camera.png"), "-f", "edge", "-v", "-o", "o.png"}, dir.path());
     INFO("stderr: " << r.err);
     CHECK(r.exit_code == 0);
     CHECK_THAT(r.err, Catch::Contains("auto: cpu ("));

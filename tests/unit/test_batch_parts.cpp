@@ -57,6 +57,35 @@ TEST_CASE("summary line and JSON", "[batch]") {
     CHECK(j["done"] == 198);
 }
 
+// Silent on success: a clean batch's summary is a -v line; one that failed
+// any of its work, or was stopped, says how much it did by default.
+TEST_CASE("summary level: -v for a clean batch, shown where work was not done", "[batch]") {
+    using spdlog::level::debug;
+    using spdlog::level::info;
+    BatchSummary s;
+    s.done = 3;
+    CHECK(summary_level(s, 3, 0, false) == debug);
+    CHECK(summary_level(s, 3, 0, true) == info);  // a --json line lost
+    CHECK(summary_level(s, 3, SIGINT, false) == info);
+    s.skipped = 1;
+    CHECK(summary_level(s, 4, 0, false) == debug);  // skipping is what was asked
+    s.failed = 1;
+    CHECK(summary_level(s, 5, 0, false) == info);
+    s = {};
+    s.done = 2;
+    s.not_done = 1;  // a usage error part way (a named variant refusing an image)
+    CHECK(summary_level(s, 3, 0, false) == info);
+    s = {};
+    s.done = 1;  // one image: its own lines said it all, unless a signal stopped it
+    CHECK_FALSE(summary_level(s, 1, 0, false));
+    s = {};
+    s.failed = 1;
+    CHECK_FALSE(summary_level(s, 1, 0, false));
+    s.failed = 0;
+    s.not_done = 1;
+    CHECK(summary_level(s, 1, SIGTERM, false) == info);
+}
+
 TEST_CASE("{dir} mirrors the input's folder; a folder output mirrors too", "[batch]") {
     OutputRequest r{"out/{dir}/{stem}-{filter}.png", "", "edge", "cpu", true};
     CHECK(resolve_output(r, {"in/x/y/a.jpg", "x/y"}).path == "out/x/y/a-edge.png");
