@@ -1,0 +1,67 @@
+// What cudaconv does where stdout or stderr is a terminal: colours, the
+// progress line, image data. `script` (util-linux) runs it on a
+// pseudo-terminal and copies what the terminal showed to its own stdout.
+#include <catch2/catch.hpp>
+
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "support/files.hpp"
+#include "support/run_command.hpp"
+
+namespace cudaconv::test {
+namespace {
+
+using Environment = std::vector<std::pair<std::string, std::string>>;
+
+// `cudaconv args` with stdin, stdout and stderr on one pseudo-terminal; the
+// result's `out` is everything the terminal showed.
+CommandResult on_terminal(const std::string& args, const TempDir& dir,
+                          const Environment& env = {}) {
+    return run_program({"script", "-qfec", cudaconv_binary() + " " + args, "/dev/null"}, dir.path(),
+                       {}, env);
+}
+
+// An SGR sequence (ESC [ ... m): a colour or an attribute.
+bool has_colour(const std::string& text) {
+    static const std::regex kSgr("\033\\[[0-9;]*m");
+    return std::regex_search(text, kSgr);
+}
+
+}  // namespace
+
+// no-color.org: NO_COLOR set to anything but "" turns every colour off.
+// The warning is a run that succeeds and still logs a line.
+TEST_CASE("terminal: the level names are coloured, unless NO_COLOR is set", "[cli][terminal]") {
+    TempDir dir;
+    const std::string args =
+        sample("camera.png") + " -f edge --border-value 3 -o o.png --overwrite";
+    const auto coloured = on_terminal(args, dir, {{"NO_COLOR", ""}});  // "" counts as unset
+    INFO(coloured.out);
+    REQUIRE(coloured.exit_code == 0);
+    CHECK_THAT(coloured.out, Catch::Contains("warning") && Catch::Contains("--border-value 3"));
+    CHECK(has_colour(coloured.out));
+
+    const auto plain = on_terminal(args, dir, {{"NO_COLOR", "1"}});
+    INFO(plain.out);
+    REQUIRE(plain.exit_code == 0);
+    CHECK_THAT(plain.out, Catch::StartsWith("cudaconv: warning: --border-value 3"));
+    CHECK_FALSE(has_colour(plain.out));
+}
+
+// The progress line moves the cursor (\r, erase to the end of the line)
+// but has no colour to turn off.
+TEST_CASE("terminal: the progress line has no colour", "[cli][terminal]") {
+    TempDir dir;
+    for (int i = 0; i < 3; ++i)
+        copy_sample("camera.png", dir / "in" / ("c" + std::to_string(i) + ".png"));
+    const auto r = on_terminal("in -f edge -k cpu -j 1 -o out/", dir, {{"NO_COLOR", ""}});
+    INFO(r.out);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("3/3  100%"));
+    CHECK_FALSE(has_colour(r.out));
+}
+
+}  // namespace cudaconv::test
