@@ -33,6 +33,7 @@
 #include "batch/progress.hpp"
 #include "cli/conv_params.hpp"
 #include "cli/filter_options.hpp"
+#include "cli/terminal.hpp"
 #include "io/output_path.hpp"
 #include "batch/image_report.hpp"
 #include "core/auto_select.hpp"
@@ -207,6 +208,7 @@ public:
         if (!o.json_path.empty() && o.json_path == kStdStream && o.output == kStdStream) {
             throw UsageError("--json - and -o - would both write to stdout");
         }
+        refuse_image_data_to_terminal(o.output, stdout_is_terminal());
         if (o.inputs.empty() && o.from.empty()) {
             throw UsageError("no input: name files, folders or patterns, or --from FILE|-");
         }

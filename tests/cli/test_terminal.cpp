@@ -8,6 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+
 #include "support/files.hpp"
 #include "support/run_command.hpp"
 
@@ -62,6 +65,37 @@ TEST_CASE("terminal: the progress line has no colour", "[cli][terminal]") {
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(r.out, Catch::Contains("3/3  100%"));
     CHECK_FALSE(has_colour(r.out));
+}
+
+// As gzip: image data is not written to a terminal. The refusal comes
+// before any work: the input, which is not an image, is never read.
+TEST_CASE("terminal: -o - is refused on a terminal, before any work", "[cli][terminal]") {
+    TempDir dir;
+    write_file(dir / "broken.png", "not an image");
+    const auto r = on_terminal("broken.png -f edge -o -", dir, {{"NO_COLOR", "1"}});
+    INFO(r.out);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out ==
+          "cudaconv: error: -o -: refusing to write image data to a terminal (redirect stdout, "
+          "or give -o FILE)\r\n");
+}
+
+// Redirected, -o - writes the image, whether stderr is a terminal (a user
+// at the prompt: `cudaconv a.png -f edge -o - > b.png`) or not (a pipe).
+TEST_CASE("terminal: -o - redirected away from the terminal writes the image", "[cli][terminal]") {
+    TempDir dir;
+    const std::string cam = sample("camera.png");
+    const auto redirected = on_terminal(cam + " -f edge -o - > edge.png", dir);
+    INFO(redirected.out);
+    CHECK(redirected.exit_code == 0);
+    CHECK(redirected.out.empty());
+    CHECK(cv::imread((dir / "edge.png").string(), cv::IMREAD_UNCHANGED).size() ==
+          cv::Size(512, 512));
+
+    const auto piped = run_cudaconv({cam, "-f", "edge", "-o", "-"}, dir.path());
+    INFO(piped.err);
+    CHECK(piped.exit_code == 0);
+    CHECK(piped.out == read_bytes(dir / "edge.png"));
 }
 
 }  // namespace cudaconv::test

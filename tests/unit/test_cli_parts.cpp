@@ -11,6 +11,7 @@
 #include "cli/conv_params.hpp"
 #include "cli/logging.hpp"
 #include "cli/parse_errors.hpp"
+#include "cli/terminal.hpp"
 #include "io/output_path.hpp"
 #include "base/errors.hpp"
 #include "filters/spec.hpp"
@@ -296,6 +297,17 @@ TEST_CASE("output paths: --format applies to stdout and to the {ext} of an input
     CHECK_FALSE(format_applies(r, "-"));
     r.output = "x.png";
     CHECK_FALSE(format_applies(r, "-"));
+}
+
+// As gzip: image bytes on a terminal are refused; redirected, they are not.
+TEST_CASE("image data to a terminal (-o -) is refused, and only there", "[cli]") {
+    CHECK_THROWS_MATCHES(refuse_image_data_to_terminal("-", true), UsageError,
+                         Catch::Message("-o -: refusing to write image data to a terminal "
+                                        "(redirect stdout, or give -o FILE)"));
+    CHECK_NOTHROW(refuse_image_data_to_terminal("-", false));
+    CHECK_NOTHROW(refuse_image_data_to_terminal("out.png", true));
+    CHECK_NOTHROW(refuse_image_data_to_terminal("out/", true));
+    CHECK_NOTHROW(refuse_image_data_to_terminal("{stem}-.png", true));
 }
 
 TEST_CASE("log colours: on a terminal only, and never under NO_COLOR", "[cli]") {
