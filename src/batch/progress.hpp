@@ -57,7 +57,7 @@ std::optional<spdlog::level::level_enum> summary_level(const BatchSummary& summa
 
 struct ProgressOptions {
     std::size_t total = 0;      // planned images, skipped included
-    bool progress_bar = false;  // stderr is a terminal and not -q
+    bool progress_bar = false;  // progress_bar_wanted (cli/terminal.hpp)
     bool timings = false;       // --timings: stage times on stdout
     JsonLines* json = nullptr;  // --json FILE or -, opened (nullptr = none)
 };

@@ -272,8 +272,9 @@ public:
         encode_ = options_.encode;
         if (work.size() == 1) encode_.threads = static_cast<int>(cpu_threads());
 
-        const bool bar = stderr_is_terminal() && spdlog::get_level() <= spdlog::level::info &&
-                         work.size() > 1;
+        const bool bar = progress_bar_wanted(
+            {stderr_is_terminal(), stdout_is_terminal(), options_.json_path == kStdStream,
+             !spdlog::should_log(spdlog::level::info), work.size()});
         BatchProgress progress({plan_.size(), bar, options_.timings, json ? &*json : nullptr});
         progress_ = &progress;
         for (const PlannedImage& image : plan_) {

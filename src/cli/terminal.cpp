@@ -15,4 +15,9 @@ void refuse_image_data_to_terminal(const std::string& output, bool stdout_is_ter
         "-o -: refusing to write image data to a terminal (redirect stdout, or give -o FILE)");
 }
 
+bool progress_bar_wanted(const ProgressBarCase& c) {
+    if (!c.stderr_is_terminal || c.quiet || c.images < 2) return false;
+    return !(c.json_to_stdout && c.stdout_is_terminal);
+}
+
 }  // namespace cudaconv

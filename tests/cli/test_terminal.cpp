@@ -98,4 +98,22 @@ TEST_CASE("terminal: -o - redirected away from the terminal writes the image", "
     CHECK(piped.out == read_bytes(dir / "edge.png"));
 }
 
+// --json - on a terminal: the JSON lines alone, no progress line redrawn
+// among them; with the JSON in a file, the progress line is drawn.
+TEST_CASE("terminal: no progress line beside --json - on the terminal", "[cli][terminal]") {
+    TempDir dir;
+    for (int i = 0; i < 3; ++i)
+        copy_sample("camera.png", dir / "in" / ("c" + std::to_string(i) + ".png"));
+    const auto json = on_terminal("in -f edge -k cpu -j 1 -o out/ --json -", dir);
+    INFO(json.out);
+    REQUIRE(json.exit_code == 0);
+    CHECK_THAT(json.out, Catch::Contains("\"summary\":true"));
+    CHECK_THAT(json.out, !Catch::Contains("images/s") && !Catch::Contains("\033[K"));
+
+    const auto file = on_terminal("in -f edge -k cpu -j 1 -o out/ --json t.json --overwrite", dir);
+    INFO(file.out);
+    REQUIRE(file.exit_code == 0);
+    CHECK_THAT(file.out, Catch::Contains("3/3  100%") && Catch::Contains("\033[K"));
+}
+
 }  // namespace cudaconv::test

@@ -310,6 +310,27 @@ TEST_CASE("image data to a terminal (-o -) is refused, and only there", "[cli]")
     CHECK_NOTHROW(refuse_image_data_to_terminal("{stem}-.png", true));
 }
 
+TEST_CASE("progress line: on a terminal, not under -q, nor beside --json - on one", "[cli]") {
+    ProgressBarCase c;
+    c.stderr_is_terminal = true;
+    c.images = 2;
+    CHECK(progress_bar_wanted(c));
+    c.images = 1;  // one image: nothing to count
+    CHECK_FALSE(progress_bar_wanted(c));
+    c.images = 2;
+    c.quiet = true;
+    CHECK_FALSE(progress_bar_wanted(c));
+    c.quiet = false;
+    c.json_to_stdout = true;  // into a pipe or a file: the terminal shows only the bar
+    CHECK(progress_bar_wanted(c));
+    c.stdout_is_terminal = true;  // JSON lines on the terminal too: no bar among them
+    CHECK_FALSE(progress_bar_wanted(c));
+    c.json_to_stdout = false;  // --json FILE, or none
+    CHECK(progress_bar_wanted(c));
+    c.stderr_is_terminal = false;
+    CHECK_FALSE(progress_bar_wanted(c));
+}
+
 TEST_CASE("log colours: on a terminal only, and never under NO_COLOR", "[cli]") {
     CHECK(log_colour_wanted(true, nullptr));
     CHECK(log_colour_wanted(true, ""));  // set but empty: as unset (no-color.org)
