@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "base/wrap.hpp"
 #include "variants/registry.hpp"
 #include "filters/spec.hpp"
 #include "kernels/runtime/device_info.hpp"
@@ -18,33 +19,51 @@ void print_taps(const Filter& f) {
     }
 }
 
+// Each listing keeps to an 80-column terminal: a description too long for
+// its line goes on below, under where it began (base/wrap.hpp).
+void print_wrapped(const std::string& lead, const std::string& text, int indent) {
+    fmt::print("{}\n", wrap_hanging(lead, text, indent));
+}
+
 int list_filters() {
-    // Taps are printed for small filters; larger ones would fill the screen.
+    // Taps are printed for small filters (7 columns of 10 fit in 80);
+    // larger ones would fill the screen.
     constexpr int kMaxPrintedSide = 7;
+    constexpr int kSyntaxColumns = 22;
     for (const NamedFilterInfo& info : named_filters()) {
-        fmt::print("{:<22} {}\n", info.syntax, info.description);
+        print_wrapped(fmt::format("{:<{}} ", info.syntax, kSyntaxColumns), info.description,
+                      kSyntaxColumns + 1);
         const Filter f = parse_filter_spec(info.example);
         fmt::print("    {} ({}x{}{}):\n", info.example, f.width, f.height,
                    f.delta != 0.0 ? fmt::format(", offset {}", f.delta) : "");
         if (f.width <= kMaxPrintedSide && f.height <= kMaxPrintedSide) print_taps(f);
         else fmt::print("      (taps not shown for filters over {0}x{0})\n", kMaxPrintedSide);
     }
-    fmt::print("\nAlso: WxH:v,v,... (inline, row-major), a filter file (-f path, or -f @path): "
-               "*.mat is libvips' format,\nanything else one row per line, numbers separated by "
-               "spaces, tabs or commas, # comments.\n");
+    fmt::print("\n");
+    print_wrapped("Also: ",
+                  "WxH:v,v,... (inline, row-major), a filter file (-f path, or -f @path): *.mat "
+                  "is libvips' format, anything else one row per line, numbers separated by "
+                  "spaces, tabs or commas, # comments.",
+                  6);
     return 0;
 }
 
 // Every variant, a composite's named paths indented under it, each with
 // the tuning parameters bench --param may set.
 int list_kernels() {
+    constexpr int kNameColumns = 23;
+    constexpr int kSummaryColumn = kNameColumns + 7;  // after " CUDA "
+    constexpr int kParamColumn = kSummaryColumn + 2;
     for (const auto& b : all_backends()) {
         const bool path = !b->parent().empty();
         const std::string name = (path ? "  " : "") + std::string(b->name());
-        fmt::print("{:<23} {:<5} {}\n", name, b->uses_cuda() ? "CUDA" : "CPU", b->summary());
+        print_wrapped(
+            fmt::format("{:<{}} {:<5} ", name, kNameColumns, b->uses_cuda() ? "CUDA" : "CPU"),
+            std::string(b->summary()), kSummaryColumn);
         if (!path) continue;
         for (const TuningParam& p : b->tuning_params()) {
-            fmt::print("{:<29}   --param {}: {} ({} to {})\n", "", p.name, p.meaning, p.min, p.max);
+            print_wrapped(fmt::format("{:<{}}--param {}: ", "", kParamColumn, p.name),
+                          fmt::format("{} ({} to {})", p.meaning, p.min, p.max), kParamColumn + 2);
         }
     }
     return 0;
@@ -53,14 +72,18 @@ int list_kernels() {
 int list_devices() {
     const DeviceProbe& probe = probe_devices();
     if (probe.devices.empty()) {
-        fmt::print("no CUDA device: {} (the CPU variants still run)\n", probe.problem);
+        print_wrapped(
+            "no CUDA device: ", fmt::format("{} (the CPU variants still run)", probe.problem), 2);
         return 0;
     }
     for (const DeviceInfo& d : probe.devices) {
-        fmt::print("{}: {}, compute capability {}.{}, {} SMs, {:.1f} GiB, L2 {:.0f} MiB\n", d.index,
-                   d.name, d.cc_major, d.cc_minor, d.multiprocessors,
-                   static_cast<double>(d.global_memory_bytes) / (1u << 30),
-                   static_cast<double>(d.l2_bytes) / (1u << 20));
+        const std::string lead = fmt::format("{}: ", d.index);
+        print_wrapped(lead,
+                      fmt::format("{}, compute capability {}.{}, {} SMs, {:.1f} GiB, L2 {:.0f} MiB",
+                                  d.name, d.cc_major, d.cc_minor, d.multiprocessors,
+                                  static_cast<double>(d.global_memory_bytes) / (1u << 30),
+                                  static_cast<double>(d.l2_bytes) / (1u << 20)),
+                      static_cast<int>(lead.size()));
     }
     return 0;
 }

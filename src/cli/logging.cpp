@@ -50,7 +50,7 @@ void init_logging() {
 
 void add_log_options(CLI::App& app, LogOptions& options) {
     app.add_flag("-v,--verbose", options.verbose,
-                 "Say what ran: auto's choice, each image, a batch's summary (-vv: trace)");
+                 "What ran: auto's choice, each image (-vv: trace)");
     app.add_flag("-q,--quiet", options.quiet, "Only errors on stderr");
     app.add_option("--log-level", options.level, "Log level")
         ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));

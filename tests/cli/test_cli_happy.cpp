@@ -236,6 +236,32 @@ TEST_CASE("list, help and version", "[cli]") {
 // Nothing asked: what can be, not a missing option's name. `cudaconv`
 // alone is a usage error (exit 2) that lists the commands; `help` is
 // --help, for a command too; `list` alone names what it lists.
+// An 80-column terminal shows the listings and the short usages whole:
+// a description too long for its line goes on below, under where it began.
+TEST_CASE("list and the short usages keep within 80 columns", "[cli]") {
+    const std::vector<std::vector<std::string>> commands{{"list", "filters"},
+                                                         {"list", "kernels"},
+                                                         {"list", "devices"},
+                                                         {"list", "--help"},
+                                                         {},
+                                                         {"list"}};
+    for (const auto& args : commands) {
+        const auto r = run_cudaconv(args);
+        const std::string shown = r.out + r.err;
+        INFO("cudaconv " << (args.empty() ? "" : args[0])
+                         << (args.size() > 1 ? " " + args[1] : ""));
+        CHECK_FALSE(shown.empty());
+        std::istringstream lines(shown);
+        for (std::string line; std::getline(lines, line);) {
+            const auto columns = std::count_if(line.begin(), line.end(), [](char c) {
+                return (static_cast<unsigned char>(c) & 0xC0) != 0x80;  // UTF-8: not a continuation
+            });
+            INFO(line);
+            CHECK(columns <= 80);
+        }
+    }
+}
+
 TEST_CASE("cudaconv alone, help and list alone say what can be run", "[cli]") {
     auto r = run_cudaconv({});
     CHECK(r.exit_code == 2);
