@@ -156,9 +156,6 @@ int run_app(int argc, char** argv) {
             return kExitUsage;
         }
         if (command == "help") return run_help(argc, argv);
-        if (command == "list" && argc == 2) {
-            throw UsageError("list what? cudaconv list filters, kernels or devices");
-        }
         if (command == "list") return run_list(argc, argv);
         if (command == "compare") return run_compare(argc, argv);
         if (command == "bench") return run_bench(argc, argv);

@@ -1,9 +1,16 @@
 // `cudaconv list filters|kernels|devices`: what this build can do.
 #include "cli/list_command.hpp"
 
+#include <array>
+#include <string_view>
+
 #include <fmt/format.h>
 
+#include "base/edit_distance.hpp"
+#include "base/errors.hpp"
+#include "base/printable.hpp"
 #include "base/wrap.hpp"
+#include "cli/case_insensitive.hpp"
 #include "variants/registry.hpp"
 #include "filters/spec.hpp"
 #include "kernels/runtime/device_info.hpp"
@@ -17,6 +24,31 @@ void print_taps(const Filter& f) {
         for (int x = 0; x < f.width; ++x) fmt::print(" {:>9.6g}", f.at(x, y));
         fmt::print("\n");
     }
+}
+
+constexpr std::array<std::string_view, 3> kListings{"filters", "kernels", "devices"};
+constexpr const char* kListUsage = "cudaconv list filters, kernels or devices";
+
+// The listing `what` names, in any case (as -f and -k take names). A
+// UsageError in cudaconv's words where it names none: CLI11's would be
+// "what is required" or "what: bogus not in {filters,kernels,devices}".
+std::string_view listing(const std::string& what) {
+    if (what.empty()) throw UsageError(fmt::format("list what? {}", kListUsage));
+    const std::string wanted = ascii_lower(what);
+    constexpr std::size_t kMaxTypoEdits = 2;
+    std::string_view closest;
+    std::size_t best = kMaxTypoEdits + 1;
+    for (const std::string_view name : kListings) {
+        if (wanted == name) return name;
+        const std::size_t distance = edit_distance(wanted, name);
+        if (distance < best) {
+            best = distance;
+            closest = name;
+        }
+    }
+    std::string message = fmt::format("unknown list \"{}\"; {}", printable(what), kListUsage);
+    if (!closest.empty()) message += fmt::format(" (did you mean \"{}\"?)", closest);
+    throw UsageError(message);
 }
 
 // Each listing keeps to an 80-column terminal: a description too long for
@@ -90,15 +122,18 @@ int list_devices() {
 
 }  // namespace
 
+// `what` is checked by run_list_command (listing), not by CLI11, so that a
+// missing or unknown one is said in cudaconv's words; and an unknown option
+// (`list --frob`) is reported as one (parse_errors.hpp), not hidden behind
+// "what is required".
 void add_list_options(CLI::App& app, ListOptions& options) {
-    app.add_option("what", options.what, "filters, kernels or devices")
-        ->required()
-        ->check(CLI::IsMember({"filters", "kernels", "devices"}));
+    app.add_option("what", options.what, "filters, kernels or devices");
 }
 
 int run_list_command(const ListOptions& options) {
-    if (options.what == "filters") return list_filters();
-    if (options.what == "kernels") return list_kernels();
+    const std::string_view what = listing(options.what);
+    if (what == "filters") return list_filters();
+    if (what == "kernels") return list_kernels();
     return list_devices();
 }
 

@@ -61,6 +61,14 @@ std::string missing_output_hint(const CLI::App& app) {
                        printable(last));
 }
 
+// Values no positional takes (`cudaconv list filters kernels`), the first
+// named whole: CLI11's text joins them with spaces, which a value may hold.
+std::string stray_values_message(const std::vector<std::string>& strays) {
+    std::string message = fmt::format("unexpected argument \"{}\"", printable(strays.front()));
+    if (strays.size() > 1) message += fmt::format(" (and {} more)", strays.size() - 1);
+    return message;
+}
+
 }  // namespace
 
 std::string closest_option(const CLI::App& app, const std::string& word) {
@@ -104,6 +112,9 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e,
             const std::size_t dashes = typed.compare(0, 2, "--") == 0 ? 2 : 1;
             const std::string name = typed.substr(dashes, typed.find('=') - dashes);
             return fmt::format("unknown option {}{}", printable(typed), suggestion(app, name));
+        }
+        if (const std::vector<std::string> strays = app.remaining(); !strays.empty()) {
+            return stray_values_message(strays);
         }
     }
     if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr &&

@@ -2,6 +2,7 @@
 // CLI11's usage errors said the way cudaconv says its own: an unknown
 // option named as it was typed, with the option it most likely meant
 // ("-quality" -> "unknown option -quality (did you mean --jpeg-quality?)"),
+// a value that no argument takes named whole (`unexpected argument "x"`),
 // and a missing -o after what looks like an output file name
 // (`cudaconv in.jpg out.png -f edge`).
 #include <string>

@@ -148,6 +148,19 @@ TEST_CASE("bad inputs, filters and outputs give one line, an exit code and no ou
          {cam, "out.png", "-f", "edge"},
          2,
          {"--output is required (out.png is not a file: did you mean -o out.png?)"}},
+        // list's, where CLI11 said "what is required" and "what: bogus not in
+        // {filters,kernels,devices}".
+        {"list with an unknown option", {"list", "--frob"}, 2, {"unknown option --frob"}},
+        {"an unknown list",
+         {"list", "bogus"},
+         2,
+         {"unknown list \"bogus\"; cudaconv list filters, kernels or devices"}},
+        {"a typo of a list", {"list", "filtres"}, 2, {"(did you mean \"filters\"?)"}},
+        {"two lists", {"list", "filters", "kernels"}, 2, {"unexpected argument \"kernels\""}},
+        {"a stray value",
+         {"compare", "a.png", "b.png", "c.png"},
+         2,
+         {"unexpected argument \"c.png\""}},
     };
     // The GPU machine's static OpenCV writes no TIFF: there the format is
     // refused first.

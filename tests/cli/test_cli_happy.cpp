@@ -221,6 +221,9 @@ TEST_CASE("list, help and version", "[cli]") {
                           Catch::Contains("\n  fast-separable.strips "));
     r = run_cudaconv({"list", "devices"});
     CHECK(r.exit_code == 0);
+    r = run_cudaconv({"list", "Kernels"});  // any case, as -f and -k
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("cpu-ref"));
     r = run_cudaconv({"list", "bogus"});
     CHECK(r.exit_code == 2);
     r = run_cudaconv({"--help"});
