@@ -131,8 +131,10 @@ Reference compute_reference(const Job& job, const cv::Mat& src, const std::strin
                                              ref.choice.backend->name(), e.what()));
     }
     ref.own = ref.choice.backend->tolerance(job);
-    spdlog::info("{}: reference {} ({}; {:.2f} s)", what, ref.choice.backend->name(),
-                 ref.choice.why, seconds_since(start));
+    // A -v line, as the filter command's auto choice is: the table names
+    // the reference already ("checked against ...").
+    spdlog::debug("{}: reference {} ({}; {:.2f} s)", what, ref.choice.backend->name(),
+                  ref.choice.why, seconds_since(start));
     return ref;
 }
 

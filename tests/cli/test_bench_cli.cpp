@@ -51,6 +51,9 @@ TEST_CASE("bench with cpu-ref times, verifies and writes CSV and JSON", "[cli][b
                                 dir.path());
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
+    // Which reference checked each job is a -v line; the table names it.
+    CHECK_THAT(r.err, !Catch::Contains("reference"));
+    CHECK_THAT(r.out, Catch::Contains("checked against cpu-ref"));
     // The table: one per filter and depth, variants down, sizes across.
     CHECK_THAT(r.out, Catch::StartsWith("cudaconv bench, "));
     CHECK_THAT(r.out, Catch::Contains("warmup 0, repeat 2"));
