@@ -126,7 +126,7 @@ AutoChoice cpu_for_one_image(const Job& job, const std::vector<Backend*>& candid
     if (it == candidates.end() || !(*it)->can_run(job).ok) return {};
     const OneImageCosts costs = one_image_costs(job, **it, threads, runs, decode_ms);
     if (!(costs.cpu_ms < costs.cuda_ms)) return {};
-    return {*it, fmt::format("one image: the CPU should take about {:.0f} ms on {} threads, "
+    return {*it, fmt::format("one image: the CPU should take about {:.1f} ms on {} threads, "
                              "less than CUDA's start-up, transfers and teardown (about {:.0f} ms)",
                              costs.cpu_ms, std::max(1u, threads), costs.cuda_ms)};
 }
