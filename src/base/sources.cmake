@@ -1,4 +1,5 @@
 set(CUDACONV_BASE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/build_info.cpp
   ${CMAKE_CURRENT_LIST_DIR}/edit_distance.cpp
   ${CMAKE_CURRENT_LIST_DIR}/line_reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/printable.cpp

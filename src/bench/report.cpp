@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "base/build_info.hpp"
 #include "bench/opencv_peer.hpp"
 #include "bench/random_data.hpp"
 
@@ -228,7 +229,7 @@ nlohmann::ordered_json bench_json(const BenchReport& report) {
     const BenchContext& c = report.context;
     Json context = {
         {"tool", "cudaconv bench"},
-        {"version", CUDACONV_VERSION},
+        {"version", build_version()},
         {"date", c.date},
         {"device", c.device_name.empty() ? Json() : Json(c.device_name)},
         {"device_problem", c.device_problem},

@@ -19,6 +19,7 @@
 #include "cli/list_command.hpp"
 #include "cli/logging.hpp"
 #include "cli/parse_errors.hpp"
+#include "base/build_info.hpp"
 #include "base/errors.hpp"
 #include "base/printable.hpp"
 #include "io/codec_messages.hpp"
@@ -47,7 +48,7 @@ constexpr const char* kExamples = R"(Examples:
 Exit codes: 0 success, 1 an input or output failed, 2 usage or configuration error.)";
 
 std::string version_string() {
-    return fmt::format("cudaconv {} (CUDA runtime {}, cuFFT {}, OpenCV {})", CUDACONV_VERSION,
+    return fmt::format("cudaconv {} (CUDA runtime {}, cuFFT {}, OpenCV {})", build_version(),
                        cuda_runtime_version_string(), cufft_version_string(), CV_VERSION);
 }
 
