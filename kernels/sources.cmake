@@ -3,6 +3,7 @@ if(CUDACONV_WITH_CUDA)
     ${CMAKE_CURRENT_LIST_DIR}/runtime/cuda_host.cpp
     ${CMAKE_CURRENT_LIST_DIR}/runtime/shared_library.cpp
     ${CMAKE_CURRENT_LIST_DIR}/runtime/device_info.cu
+    ${CMAKE_CURRENT_LIST_DIR}/runtime/library_versions.cpp
     ${CMAKE_CURRENT_LIST_DIR}/runtime/cuda_backend.cu
     ${CMAKE_CURRENT_LIST_DIR}/runtime/copy_bandwidth.cu
     ${CMAKE_CURRENT_LIST_DIR}/runtime/stream_hold.cu

@@ -7,6 +7,7 @@
 
 #include "kernels/runtime/cuda_check.hpp"
 #include "kernels/runtime/device_info.hpp"
+#include "kernels/runtime/library_versions.hpp"
 
 namespace cudaconv {
 
@@ -75,18 +76,6 @@ const DeviceProbe& probe_devices() {
         return probe;
     }();
     return kProbe;
-}
-
-std::string cuda_runtime_version_string() {
-    // CUDART_VERSION is the runtime linked in (static), e.g. 13000 -> 13.0.
-    return std::to_string(CUDART_VERSION / 1000) + "." + std::to_string(CUDART_VERSION % 1000 / 10);
-}
-
-std::string cufft_version_string() {
-    int version = 0;
-    if (cufftGetVersion(&version) != CUFFT_SUCCESS) return "unknown";
-    return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 100) + "." +
-           std::to_string(version % 100);
 }
 
 }  // namespace cudaconv

@@ -28,8 +28,4 @@ struct DeviceProbe {
 // Probes once per process and caches the answer.
 const DeviceProbe& probe_devices();
 
-// Versions of the toolkit parts this binary was built against.
-std::string cuda_runtime_version_string();
-std::string cufft_version_string();
-
 }  // namespace cudaconv

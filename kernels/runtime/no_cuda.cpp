@@ -15,6 +15,7 @@
 #include "kernels/runtime/cuda_host.hpp"
 #include "kernels/runtime/cuda_registry.hpp"
 #include "kernels/runtime/device_info.hpp"
+#include "kernels/runtime/library_versions.hpp"
 
 namespace cudaconv {
 namespace {
@@ -59,6 +60,9 @@ const DeviceProbe& probe_devices() {
 
 std::string cuda_runtime_version_string() { return "none"; }
 std::string cufft_version_string() { return "none"; }
+std::string cuda_driver_version_string() { return ""; }
+FoundLibrary find_cudnn() { return {}; }
+FoundLibrary find_nvjpeg() { return {}; }
 
 CopyBandwidth measure_copy_bandwidth(std::size_t, int, int) {
     throw std::runtime_error(no_device_reason());

@@ -9,7 +9,6 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <opencv2/core.hpp>
-#include <opencv2/core/version.hpp>
 #include <spdlog/spdlog.h>
 
 #include "batch/interrupt.hpp"
@@ -19,12 +18,11 @@
 #include "cli/list_command.hpp"
 #include "cli/logging.hpp"
 #include "cli/parse_errors.hpp"
-#include "base/build_info.hpp"
+#include "cli/version.hpp"
 #include "base/errors.hpp"
 #include "base/printable.hpp"
 #include "io/codec_messages.hpp"
 #include "io/image_io.hpp"
-#include "kernels/runtime/device_info.hpp"
 
 namespace cudaconv {
 namespace {
@@ -46,11 +44,6 @@ constexpr const char* kExamples = R"(Examples:
   cudaconv compare out.png golden.png --max-abs 1   (see cudaconv compare --help)
 
 Exit codes: 0 success, 1 an input or output failed, 2 usage or configuration error.)";
-
-std::string version_string() {
-    return fmt::format("cudaconv {} (CUDA runtime {}, cuFFT {}, OpenCV {})", build_version(),
-                       cuda_runtime_version_string(), cufft_version_string(), CV_VERSION);
-}
 
 // CLI11 reports --help and --version as "errors" with exit code 0.
 int handle_parse_result(CLI::App& app, const CLI::ParseError& e,
@@ -111,7 +104,8 @@ int run_filter(int argc, char** argv) {
     CLI::App app{std::string("Convolve images with a filter on the CPU or a CUDA GPU.\n") + kUsage,
                  "cudaconv"};
     app.footer(kExamples);
-    app.set_version_flag("--version", version_string());
+    // Gathered only when asked: it opens cuDNN and nvJPEG.
+    app.set_version_flag("--version", [] { return version_text(gather_version_facts()); });
     return parse_and_run<FilterOptions>(app, argc, argv, add_filter_options, run_filter_command);
 }
 

@@ -9,4 +9,5 @@ set(CUDACONV_CLI_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/logging.cpp
   ${CMAKE_CURRENT_LIST_DIR}/parse_errors.cpp
   ${CMAKE_CURRENT_LIST_DIR}/terminal.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/version.cpp
 )
