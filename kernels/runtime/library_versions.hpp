@@ -12,7 +12,7 @@ namespace cudaconv {
 struct FoundLibrary {
     bool in_build = false;  // this build can use it at all (was built with its header)
     bool found = false;     // a file of that name loaded
-    bool usable = false;    // and cudaconv can use it (`-v` on a run says why not)
+    bool usable = false;    // and cudaconv can use it (the loader's problem says why not)
     std::string version;    // "9.1.0"; empty where the library did not say
 };
 
