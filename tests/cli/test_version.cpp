@@ -14,8 +14,9 @@
 
 namespace cudaconv::test {
 
-TEST_CASE("--version: the build's version first, then the libraries and architectures",
-          "[cli][version]") {
+TEST_CASE(
+    "version: --version prints the build's version first, then the libraries and architectures",
+    "[cli][version]") {
     const auto r = run_cudaconv({"--version"});
     INFO("stdout: " << r.out << "\nstderr: " << r.err);
     CHECK(r.exit_code == 0);
