@@ -99,8 +99,8 @@ double gpu_run_ms(const Job& job) {
     return std::max(0.0, outputs) * taps / kGpuTapsPerMs;
 }
 
-std::int64_t image_bytes(const ConstImageView& v) {
-    return v.width * v.height * v.channels * static_cast<std::int64_t>(depth_bytes(v.depth));
+double image_bytes(const ConstImageView& v) {
+    return static_cast<double>(v.packed_row_bytes()) * static_cast<double>(v.height);
 }
 
 }  // namespace
@@ -112,8 +112,7 @@ OneImageCosts one_image_costs(const Job& job, const Backend& cpu, unsigned threa
     costs.cpu_ms =
         runs * cpu.estimated_ms(job, threads).value_or(std::numeric_limits<double>::infinity());
     const double transfers =
-        static_cast<double>(image_bytes(job.src) + image_bytes(as_const(job.dst))) /
-        kHostDeviceBytesPerMs;
+        (image_bytes(job.src) + image_bytes(as_const(job.dst))) / kHostDeviceBytesPerMs;
     costs.cuda_ms = std::max(0.0, kCudaReadyMs - decode_ms) + kCudaFirstRunMs + transfers +
                     (runs - 1) * gpu_run_ms(job) + kCudaTeardownMs;
     return costs;

@@ -447,8 +447,8 @@ public:
         if (job.dst.width <= 0 || job.dst.height <= 0) return 0.0;
         const std::int64_t outputs = job.dst.width * job.dst.height * job.filtered_channels();
         const std::int64_t bytes =
-            job.src.width * job.src.height * job.src.channels * depth_bytes(job.src.depth) +
-            job.dst.width * job.dst.height * job.dst.channels * depth_bytes(job.dst.depth);
+            static_cast<std::int64_t>(job.src.packed_row_bytes()) * job.src.height +
+            static_cast<std::int64_t>(job.dst.packed_row_bytes()) * job.dst.height;
         return estimated_cpu_ms(job_shape(job), outputs, bytes, threads);
     }
 
