@@ -166,6 +166,10 @@ std::vector<PlannedImage> plan_outputs(const std::vector<InputFile>& inputs,
                 throw UsageError(fmt::format("{} and {} would both write {}", owner->second,
                                              input.path, target.path));
             }
+        }
+        format_used = format_used || format_applies(request.output, {input.path, input.dir});
+        if (request.shard && !request.shard->holds(input.relative)) continue;
+        if (target.path != kStdStream) {
             std::error_code ec;
             if (fs::exists(fs::symlink_status(target.path, ec))) {
                 if (request.existing == ExistingOutputs::refuse) existing.push_back(target.path);
@@ -185,7 +189,6 @@ std::vector<PlannedImage> plan_outputs(const std::vector<InputFile>& inputs,
                 folders.insert(folder.string());
             }
         }
-        format_used = format_used || format_applies(request.output, {input.path, input.dir});
         plan.push_back(std::move(image));
     }
     if (!request.output.format.empty() && !format_used) {

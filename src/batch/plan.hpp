@@ -6,11 +6,15 @@
 // it does any work. The --json file is an output too: not an input, not an
 // image's output (by any name {kernel} may give it), not existing unless
 // --overwrite, and its folder there (or made by the plan).
+// With --shard the plan holds this shard's images alone, but checks every
+// input's output against the others: two inputs of different shards
+// writing one file are refused by every shard alike.
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "batch/shard.hpp"
 #include "io/inputs.hpp"
 #include "io/output_path.hpp"
 #include "core/types.hpp"
@@ -44,6 +48,7 @@ struct PlanRequest {
     // The caller's own checks of the planned outputs (--encoder gpu's),
     // run once the plan's passed and before any folder is made.
     std::function<void(const std::vector<PlannedImage>&)> check_outputs;
+    std::optional<Shard> shard;  // --shard K/N: plan the inputs of shard K alone
 };
 
 // Throws UsageError (exit 2) for what the user must change, WorkError

@@ -69,27 +69,32 @@ std::string progress_line(const ProgressState& s, int columns) {
            std::string(static_cast<std::size_t>(cells - filled), '.') + "]" + tail;
 }
 
-std::string summary_line(const BatchSummary& s, std::size_t total, int signal_number) {
+std::string summary_line(const BatchSummary& s, std::size_t total, int signal_number,
+                         const std::string& shard) {
     std::string line = fmt::format("done {}, skipped {}, failed {}", s.done, s.skipped, s.failed);
     if (signal_number != 0 || s.not_done) line += fmt::format(", not done {}", s.not_done);
     line += fmt::format(" of {} image{} in {:.1f} s ({:.2f} images/s)", total,
                         total == 1 ? "" : "s", s.wall_s, s.images_per_s());
+    if (!shard.empty()) line += "; shard " + shard;
     if (signal_number != 0) {
         line += fmt::format("; stopped by {}", signal_name(signal_number));
     }
     return line;
 }
 
-nlohmann::json summary_json(const BatchSummary& s, std::size_t total, int signal_number) {
-    return {{"summary", true},
-            {"total", total},
-            {"done", s.done},
-            {"skipped", s.skipped},
-            {"failed", s.failed},
-            {"not_done", s.not_done},
-            {"wall_s", s.wall_s},
-            {"images_per_s", s.images_per_s()},
-            {"interrupted", signal_number != 0}};
+nlohmann::json summary_json(const BatchSummary& s, std::size_t total, int signal_number,
+                            const std::string& shard) {
+    nlohmann::json line = {{"summary", true},
+                           {"total", total},
+                           {"done", s.done},
+                           {"skipped", s.skipped},
+                           {"failed", s.failed},
+                           {"not_done", s.not_done},
+                           {"wall_s", s.wall_s},
+                           {"images_per_s", s.images_per_s()},
+                           {"interrupted", signal_number != 0}};
+    if (!shard.empty()) line["shard"] = shard;
+    return line;
 }
 
 std::optional<spdlog::level::level_enum> summary_level(const BatchSummary& s, std::size_t total,
@@ -163,9 +168,9 @@ BatchSummary BatchProgress::finish(int signal_number) {
     const std::size_t total = options_.total;
     counts_.not_done = total - counts_.done - counts_.skipped - counts_.failed;
     if (const auto level = summary_level(counts_, total, signal_number, json_failed_)) {
-        spdlog::log(*level, "{}", summary_line(counts_, total, signal_number));
+        spdlog::log(*level, "{}", summary_line(counts_, total, signal_number, options_.shard));
     }
-    emit_json(summary_json(counts_, total, signal_number));
+    emit_json(summary_json(counts_, total, signal_number, options_.shard));
     return counts_;
 }
 

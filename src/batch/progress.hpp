@@ -41,9 +41,12 @@ struct BatchSummary {
     double images_per_s() const { return wall_s > 0.0 ? static_cast<double>(done) / wall_s : 0.0; }
 };
 
-// "done 198, skipped 0, failed 2 of 200 images in 12.3 s (16.1 images/s)".
-std::string summary_line(const BatchSummary& summary, std::size_t total, int signal_number);
-nlohmann::json summary_json(const BatchSummary& summary, std::size_t total, int signal_number);
+// "done 198, skipped 0, failed 2 of 200 images in 12.3 s (16.1 images/s)",
+// then "; shard 1/4" under --shard. The JSON summary's "shard" is "1/4".
+std::string summary_line(const BatchSummary& summary, std::size_t total, int signal_number,
+                         const std::string& shard = {});
+nlohmann::json summary_json(const BatchSummary& summary, std::size_t total, int signal_number,
+                            const std::string& shard = {});
 
 // The level the summary line is logged at. Info (shown unless -q) where a
 // batch did not do all it was asked (images failed or not done, a --json
@@ -60,6 +63,7 @@ struct ProgressOptions {
     bool progress_bar = false;  // progress_bar_wanted (cli/terminal.hpp)
     bool timings = false;       // --timings: stage times on stdout
     JsonLines* json = nullptr;  // --json FILE or -, opened (nullptr = none)
+    std::string shard;          // "K/N" under --shard: named in the summary
 };
 
 class BatchProgress {

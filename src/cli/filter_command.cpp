@@ -31,6 +31,7 @@
 #include "batch/pipeline.hpp"
 #include "batch/plan.hpp"
 #include "batch/progress.hpp"
+#include "batch/shard.hpp"
 #include "cli/conv_params.hpp"
 #include "cli/filter_options.hpp"
 #include "cli/terminal.hpp"
@@ -219,15 +220,18 @@ public:
         read_options_.accepted = [this](const ImageShape& header) {
             if (prefault_) prefault_output(header);
         };
+        if (!o.shard.empty()) shard_ = parse_shard(o.shard);
         const std::vector<InputFile> inputs = expand_inputs({o.inputs, o.recursive, o.from});
+        several_inputs_ = inputs.size() > 1;
         PlanRequest plan{
-            output_request(inputs.size() > 1, o.kernel),
+            output_request(several_inputs_, o.kernel),
             existing_,
             out_depth_,
             o.json_path,
             {},
             {},
-            [this](const std::vector<PlannedImage>& planned) { check_gpu_encoder(planned); }};
+            [this](const std::vector<PlannedImage>& planned) { check_gpu_encoder(planned); },
+            shard_};
         if (o.kernel == "auto" && names_kernel()) {
             for (const Backend* b : candidates_) plan.later_kernels.emplace_back(b->name());
         }
@@ -236,6 +240,10 @@ public:
             plan.other_inputs.push_back(file);
         }
         plan_ = plan_outputs(inputs, plan);
+        if (shard_) {
+            spdlog::debug("shard {}: {} of the {} inputs", shard_->text(), plan_.size(),
+                          inputs.size());
+        }
         input_paths_ = canonical_inputs(inputs);
     }
 
@@ -275,7 +283,8 @@ public:
         const bool bar = progress_bar_wanted(
             {stderr_is_terminal(), stdout_is_terminal(), options_.json_path == kStdStream,
              !spdlog::should_log(spdlog::level::info), work.size()});
-        BatchProgress progress({plan_.size(), bar, options_.timings, json ? &*json : nullptr});
+        BatchProgress progress({plan_.size(), bar, options_.timings, json ? &*json : nullptr,
+                                shard_ ? shard_->text() : std::string()});
         progress_ = &progress;
         for (const PlannedImage& image : plan_) {
             if (image.skip) progress.skipped(image.source.path, image.target.path);
@@ -694,7 +703,7 @@ private:
     // existing file skipped, replaced or refused as the options say.
     void retarget(ImageWork& work, const PlannedImage& image) {
         work.target =
-            resolve_output(output_request(plan_.size() > 1, std::string(work.backend->name())),
+            resolve_output(output_request(several_inputs_, std::string(work.backend->name())),
                            {image.source.path, image.source.dir});
         work.report.output = work.target.path;
         try {
@@ -878,7 +887,9 @@ private:
     // start (its header's size): CUDA is not warmed up, and cpu_for_one_image
     // decides once the image is decoded.
     bool one_image_cpu_ = false;
-    EncodeOptions encode_;  // options_.encode, with the threads this run gives encoding
+    std::optional<Shard> shard_;   // --shard K/N
+    bool several_inputs_ = false;  // the inputs, all shards', are more than one
+    EncodeOptions encode_;         // options_.encode, with the threads this run gives encoding
     std::optional<DeviceContext> device_;
     std::optional<PinnedSlots> pinned_;  // a GPU batch's upload slots
     std::set<Backend*> announced_;

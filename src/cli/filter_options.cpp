@@ -71,6 +71,10 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
                  "Leave outputs that exist and skip their inputs (default: refuse to start)");
     app.add_flag("--overwrite", o.overwrite,
                  "Replace outputs that exist (default: refuse to start)");
+    app.add_option("--shard", o.shard,
+                   "Do part K of N (0 <= K < N) of the inputs, split by a hash of their paths: "
+                   "N runs do each input once")
+        ->option_text("K/N");
     app.add_option("-j,--jobs", o.jobs, "Decode/encode threads (default: one per core)")
         ->check(CLI::Range(1, 1024));
     app.add_option("--in-flight", o.in_flight,

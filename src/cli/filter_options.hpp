@@ -16,6 +16,7 @@ struct FilterOptions {
     std::vector<std::string> inputs;  // files, folders, patterns, -
     bool recursive = false;           // -r: folders' subfolders too
     std::string from;                 // --from FILE|-: more inputs, one a line
+    std::string shard;                // --shard K/N ("" = all the inputs)
     bool skip_existing = false;
     bool overwrite = false;
     int jobs = 0;       // -j: decode/encode threads; 0 = one per core

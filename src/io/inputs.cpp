@@ -52,7 +52,7 @@ public:
             has_glob_characters(arg)) {
             return add_pattern(arg);
         }
-        add_file(arg, "");
+        add_file(arg, "", Named::yes);
     }
 
     // A line of a --from list: a path, never a pattern (lists come from
@@ -60,7 +60,7 @@ public:
     void add_listed(const std::string& path) {
         std::error_code ec;
         if (fs::is_directory(path, ec)) return add_folder(path, path, "");
-        add_file(path, "");
+        add_file(path, "", Named::yes);
     }
 
     // Folders without images: a warning each when others gave images, the
@@ -74,7 +74,11 @@ public:
     }
 
 private:
-    void add_file(const std::string& path, const std::string& dir) {
+    // A file is named (an argument, a list's line) or found in a folder or
+    // by a pattern, which decides what its path is relative to its root.
+    enum class Named : bool { no, yes };
+
+    void add_file(const std::string& path, const std::string& dir, Named named) {
         std::error_code ec;
         // Missing files have no canonical form; they are kept (and fail later).
         const fs::path key = path == kStdStream ? fs::path(path) : fs::weakly_canonical(path, ec);
@@ -86,7 +90,10 @@ private:
             throw UsageError(
                 fmt::format("more than {} input images (the most one batch takes)", max_files_));
         }
-        files_.push_back({path, dir});
+        const std::string relative =
+            named == Named::yes ? fs::path(path).lexically_normal().generic_string()
+                                : (fs::path(dir) / fs::path(path).filename()).generic_string();
+        files_.push_back({path, dir, relative});
     }
 
     void add_folder(const fs::path& root, const std::string& shown, const std::string& dir_prefix) {
@@ -124,7 +131,7 @@ private:
             std::string text = dir.generic_string();
             if (text == "." || text == "./") text.clear();
             if (!text.empty() && text.back() == '/') text.pop_back();
-            add_file(p.string(), text);
+            add_file(p.string(), text, Named::no);
         }
     }
 
@@ -161,7 +168,7 @@ private:
                 continue;
             }
             if (!is_image_extension(extension_of(p)) || is_hidden(p)) continue;
-            add_file(p, relative_dir(root, p));
+            add_file(p, relative_dir(root, p), Named::no);
         }
         if (files_.size() == before) {
             throw UsageError(

@@ -19,6 +19,11 @@ constexpr std::size_t kMaxInputFiles = 10'000'000;
 struct InputFile {
     std::string path;  // as found: "photos/2024/a.jpg", or "-" for stdin
     std::string dir;   // relative to its argument's root: "2024", or ""
+    // The path relative to its argument's root, what --shard hashes:
+    // "2024/a.jpg" for a file found in a folder or by a pattern; a file
+    // named by an argument or a --from line keeps the path as given
+    // (lexically normalised: "./a.jpg" is "a.jpg").
+    std::string relative;
 };
 
 struct InputRequest {
