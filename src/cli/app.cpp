@@ -15,6 +15,7 @@
 #include "cli/bench_command.hpp"
 #include "cli/compare_command.hpp"
 #include "cli/filter_options.hpp"
+#include "cli/help_format.hpp"
 #include "cli/list_command.hpp"
 #include "cli/logging.hpp"
 #include "cli/parse_errors.hpp"
@@ -39,11 +40,12 @@ constexpr const char* kExamples = R"(Examples:
   cudaconv photo.jpg -f gaussian:sigma=2 -k cpu-ref -o blurred.png --timings
   cudaconv scan.png -f sobel-x --depth f32 -o gradient.tif
   cudaconv a.png b.png -f 3x3:0,-1,0,-1,5,-1,0,-1,0 -o out/{stem}-sharp.{ext}
-  cudaconv - -f filters/samples/gaussian5x5.mat -o - --format png < in.png > out.png
+  cudaconv - -f filters/samples/gaussian5x5.mat -o - --format png <a.png >b.png
   cudaconv list filters | kernels | devices
-  cudaconv compare out.png golden.png --max-abs 1   (see cudaconv compare --help)
+  cudaconv compare out.png golden.png --max-abs 1  (see cudaconv compare --help)
 
-Exit codes: 0 success, 1 an input or output failed, 2 usage or configuration error.)";
+Exit codes: 0 success, 1 an input or output failed, 2 usage or configuration
+error.)";
 
 // CLI11 reports --help and --version as "errors" with exit code 0.
 int handle_parse_result(CLI::App& app, const CLI::ParseError& e,
@@ -60,6 +62,7 @@ int parse_and_run(CLI::App& app, int argc, char** argv, void (*add_options)(CLI:
                   int (*run)(const Options&)) {
     Options options;
     LogOptions log;
+    use_wrapped_help(app);
     add_options(app, options);
     add_log_options(app, log);
     try {

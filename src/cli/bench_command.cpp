@@ -18,18 +18,21 @@ namespace cudaconv {
 namespace {
 
 constexpr const char* kBenchExamples = R"(Examples:
-  cudaconv bench                                      # the default tables, every variant
+  cudaconv bench                        # the default tables, every variant
   cudaconv bench --size 4000x3000 -f edge -k all
-  cudaconv bench --size 4000x3000x1 -f random:15,random:31 --depth f32 --json bench.json
-  cudaconv bench --size 64x48 -f edge -k cpu-ref,cpu --warmup 0 --repeat 3 --csv -
-  cudaconv bench --size 4000x3000 -f edge -k fast,fast.*      # fast and each of its paths
+  cudaconv bench --size 4000x3000x1 -f random:15,random:31 --depth f32 \
+                 --json bench.json
+  cudaconv bench --size 64x48 -f edge -k cpu-ref,cpu --warmup 0 --repeat 3 \
+                 --csv -
+  cudaconv bench --size 4000x3000 -f edge -k fast,fast.*   # and its paths
   cudaconv bench --size 4000x3000 -f edge -k fast.strips --param band_rows=16
-  cudaconv bench --size 4000x3000 -f gaussian:sigma=3 -k cpu --peer opencv   # beside OpenCV
+  cudaconv bench --size 4000x3000 -f gaussian:sigma=3 -k cpu --peer opencv
 
-Sizes are WxH (RGB) or WxHxC (C = 1, 3 or 4). Filters are anything -f accepts, or
-random:N / random:WxH (dense random taps, fixed seed, summing to 1).
-Every timed output is checked against cpu-ref (cpu.direct beyond 3e8 taps x samples): a
-wrong one shows WRONG instead of a time, and bench exits 1.)";
+Sizes are WxH (RGB) or WxHxC (C = 1, 3 or 4). Filters are anything -f
+accepts, or random:N / random:WxH (dense random taps, fixed seed, summing
+to 1). Every timed output is checked against cpu-ref (cpu.direct beyond
+3e8 taps x samples): a wrong one shows WRONG instead of a time, and bench
+exits 1. --peer opencv times OpenCV beside them.)";
 
 bool names_file(const std::string& path) { return !path.empty() && path != kStdStream; }
 

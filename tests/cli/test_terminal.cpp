@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <regex>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -114,6 +115,34 @@ TEST_CASE("terminal: no progress line beside --json - on the terminal", "[cli][t
     INFO(file.out);
     REQUIRE(file.exit_code == 0);
     CHECK_THAT(file.out, Catch::Contains("3/3  100%") && Catch::Contains("\033[K"));
+}
+
+}  // namespace cudaconv::test
+
+namespace cudaconv::test {
+
+// Every command's --help on an 80-column terminal: descriptions wrapped
+// under their column, nothing cut (each option still named).
+TEST_CASE("terminal: --help keeps to 80 columns", "[cli][terminal]") {
+    const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> helps{
+        {{"--help"}, {"--shard K/N", "--in-flight", "--jpeg-sampling", "--json"}},
+        {{"list", "--help"}, {"what"}},
+        {{"compare", "--help"}, {"--max-abs", "--diff"}},
+        {{"bench", "--help"}, {"--csv"}},
+    };
+    for (const auto& [args, names] : helps) {
+        INFO(args.front());
+        const auto r = run_cudaconv(args);
+        REQUIRE(r.exit_code == 0);
+        std::istringstream lines(r.out);
+        int count = 0;
+        for (std::string line; std::getline(lines, line); ++count) {
+            INFO(line);
+            CHECK(line.size() <= 80);
+        }
+        CHECK(count > 10);
+        for (const std::string& name : names) CHECK_THAT(r.out, Catch::Contains(name));
+    }
 }
 
 }  // namespace cudaconv::test
