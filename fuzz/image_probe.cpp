@@ -1,7 +1,7 @@
 // Fuzz target: detail::probe_image (src/io/format_probe.hpp), the look at
 // an image's first bytes before it is decoded: the JPEG segment walk, the
-// PNG chunk walk, the TIFF directory read and every other format's header
-// size, on any bytes. It reads
+// PNG chunk walk, a JPEG's EXIF orientation, the TIFF directory read and
+// every other format's header size, on any bytes. It reads
 // nothing outside the buffer (AddressSanitizer sees to that: libFuzzer's
 // buffer is exactly the input's size) and tells only what it can hold.
 #include <cstddef>
@@ -31,6 +31,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                    cudaconv::detail::format_name(probe.format), static_cast<long long>(probe.width),
                    static_cast<long long>(probe.height));
     }
+    FUZZ_CHECK(probe.orientation >= 1 && probe.orientation <= 8, "EXIF orientation %d",
+               probe.orientation);
+    FUZZ_CHECK(probe.format == ImageFormat::jpeg || probe.orientation == 1,
+               "orientation %d outside a JPEG", probe.orientation);
     if (probe.format == ImageFormat::unknown) {
         FUZZ_CHECK(probe.problem.empty(), "an unknown format with a problem: %s",
                    probe.problem.c_str());

@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "base/errors.hpp"
+#include "io/exif_orientation.hpp"
 
 namespace cudaconv {
 
@@ -46,6 +47,10 @@ void GpuDecoding::open_in_background() {
 std::optional<JpegInspection> GpuDecoding::take(const EncodedImage& image, std::string& why_not) {
     if (!image.is_jpeg) {
         why_not = "not a JPEG";
+        return std::nullopt;
+    }
+    if (image.orientation != kUpright) {
+        why_not = fmt::format("EXIF orientation {}: turned upright on the CPU", image.orientation);
         return std::nullopt;
     }
     if (!ready_.load(std::memory_order_acquire)) {

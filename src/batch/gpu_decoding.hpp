@@ -31,8 +31,9 @@ public:
     void open_in_background();
 
     // On a worker: whether the GPU decodes this image, and what it will be;
-    // else nullopt and why not (not a JPEG, a kind nvJPEG does not take,
-    // no decoder here, or not yet).
+    // else nullopt and why not (not a JPEG, one to be turned upright by its
+    // EXIF orientation, a kind nvJPEG does not take, no decoder here, or
+    // not yet).
     std::optional<JpegInspection> take(const EncodedImage& image, std::string& why_not);
 
     // What --json calls the decoder: "nvjpeg-hardware" or "nvjpeg-hybrid".

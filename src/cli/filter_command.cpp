@@ -216,6 +216,7 @@ public:
         existing_ = existing_outputs_policy(o.skip_existing, o.overwrite);
         check_gpu_decoder();  // before the plan makes any output folder
         read_options_.max_pixels = o.max_pixels;
+        read_options_.auto_orient = !o.no_auto_orient;
         read_options_.bytes_beside = [this](const ImageShape& in) { return bytes_beside(in); };
         read_options_.accepted = [this](const ImageShape& header) {
             if (prefault_) prefault_output(header);

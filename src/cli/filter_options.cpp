@@ -71,6 +71,9 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
                  "Leave outputs that exist and skip their inputs (default: refuse to start)");
     app.add_flag("--overwrite", o.overwrite,
                  "Replace outputs that exist (default: refuse to start)");
+    app.add_flag("--no-auto-orient", o.no_auto_orient,
+                 "Keep a JPEG's pixels as stored (default: turned upright by its EXIF "
+                 "orientation, as cameras record it)");
     app.add_option("--shard", o.shard,
                    "Do part K of N (0 <= K < N) of the inputs, split by a hash of their paths: "
                    "N runs do each input once")

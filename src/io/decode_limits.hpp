@@ -49,6 +49,8 @@ struct ReadOptions {
     // Polled while decoding where the decoder can stop between pieces (PNG):
     // true abandons the decode with Cancelled.
     std::function<bool()> cancelled;
+    // Turn a JPEG upright by its EXIF orientation (--no-auto-orient: off).
+    bool auto_orient = true;
 };
 
 // Throws WorkError "NAME: problem" when an image of this shape may not be

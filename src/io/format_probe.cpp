@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "io/exif_orientation.hpp"
 #include "io/plausibility.hpp"
 #include "io/probe_sizes.hpp"
 
@@ -102,6 +103,7 @@ void walk_jpeg(const Bytes& b, FormatProbe& probe) {
         probe.problem = "truncated JPEG: the data stops before the end-of-image marker";
     };
     JpegFrame frame;
+    bool exif_seen = false;
     std::size_t pos = 2;
     for (;;) {
         // Stray bytes between segments are skipped, as libjpeg does.
@@ -121,6 +123,12 @@ void walk_jpeg(const Bytes& b, FormatProbe& probe) {
             return;
         }
         if (pos + length > b.size) return truncated();
+        // APP1: the first EXIF block before the frame is the image's.
+        if (marker == 0xE1 && frame.data_start == 0 && !exif_seen) {
+            const std::uint8_t* payload = b.data + pos + 2;
+            exif_seen = length - 2 >= 6 && std::memcmp(payload, "Exif\0\0", 6) == 0;
+            if (exif_seen) probe.orientation = exif_orientation(payload, length - 2);
+        }
         if (is_start_of_frame(marker) && length >= 8 && frame.data_start == 0) {
             probe.height = b.be16(pos + 3);
             probe.width = b.be16(pos + 5);

@@ -41,6 +41,9 @@ struct FormatProbe {
     // are told, else the most this format's decoder gives a pixel; 0 when
     // the size is not told.
     int pixel_bytes = 0;
+    // A JPEG's EXIF orientation (io/exif_orientation.hpp), 1 to 8; 1 for
+    // every other format and a JPEG without one.
+    int orientation = 1;
     std::string problem;  // non-empty: why decoding must not be tried
 };
 

@@ -23,6 +23,7 @@
 
 #include "base/errors.hpp"
 #include "io/codec_messages.hpp"
+#include "io/exif_orientation.hpp"
 #include "io/format_probe.hpp"
 #include "io/png_reader.hpp"
 
@@ -152,8 +153,33 @@ void check_decoded(const cv::Mat& image, const std::string& name) {
     }
 }
 
-ImageShape claimed_shape(const detail::FormatProbe& probe) {
-    return {probe.width, probe.height, probe.channels, probe.sample_bytes, probe.pixel_bytes};
+// `image` turned upright from its EXIF `orientation` (a new Mat unless
+// kUpright), as OpenCV's ExifTransform turns it.
+cv::Mat upright(const cv::Mat& image, int orientation) {
+    cv::Mat out;
+    switch (orientation) {
+        case 2: cv::flip(image, out, 1); break;
+        case 3: cv::rotate(image, out, cv::ROTATE_180); break;
+        case 4: cv::flip(image, out, 0); break;
+        case 5: cv::transpose(image, out); break;
+        case 6: cv::rotate(image, out, cv::ROTATE_90_CLOCKWISE); break;
+        case 7: {
+            cv::Mat turned;
+            cv::transpose(image, turned);
+            cv::flip(turned, out, -1);
+            break;
+        }
+        case 8: cv::rotate(image, out, cv::ROTATE_90_COUNTERCLOCKWISE); break;
+        default: return image;
+    }
+    return out;
+}
+
+// The shape the header tells, turned as the decoded image will be.
+ImageShape claimed_shape(const detail::FormatProbe& probe, const ReadOptions& options) {
+    const bool swapped = options.auto_orient && swaps_sides(probe.orientation);
+    return {swapped ? probe.height : probe.width, swapped ? probe.width : probe.height,
+            probe.channels, probe.sample_bytes, probe.pixel_bytes};
 }
 
 // What the bytes claim to be, checked as far as the header tells: a
@@ -164,8 +190,8 @@ detail::FormatProbe checked_probe(const std::vector<std::uint8_t>& bytes, const 
     detail::FormatProbe probe = detail::probe_image(bytes.data(), bytes.size());
     if (!probe.problem.empty()) throw WorkError(name + ": " + probe.problem);
     if (probe.format != detail::ImageFormat::png && probe.width > 0 && probe.height > 0) {
-        check_shape(claimed_shape(probe), name, options);
-        if (options.accepted) options.accepted(claimed_shape(probe));
+        check_shape(claimed_shape(probe, options), name, options);
+        if (options.accepted) options.accepted(claimed_shape(probe, options));
     }
     return probe;
 }
@@ -183,7 +209,7 @@ cv::Mat decode(const std::vector<std::uint8_t>& bytes, const detail::FormatProbe
     detail::CodecMessages messages;
     cv::Mat image;
     const auto out_of_memory_decoding = [&] {
-        if (size_told) return out_of_memory(name, claimed_shape(probe), options);
+        if (size_told) return out_of_memory(name, claimed_shape(probe, options), options);
         return WorkError(name + ": out of memory decoding " + format + " data");
     };
     try {
@@ -251,16 +277,27 @@ EncodedImage read_encoded_image(const std::string& path, const ReadOptions& opti
         image.bytes = read_file(path);
         if (image.bytes.empty()) throw WorkError(path + ": empty file");
     }
-    image.is_jpeg = checked_probe(image.bytes, image.name, options).format ==
-                    detail::ImageFormat::jpeg;
+    const detail::FormatProbe probe = checked_probe(image.bytes, image.name, options);
+    image.is_jpeg = probe.format == detail::ImageFormat::jpeg;
+    image.orientation = options.auto_orient ? probe.orientation : kUpright;
     return image;
 }
 
 cv::Mat decode_image(const EncodedImage& image, const ReadOptions& options) {
     // Probed again (a look at the header, microseconds) rather than kept:
     // EncodedImage stays free of the probe's detail.
-    return decode(image.bytes, detail::probe_image(image.bytes.data(), image.bytes.size()),
-                  image.path, image.name, options);
+    const detail::FormatProbe probe = detail::probe_image(image.bytes.data(), image.bytes.size());
+    cv::Mat decoded = decode(image.bytes, probe, image.path, image.name, options);
+    if (!options.auto_orient || probe.orientation == kUpright) return decoded;
+    try {
+        return upright(decoded, probe.orientation);
+    } catch (const cv::Exception& e) {
+        if (is_out_of_memory(e))
+            throw out_of_memory(image.name, claimed_shape(probe, options), options);
+        throw;
+    } catch (const std::bad_alloc&) {
+        throw out_of_memory(image.name, claimed_shape(probe, options), options);
+    }
 }
 
 Depth depth_of(const cv::Mat& m) {

@@ -30,7 +30,9 @@ constexpr const char* kStdStream = "-";  // stdin as input, stdout as output
 void configure_opencv_io();
 
 // Decodes as cv::imdecode with IMREAD_UNCHANGED does: 8/16-bit unsigned or
-// 32-bit float samples, 1, 3 or 4 interleaved channels (BGR order). `-`
+// 32-bit float samples, 1, 3 or 4 interleaved channels (BGR order), then
+// turns a JPEG upright by its EXIF orientation unless options.auto_orient
+// is off (io/exif_orientation.hpp). `-`
 // reads stdin. Throws WorkError "PATH: problem" for missing, unreadable,
 // empty, truncated, corrupt, non-image or unsupported inputs, and for those
 // the options' checks refuse (decode_limits.hpp): before decoding where the
@@ -46,6 +48,9 @@ struct EncodedImage {
     std::string path;  // empty for stdin
     std::vector<std::uint8_t> bytes;
     bool is_jpeg = false;
+    // The EXIF orientation decode_image turns the pixels upright from (1:
+    // none, or ReadOptions::auto_orient off); io/exif_orientation.hpp.
+    int orientation = 1;
 };
 EncodedImage read_encoded_image(const std::string& path, const ReadOptions& options = {});
 cv::Mat decode_image(const EncodedImage& image, const ReadOptions& options = {});

@@ -1,6 +1,7 @@
 set(CUDACONV_IO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/image_io.cpp
   ${CMAKE_CURRENT_LIST_DIR}/format_probe.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/exif_orientation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/probe_sizes.cpp
   ${CMAKE_CURRENT_LIST_DIR}/plausibility.cpp
   ${CMAKE_CURRENT_LIST_DIR}/decode_limits.cpp

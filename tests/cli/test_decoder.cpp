@@ -15,6 +15,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "kernels/runtime/device_info.hpp"
+#include "support/exif_jpeg.hpp"
 #include "support/files.hpp"
 #include "support/json_lines.hpp"
 #include "support/run_command.hpp"
@@ -106,6 +107,9 @@ TEST_CASE("a batch's JPEGs decoded on the GPU, within the bound of the CPU decod
     copy_sample("rocket.jpg", in / "rocket.jpg");
     write_file(in / "progressive.jpg", jpeg_of("chelsea.png", {cv::IMWRITE_JPEG_PROGRESSIVE, 1}));
     copy_sample("camera.png", in / "png.png");
+    // Tagged RightTop: turned upright, so the CPU decodes it.
+    const auto turned = jpeg_with_segment(cv::imread(sample("chelsea.png")), exif_segment(6));
+    write_file(in / "turned.jpg", std::string(turned.begin(), turned.end()));
     const std::string whole = jpeg_of("chelsea.png", {cv::IMWRITE_JPEG_QUALITY, 90});
     write_file(in / "truncated.jpg", whole.substr(0, whole.size() / 2));
 
@@ -122,7 +126,7 @@ TEST_CASE("a batch's JPEGs decoded on the GPU, within the bound of the CPU decod
     const auto gpu = run("gpu", "identity", "gpu");
     run("cpu", "identity", "cpu");
     const auto lines = json_by_input(gpu.out);
-    REQUIRE(lines.size() == 6);
+    REQUIRE(lines.size() == 7);
     CHECK(lines.at("in/truncated.jpg")["status"] == "failed");
     for (const char* name : {"colour", "gray", "rocket"}) {
         INFO(name);
@@ -144,6 +148,9 @@ TEST_CASE("a batch's JPEGs decoded on the GPU, within the bound of the CPU decod
     }
     CHECK(lines.at("in/progressive.jpg")["decoder"] == "cpu");
     CHECK(lines.at("in/png.png")["decoder"] == "cpu");
+    CHECK(lines.at("in/turned.jpg")["decoder"] == "cpu");
+    CHECK(lines.at("in/turned.jpg")["image"]["width"] == 300);
+    CHECK(read_bytes(dir / "gpu" / "turned.png") == read_bytes(dir / "cpu" / "turned.png"));
     CHECK_THAT(gpu.err, Contains(": decoded by the CPU ("));
     CHECK(gpu.err.find("decoded by the CPU") == gpu.err.rfind("decoded by the CPU"));  // once
 
