@@ -23,6 +23,7 @@
 #include "batch/gpu_decoding.hpp"
 #include "batch/heap_reuse.hpp"
 #include "io/inputs.hpp"
+#include "io/jpeg_fit.hpp"
 #include "batch/interrupt.hpp"
 #include "batch/opencv_pool.hpp"
 #include "batch/json_lines.hpp"
@@ -217,6 +218,7 @@ public:
         check_gpu_decoder();  // before the plan makes any output folder
         read_options_.max_pixels = o.max_pixels;
         read_options_.auto_orient = !o.no_auto_orient;
+        background_ = parse_background(o.background);
         read_options_.bytes_beside = [this](const ImageShape& in) { return bytes_beside(in); };
         read_options_.accepted = [this](const ImageShape& header) {
             if (prefault_) prefault_output(header);
@@ -279,6 +281,7 @@ public:
         // One image: its PNG is compressed on every core, which are idle
         // then; in a batch the workers each encode one.
         encode_ = options_.encode;
+        encode_.background = background_;
         if (work.size() == 1) encode_.threads = static_cast<int>(cpu_threads());
 
         const bool bar = progress_bar_wanted(
@@ -552,11 +555,19 @@ private:
         const ConstImageView in = work->input_view();
         const Depth in_depth = in.depth;
         const Depth out_depth = out_depth_.value_or(in_depth);
+        // A JPEG output takes RGBA and 16-bit images converted (io/jpeg_fit.hpp);
+        // an explicit --depth u16 to JPEG was refused by the plan.
+        const JpegFit fit = is_jpeg_extension(image.target.extension)
+                                ? jpeg_fit(in.channels, out_depth)
+                                : JpegFit{};
         try {
-            check_output_format(image.target.path, image.target.extension, out_depth, in.channels);
+            check_output_format(image.target.path, image.target.extension,
+                                fit.scales_16_bit ? Depth::u8 : out_depth,
+                                fit.flattens_alpha ? 3 : in.channels);
         } catch (const UsageError& e) {
             throw WorkError(e.what());  // this input's problem: the batch goes on
         }
+        if (fit.converts()) note_jpeg_fit(report.input, fit);
         report.width = report.out_width = in.width;
         report.height = report.out_height = in.height;
         report.channels = in.channels;
@@ -659,6 +670,16 @@ private:
         gpu_decoding_.decode_group(images);
         const double share = ms_since(start) / static_cast<double>(images.size());
         for (ImageWork* work : works) work->report.decode_ms += share;
+    }
+
+    // An RGBA or 16-bit image written as JPEG: said once a run, at info
+    // (the output differs from what the filter made), naming the first.
+    void note_jpeg_fit(const std::string& input, const JpegFit& fit) {
+        if (jpeg_fit_noted_.exchange(true)) return;
+        progress_->log_above(fmt::format("{}: written as JPEG with {} (.png keeps them){}", input,
+                                         fit.what(options_.background),
+                                         plan_.size() > 1 ? "; others like it are too" : ""),
+                             spdlog::level::info);
     }
 
     // A JPEG meant for the GPU decoded by the CPU after all: nvJPEG could
@@ -888,9 +909,11 @@ private:
     // start (its header's size): CUDA is not warmed up, and cpu_for_one_image
     // decides once the image is decoded.
     bool one_image_cpu_ = false;
-    std::optional<Shard> shard_;   // --shard K/N
-    bool several_inputs_ = false;  // the inputs, all shards', are more than one
-    EncodeOptions encode_;         // options_.encode, with the threads this run gives encoding
+    std::atomic<bool> jpeg_fit_noted_{false};  // note_jpeg_fit has spoken
+    Rgb8 background_ = kWhite;                 // --background
+    std::optional<Shard> shard_;               // --shard K/N
+    bool several_inputs_ = false;              // the inputs, all shards', are more than one
+    EncodeOptions encode_;  // options_.encode, with the threads this run gives encoding
     std::optional<DeviceContext> device_;
     std::optional<PinnedSlots> pinned_;  // a GPU batch's upload slots
     std::set<Backend*> announced_;

@@ -125,6 +125,10 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
            "sharper colour edges, larger files)")
         ->check(CLI::IsMember({"420", "422", "444"}))
         ->default_str("420");
+    app.add_option("--background", o.background,
+                   "What a JPEG output's alpha is flattened onto: white, black or #RRGGBB "
+                   "(RGBA and 16-bit images are converted for JPEG)")
+        ->capture_default_str();
     app.add_option("--png-level", o.encode.png_level, "PNG compression level (1 is fast)")
         ->check(CLI::Range(0, 9))
         ->capture_default_str();

@@ -13,11 +13,12 @@
 namespace cudaconv {
 
 struct FilterOptions {
-    std::vector<std::string> inputs;  // files, folders, patterns, -
-    bool recursive = false;           // -r: folders' subfolders too
-    std::string from;                 // --from FILE|-: more inputs, one a line
-    std::string shard;                // --shard K/N ("" = all the inputs)
-    bool no_auto_orient = false;      // keep a JPEG's pixels as stored, not upright
+    std::vector<std::string> inputs;   // files, folders, patterns, -
+    bool recursive = false;            // -r: folders' subfolders too
+    std::string from;                  // --from FILE|-: more inputs, one a line
+    std::string shard;                 // --shard K/N ("" = all the inputs)
+    bool no_auto_orient = false;       // keep a JPEG's pixels as stored, not upright
+    std::string background = "white";  // --background: what alpha is flattened onto in a JPEG
     bool skip_existing = false;
     bool overwrite = false;
     int jobs = 0;       // -j: decode/encode threads; 0 = one per core

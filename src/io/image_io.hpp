@@ -13,6 +13,7 @@
 #include "core/jpeg_settings.hpp"
 #include "core/types.hpp"
 #include "io/decode_limits.hpp"
+#include "io/jpeg_fit.hpp"
 
 namespace cudaconv {
 
@@ -66,6 +67,8 @@ struct EncodeOptions {
     // Threads one PNG may be compressed on (level 1): a batch's workers each
     // take one; a single image, every core.
     int threads = 1;
+    // What alpha is flattened onto in a JPEG (--background; io/jpeg_fit.hpp).
+    Rgb8 background = kWhite;
 };
 
 // The lower-case extension with its dot (".png") of a path, or "".

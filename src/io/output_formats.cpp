@@ -210,7 +210,11 @@ std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::string& 
         throw WorkError(name + ": cannot encode samples of OpenCV depth " +
                         std::to_string(cv_depth));
     }
-    check_output_format(path, extension, depth_of(image), image.channels());
+    // RGBA and 16-bit images are made fit for a JPEG (io/jpeg_fit.hpp).
+    const OutputFormat* found = find_format(extension);
+    const bool jpeg = found != nullptr && std::string_view(found->name) == "JPEG";
+    const cv::Mat& fitted = jpeg ? fit_for_jpeg(image, options.background) : image;
+    check_output_format(path, extension, depth_of(fitted), fitted.channels());
     const OutputFormat& format = *find_format(extension);
 
     if (format.name == "PNG") {  // our own writer: see png_encoder.hpp
@@ -225,7 +229,7 @@ std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::string& 
     }
     if (format.name == "JPEG") {  // our own writer too: see jpeg_writer.hpp
         try {
-            return encode_jpeg(image, options.jpeg);
+            return encode_jpeg(fitted, options.jpeg);
         } catch (const std::bad_alloc&) {
             throw WorkError(name + ": out of memory encoding JPEG");
         } catch (const std::exception& e) {

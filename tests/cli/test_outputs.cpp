@@ -563,3 +563,63 @@ TEST_CASE("compare --diff: an input or an existing file is kept unless --overwri
 }
 
 }  // namespace cudaconv::test
+
+namespace cudaconv::test {
+
+// RGBA and 16-bit images written as JPEG: converted as ImageMagick does,
+// with one note a run, to the bytes OpenCV's imwrite gives the converted
+// image (the CPU writer's, at 4:2:0).
+TEST_CASE("outputs: RGBA and 16-bit images are converted for a JPEG output", "[cli][outputs]") {
+    TempDir dir;
+    copy_sample("chelsea-alpha.png", dir / "in" / "rgba.png");
+    copy_sample("camera-16bit.png", dir / "in" / "wide.png");
+    const auto r = run_cudaconv(
+        {"in", "-f", "identity", "-k", "cpu", "--background", "#102030", "-o", "out/{stem}.jpg"},
+        dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one note for both
+    CHECK_THAT(r.err, Catch::Contains("info: in/") && Catch::Contains(": written as JPEG with ") &&
+                          Catch::Contains("others like it are too"));
+
+    // The expected images, computed here: alpha over #102030, v / 257.
+    const cv::Mat rgba = cv::imread(sample("chelsea-alpha.png"), cv::IMREAD_UNCHANGED);
+    REQUIRE(rgba.type() == CV_8UC4);
+    cv::Mat flat(rgba.rows, rgba.cols, CV_8UC3);
+    const double bg[3] = {0x30, 0x20, 0x10};  // BGR
+    for (int y = 0; y < rgba.rows; ++y) {
+        for (int x = 0; x < rgba.cols; ++x) {
+            const cv::Vec4b p = rgba.at<cv::Vec4b>(y, x);
+            for (int c = 0; c < 3; ++c) {
+                flat.at<cv::Vec3b>(y, x)[c] =
+                    cv::saturate_cast<std::uint8_t>((p[c] * p[3] + bg[c] * (255.0 - p[3])) / 255.0);
+            }
+        }
+    }
+    const cv::Mat wide = cv::imread(sample("camera-16bit.png"), cv::IMREAD_UNCHANGED);
+    REQUIRE(wide.depth() == CV_16U);
+    cv::Mat narrow;
+    wide.convertTo(narrow, CV_8U, 1.0 / 257.0);
+    for (const auto& [name, expected] :
+         std::vector<std::pair<std::string, cv::Mat>>{{"rgba", flat}, {"wide", narrow}}) {
+        INFO(name);
+        std::vector<std::uint8_t> bytes;
+        REQUIRE(cv::imencode(".jpg", expected, bytes, {cv::IMWRITE_JPEG_QUALITY, 95}));
+        CHECK(read_bytes(dir / "out" / (name + ".jpg")) == std::string(bytes.begin(), bytes.end()));
+    }
+
+    // An explicit 16-bit depth is still refused before any work, and
+    // float samples after decoding: their range is the user's to say.
+    const auto u16 = run_cudaconv(
+        {"in/wide.png", "-f", "identity", "--depth", "u16", "-o", "x.jpg"}, dir.path());
+    CHECK(u16.exit_code == 2);
+    copy_sample("camera-crop-f32.pfm", dir / "f.pfm");
+    const auto f32 = run_cudaconv({"f.pfm", "-f", "identity", "-o", "f.jpg"}, dir.path());
+    CHECK(f32.exit_code == 1);
+    CHECK_THAT(f32.err, Catch::Contains("f.jpg: JPEG holds 8-bit samples"));
+    CHECK(run_cudaconv({"in/rgba.png", "-f", "identity", "--background", "pink", "-o", "p.jpg"},
+                       dir.path())
+              .exit_code == 2);
+}
+
+}  // namespace cudaconv::test
