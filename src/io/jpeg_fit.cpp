@@ -51,6 +51,8 @@ int hex_digit(char c) {
 }  // namespace
 
 cv::Mat fit_for_jpeg(const cv::Mat& image, const Rgb8& background) {
+    // Float stays as it is, for the format check to refuse.
+    if (image.depth() != CV_8U && image.depth() != CV_16U) return image;
     const JpegFit fit =
         jpeg_fit(image.channels(), image.depth() == CV_16U ? Depth::u16 : Depth::u8);
     if (!fit.converts()) return image;

@@ -31,8 +31,9 @@ struct JpegFit {
 // What writing an image of this shape as JPEG converts.
 JpegFit jpeg_fit(int channels, Depth depth);
 
-// `image` (u8 or u16; 1, 3 or 4 channels, BGR(A)) as JPEG holds it: the
-// same Mat where nothing converts; else 8-bit gray or BGR, each colour
+// `image` (1, 3 or 4 channels, BGR(A)) as JPEG holds it: the same Mat
+// where nothing converts (u8 gray or colour; float, which JPEG refuses);
+// else 8-bit gray or BGR, each colour
 // sample c of alpha a (of the depth's maximum m) becoming
 // round((c * a + b * (m - a)) / m * 255 / m), b the background's sample
 // scaled to m.

@@ -89,6 +89,9 @@ TEST_CASE("jpeg_fit: 16-bit samples scaled to 8, gray and colour", "[jpeg_fit]")
     // Nothing to do for u8 gray or colour: the same pixels, not a copy.
     const cv::Mat u8 = random_mat(CV_8UC3, 3);
     CHECK(fit_for_jpeg(u8, kWhite).data == u8.data);
+    // Float, with or without alpha, is left for the format check to refuse.
+    const cv::Mat f32(4, 4, CV_32FC4, cv::Scalar(0.5, 0.5, 0.5, 1));
+    CHECK(fit_for_jpeg(f32, kWhite).data == f32.data);
 }
 
 TEST_CASE("jpeg_fit: what converts, and the background's spelling", "[jpeg_fit]") {
