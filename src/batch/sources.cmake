@@ -11,6 +11,7 @@ set(CUDACONV_BATCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/prefaulted_output.cpp
   ${CMAKE_CURRENT_LIST_DIR}/progress.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/saturation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/shard.cpp
   ${CMAKE_CURRENT_LIST_DIR}/thread_group.cpp
 )

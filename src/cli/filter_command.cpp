@@ -32,6 +32,7 @@
 #include "batch/pipeline.hpp"
 #include "batch/plan.hpp"
 #include "batch/progress.hpp"
+#include "batch/saturation.hpp"
 #include "batch/shard.hpp"
 #include "cli/conv_params.hpp"
 #include "cli/filter_options.hpp"
@@ -861,6 +862,7 @@ private:
                                                          work.png_rows->zlib, work.png_rows->sample,
                                                          work.target.path));
         } else {
+            warn_if_saturated(work);
             write_file_atomically(work.target.path, encode_image(work.dst, work.target.extension,
                                                                  encode, work.target.path));
         }
@@ -870,6 +872,20 @@ private:
         work.dst.release();
         work.png_rows.reset();
         work.jpeg.reset();
+    }
+
+    // An integer output that came out white or black by a likely mistake
+    // (batch/saturation.hpp): said once a run, for the first such image.
+    // Outputs the GPU encodes never reach host memory and are not looked at.
+    void warn_if_saturated(const ImageWork& work) {
+        if (!params_ || saturation_warned_.load(std::memory_order_relaxed)) return;
+        const int filtered =
+            work.dst.channels() == 4 && params_->alpha == AlphaMode::keep ? 3 : work.dst.channels();
+        const std::string problem =
+            saturation_problem(work.dst, filtered, *params_, work.report.in_depth);
+        if (problem.empty() || saturation_warned_.exchange(true)) return;
+        progress_->log_above(fmt::format("{}: {}", work.report.input, problem),
+                             spdlog::level::warn);
     }
 
     // --encoder gpu, and the CPU encodes this image after all: said once a
@@ -909,10 +925,11 @@ private:
     // start (its header's size): CUDA is not warmed up, and cpu_for_one_image
     // decides once the image is decoded.
     bool one_image_cpu_ = false;
-    std::atomic<bool> jpeg_fit_noted_{false};  // note_jpeg_fit has spoken
-    Rgb8 background_ = kWhite;                 // --background
-    std::optional<Shard> shard_;               // --shard K/N
-    bool several_inputs_ = false;              // the inputs, all shards', are more than one
+    std::atomic<bool> jpeg_fit_noted_{false};     // note_jpeg_fit has spoken
+    std::atomic<bool> saturation_warned_{false};  // warn_if_saturated has spoken
+    Rgb8 background_ = kWhite;                    // --background
+    std::optional<Shard> shard_;                  // --shard K/N
+    bool several_inputs_ = false;                 // the inputs, all shards', are more than one
     EncodeOptions encode_;  // options_.encode, with the threads this run gives encoding
     std::optional<DeviceContext> device_;
     std::optional<PinnedSlots> pinned_;  // a GPU batch's upload slots

@@ -623,3 +623,42 @@ TEST_CASE("outputs: RGBA and 16-bit images are converted for a JPEG output", "[c
 }
 
 }  // namespace cudaconv::test
+
+namespace cudaconv::test {
+
+// A white or black output by a likely mistake gets one warning with the
+// fix; pictures do not.
+TEST_CASE("outputs: a saturated or flattened output is warned of, once", "[cli][outputs]") {
+    TempDir dir;
+    copy_sample("chelsea.png", dir / "in" / "a.png");
+    copy_sample("camera.png", dir / "in" / "b.png");
+    copy_sample("camera-crop-f32.pfm", dir / "f.pfm");  // samples in [0, 1]
+    const auto sixteen = run_cudaconv(
+        {"in", "-f", "3x3:1,2,1,2,4,2,1,2,1", "-k", "cpu", "-o", "white/"}, dir.path());
+    INFO(sixteen.err);
+    CHECK(sixteen.exit_code == 0);
+    CHECK(std::count(sixteen.err.begin(), sixteen.err.end(), '\n') == 1);
+    CHECK_THAT(sixteen.err, Catch::Contains("warning: in/") &&
+                                Catch::Contains("% of the samples saturate at 255: the filter's "
+                                                "taps sum to 16 (--normalize divides"));
+    CHECK(fs::exists(dir / "white" / "a.png"));  // written all the same
+
+    const auto unit =
+        run_cudaconv({"f.pfm", "-f", "identity", "--depth", "u8", "-o", "f.png"}, dir.path());
+    CHECK(unit.exit_code == 0);
+    CHECK_THAT(unit.err, Catch::Contains("warning: f.pfm: every sample is 0 or 1: a float image "
+                                         "in [0, 1] written as integers? --scale 255"));
+
+    for (const std::vector<std::string>& ok :
+         {std::vector<std::string>{"in", "-f", "edge", "-o", "edge/"},
+          {"in", "-f", "gaussian:sigma=2", "-o", "blur/"},
+          {"in", "-f", "3x3:1,2,1,2,4,2,1,2,1", "--normalize", "-o", "norm/"},
+          {"f.pfm", "-f", "identity", "--depth", "u8", "--scale", "255", "-o", "f255.png"}}) {
+        const auto r = run_cudaconv(ok, dir.path());
+        INFO(ok.back() << ": " << r.err);
+        CHECK(r.exit_code == 0);
+        CHECK(r.err.empty());
+    }
+}
+
+}  // namespace cudaconv::test
