@@ -14,7 +14,8 @@
 # image). ROUNDS (default 3); BATCH_IMAGES (default 200); JOBS, the jobs
 # to run (default all, e.g. JOBS="one-auto one-fast"); B_ARGS, options
 # given to B alone (e.g. "--decoder cpu", to time a path B has and A had
-# without a name).
+# without a name); AB_ARGS, options given to both (e.g. "--decoder gpu",
+# to time a path both have that the jobs do not take by default).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 work=$(mktemp -d)
@@ -28,7 +29,7 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 A=$work/bin/baseline B=$work/bin/cudaconv
 rounds=${ROUNDS:-3} images=${BATCH_IMAGES:-200}
 
-echo "== batch-ab $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $rounds rounds, A = baseline, B = this build${B_ARGS:+ with $B_ARGS}"
+echo "== batch-ab $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $rounds rounds, A = baseline, B = this build${B_ARGS:+ with $B_ARGS}${AB_ARGS:+, both with $AB_ARGS}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true
 python3 scripts/gpu/make-batch-inputs.py "$work" "$images" "$(nproc)" .carry/rocket-4000x3000.jpg
 mkdir -p "$work/png-in"
@@ -51,6 +52,7 @@ run() {  # run BINARY NAME
   esac
   mkdir -p "$out"
   [[ $bin == "$B" && -n ${B_ARGS:-} ]] && read -r -a extra <<<"$B_ARGS" && args+=("${extra[@]}")
+  [[ -n ${AB_ARGS:-} ]] && read -r -a both <<<"$AB_ARGS" && args+=("${both[@]}")
   local start=$EPOCHREALTIME
   if "$bin" "${args[@]}" -q 2>"$work/err"; then
     awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN {printf "%.3f", b - a}'
