@@ -10,7 +10,7 @@ namespace cudaconv {
 
 namespace {
 
-constexpr int kRowsLooked = 512;
+constexpr int kRowsLooked = 64;
 
 struct Counts {
     std::uint64_t samples = 0;
