@@ -172,10 +172,11 @@ Filter build_unsharp(const SpecArgs& a) {
     return f;
 }
 
-NamedFilter fixed(std::string_view name, std::string description, std::vector<double> taps) {
+NamedFilter fixed(std::string_view name, std::string description, std::vector<double> taps,
+                  std::string detail = {}) {
     NamedFilter f;
     f.name = name;
-    f.forms = {{std::string(name), std::move(description), std::string(name)}};
+    f.forms = {{std::string(name), std::move(description), std::string(name), std::move(detail)}};
     const int side = taps.size() == 1 ? 1 : 3;
     f.width = side;
     f.height = side;
@@ -194,51 +195,52 @@ NamedFilter parametric(std::string_view name, std::vector<NamedFilterInfo> forms
 // The one table: the parser and `list filters` both read it.
 const std::vector<NamedFilter>& table() {
     static const std::vector<NamedFilter> filters = {
-        fixed("identity", "1x1 [1]: the image unchanged (a baseline for timings)", {1}),
-        fixed("edge", "3x3 edge detector in all directions (the seeds' filter), sums to 0",
-              {-1, -1, -1, -1, 8, -1, -1, -1, -1}),
-        fixed("laplacian", "3x3 Laplacian, 4 neighbours (cv::Laplacian ksize=1)",
-              {0, 1, 0, 1, -4, 1, 0, 1, 0}),
-        fixed("laplacian8", "3x3 Laplacian, 8 neighbours", {1, 1, 1, 1, -8, 1, 1, 1, 1}),
-        fixed("sobel-x",
-              "3x3 Sobel d/dx, as cv::Sobel(dx=1, dy=0): > 0 where it brightens to the right",
-              {-1, 0, 1, -2, 0, 2, -1, 0, 1}),
-        fixed("sobel-y",
-              "3x3 Sobel d/dy, as cv::Sobel(dx=0, dy=1): > 0 where it brightens downwards",
-              {-1, -2, -1, 0, 0, 0, 1, 2, 1}),
-        fixed("scharr-x", "3x3 Scharr d/dx, as cv::Scharr(dx=1, dy=0)",
-              {-3, 0, 3, -10, 0, 10, -3, 0, 3}),
-        fixed("scharr-y", "3x3 Scharr d/dy, as cv::Scharr(dx=0, dy=1)",
-              {-3, -10, -3, 0, 0, 0, 3, 10, 3}),
-        fixed("prewitt-x", "3x3 Prewitt d/dx", {-1, 0, 1, -1, 0, 1, -1, 0, 1}),
-        fixed("prewitt-y", "3x3 Prewitt d/dy", {-1, -1, -1, 0, 0, 0, 1, 1, 1}),
-        fixed("sharpen", "3x3 sharpen: identity minus the 4-neighbour Laplacian, sums to 1",
-              {0, -1, 0, -1, 5, -1, 0, -1, 0}),
-        fixed("emboss", "3x3 diagonal emboss (the common textbook kernel), sums to 1",
-              {-2, -1, 0, -1, 1, 1, 0, 1, 2}),
-        parametric("box",
-                   {{"box:N", "N x N mean (normalised box blur), taps 1/N^2", "box:3"},
-                    {"box:WxH", "W wide, H tall mean, taps 1/(W*H)", "box:3x2"}},
-                   build_box),
+        fixed("identity", "the image unchanged (a baseline for timings)", {1}, "1x1 [1]"),
+        fixed("edge", "edges in every direction; flat areas go black (sums to 0)",
+              {-1, -1, -1, -1, 8, -1, -1, -1, -1}, "3x3: 8 at the centre, -1 around it"),
+        fixed("laplacian", "edges and fine detail, from the 4 nearest neighbours",
+              {0, 1, 0, 1, -4, 1, 0, 1, 0}, "3x3 Laplacian, as cv::Laplacian with ksize=1"),
+        fixed("laplacian8", "edges and fine detail, from all 8 neighbours",
+              {1, 1, 1, 1, -8, 1, 1, 1, 1}, "3x3 Laplacian, 8 neighbours"),
+        fixed("sobel-x", "left-to-right change: positive where the image brightens rightwards",
+              {-1, 0, 1, -2, 0, 2, -1, 0, 1}, "3x3 Sobel d/dx, as cv::Sobel(dx=1, dy=0)"),
+        fixed("sobel-y", "top-to-bottom change: positive where the image brightens downwards",
+              {-1, -2, -1, 0, 0, 0, 1, 2, 1}, "3x3 Sobel d/dy, as cv::Sobel(dx=0, dy=1)"),
+        fixed("scharr-x", "left-to-right change, more even over angles than sobel-x",
+              {-3, 0, 3, -10, 0, 10, -3, 0, 3}, "3x3 Scharr d/dx, as cv::Scharr(dx=1, dy=0)"),
+        fixed("scharr-y", "top-to-bottom change, more even over angles than sobel-y",
+              {-3, -10, -3, 0, 0, 0, 3, 10, 3}, "3x3 Scharr d/dy, as cv::Scharr(dx=0, dy=1)"),
+        fixed("prewitt-x", "left-to-right change, rows weighted alike",
+              {-1, 0, 1, -1, 0, 1, -1, 0, 1}, "3x3 Prewitt d/dx"),
+        fixed("prewitt-y", "top-to-bottom change, columns weighted alike",
+              {-1, -1, -1, 0, 0, 0, 1, 1, 1}, "3x3 Prewitt d/dy"),
+        fixed("sharpen", "sharper edges, same brightness (sums to 1)",
+              {0, -1, 0, -1, 5, -1, 0, -1, 0}, "3x3: the identity minus the 4-neighbour Laplacian"),
+        fixed("emboss", "a relief, as if lit from one corner (sums to 1)",
+              {-2, -1, 0, -1, 1, 1, 0, 1, 2}, "3x3 diagonal emboss, the common textbook kernel"),
         parametric(
-            "gaussian",
-            {{"gaussian:N",
-              "N x N Gaussian (N odd), sigma 0.3((N-1)/2 - 1) + 0.8, taps as cv::getGaussianKernel",
-              "gaussian:5"},
-             {"gaussian:N:SIGMA", "N x N Gaussian (N odd) with this sigma", "gaussian:5:1.5"},
-             {"gaussian:sigma=S",
-              "Gaussian of size round(6S+1)|1, as cv::GaussianBlur picks for 8-bit images",
-              "gaussian:sigma=0.5"}},
-            build_gaussian),
-        parametric(
-            "motion",
-            {{"motion:N", "horizontal motion blur: one row of N taps 1/N (box:Nx1)", "motion:5"}},
-            build_motion),
+            "box",
+            {{"box:N", "blur: the mean of each N x N square", "box:3", "taps 1/N^2"},
+             {"box:WxH", "blur: the mean of each W wide, H tall box", "box:3x2", "taps 1/(W*H)"}},
+            build_box),
+        parametric("gaussian",
+                   {{"gaussian:N", "smooth blur over N x N pixels (N odd)", "gaussian:5",
+                     "sigma 0.3((N-1)/2 - 1) + 0.8, taps as cv::getGaussianKernel"},
+                    {"gaussian:N:SIGMA", "smooth blur over N x N pixels (N odd), of width SIGMA",
+                     "gaussian:5:1.5", "sigma SIGMA, taps as cv::getGaussianKernel"},
+                    {"gaussian:sigma=S", "smooth blur of width S, over as many pixels as it needs",
+                     "gaussian:sigma=0.5",
+                     "size round(6S+1), made odd, as cv::GaussianBlur picks for 8-bit images"}},
+                   build_gaussian),
+        parametric("motion",
+                   {{"motion:N", "horizontal motion blur over N pixels", "motion:5",
+                     "one row of N taps 1/N (box:Nx1)"}},
+                   build_motion),
         parametric("unsharp",
                    {{"unsharp:N[:AMOUNT]",
-                     "unsharp mask: (1+AMOUNT) identity - AMOUNT gaussian:N (N odd, AMOUNT > 0, "
-                     "default 1)",
-                     "unsharp:3"}},
+                     "sharpen: add back AMOUNT times (default 1) the detail a gaussian:N blur "
+                     "removes",
+                     "unsharp:3", "(1+AMOUNT) identity - AMOUNT gaussian:N (N odd, AMOUNT > 0)"}},
                    build_unsharp),
     };
     return filters;

@@ -26,8 +26,9 @@ Filter parse_filter_spec(const std::string& spec);
 
 struct NamedFilterInfo {
     std::string syntax;       // e.g. "gaussian:N[:SIGMA]"
-    std::string description;  // one line
-    std::string example;      // a spec that `list filters` expands to taps
+    std::string description;  // what it does, in plain words, one line
+    std::string example;      // a spec that `list filters -v` expands to taps
+    std::string detail = {};  // how, for `list filters -v` (formulas, OpenCV's name)
 };
 // Every named filter, for `list filters` and --help.
 const std::vector<NamedFilterInfo>& named_filters();

@@ -42,8 +42,8 @@ Counts count(const cv::Mat& out, int filtered_channels, double top) {
 
 }  // namespace
 
-std::string saturation_problem(const cv::Mat& out, int filtered_channels,
-                               const ConvParams& params, Depth in_depth) {
+std::string saturation_problem(const cv::Mat& out, int filtered_channels, const ConvParams& params,
+                               Depth in_depth) {
     if (out.empty() || filtered_channels <= 0) return "";
     const bool wide = out.depth() == CV_16U;
     if (out.depth() != CV_8U && !wide) return "";

@@ -22,7 +22,7 @@ constexpr double kSaturatedShare = 0.5;
 // (float does not saturate), at every sample of the filtered channels of
 // up to 64 rows spread over the image (under a millisecond for 12
 // megapixels: a batch's workers and one image's run hardly notice).
-std::string saturation_problem(const cv::Mat& out, int filtered_channels,
-                               const ConvParams& params, Depth in_depth);
+std::string saturation_problem(const cv::Mat& out, int filtered_channels, const ConvParams& params,
+                               Depth in_depth);
 
 }  // namespace cudaconv

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "base/edit_distance.hpp"
 #include "base/errors.hpp"
@@ -57,15 +58,19 @@ void print_wrapped(const std::string& lead, const std::string& text, int indent)
     fmt::print("{}\n", wrap_hanging(lead, text, indent));
 }
 
+// One plain line a filter; -v adds how it is made and its taps.
 int list_filters() {
+    const bool verbose = spdlog::should_log(spdlog::level::debug);
     // Taps are printed for small filters (7 columns of 10 fit in 80);
     // larger ones would fill the screen.
     constexpr int kMaxPrintedSide = 7;
-    constexpr int kSyntaxColumns = 22;
+    constexpr int kSyntaxColumns = 20;
     for (const NamedFilterInfo& info : named_filters()) {
         print_wrapped(fmt::format("{:<{}} ", info.syntax, kSyntaxColumns), info.description,
                       kSyntaxColumns + 1);
+        if (!verbose) continue;
         const Filter f = parse_filter_spec(info.example);
+        print_wrapped(std::string(kSyntaxColumns + 1, ' '), info.detail, kSyntaxColumns + 1);
         fmt::print("    {} ({}x{}{}):\n", info.example, f.width, f.height,
                    f.delta != 0.0 ? fmt::format(", offset {}", f.delta) : "");
         if (f.width <= kMaxPrintedSide && f.height <= kMaxPrintedSide) print_taps(f);
@@ -77,12 +82,14 @@ int list_filters() {
                   "is libvips' format, anything else one row per line, numbers separated by "
                   "spaces, tabs or commas, # comments.",
                   6);
+    if (!verbose) print_wrapped("", "-v shows how each is made, and its taps.", 0);
     return 0;
 }
 
-// Every variant, a composite's named paths indented under it, each with
-// the tuning parameters bench --param may set.
+// Every variant, a composite's named paths indented under it; -v adds the
+// tuning parameters bench --param may set.
 int list_kernels() {
+    const bool verbose = spdlog::should_log(spdlog::level::debug);
     constexpr int kNameColumns = 23;
     constexpr int kSummaryColumn = kNameColumns + 7;  // after " CUDA "
     constexpr int kParamColumn = kSummaryColumn + 2;
@@ -92,7 +99,7 @@ int list_kernels() {
         print_wrapped(
             fmt::format("{:<{}} {:<5} ", name, kNameColumns, b->uses_cuda() ? "CUDA" : "CPU"),
             std::string(b->summary()), kSummaryColumn);
-        if (!path) continue;
+        if (!path || !verbose) continue;
         for (const TuningParam& p : b->tuning_params()) {
             print_wrapped(fmt::format("{:<{}}--param {}: ", "", kParamColumn, p.name),
                           fmt::format("{} ({} to {})", p.meaning, p.min, p.max), kParamColumn + 2);

@@ -210,7 +210,13 @@ TEST_CASE("alpha is kept unless --alpha filter", "[cli]") {
 TEST_CASE("list and help", "[cli]") {
     auto r = run_cudaconv({"list", "filters"});
     CHECK(r.exit_code == 0);
-    CHECK_THAT(r.out, Catch::Contains("gaussian"));
+    // One plain line a filter; how it is made and its taps at -v.
+    CHECK_THAT(r.out, Catch::Contains("\nedge ") && Catch::Contains("\ngaussian:sigma=S "));
+    CHECK_THAT(r.out, !Catch::Contains("cv::") && !Catch::Contains("-1"));
+    CHECK_THAT(r.out, Catch::Contains("-v shows how each is made"));
+    r = run_cudaconv({"list", "filters", "-v"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("as cv::Sobel(dx=1, dy=0)"));
     CHECK_THAT(r.out, Catch::Contains("-1"));  // the edge taps are printed
     r = run_cudaconv({"list", "kernels"});
     CHECK(r.exit_code == 0);

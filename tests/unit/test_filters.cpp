@@ -225,6 +225,7 @@ TEST_CASE("every listed named filter parses, and docs/SPEC.md's names are all li
     for (const auto& info : all) {
         INFO(info.syntax);
         CHECK_FALSE(info.description.empty());
+        CHECK_FALSE(info.detail.empty());  // list filters -v's line
         const Filter f = parse_filter_spec(info.example);
         CHECK(f.width >= 1);
         CHECK(f.taps.size() == static_cast<std::size_t>(f.width) * f.height);

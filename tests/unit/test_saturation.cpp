@@ -61,8 +61,7 @@ TEST_CASE("saturation: a float image in [0, 1] written as integers", "[saturatio
     CHECK(saturation_problem(out, 1, params_with({1}), Depth::f32).empty());
 }
 
-TEST_CASE("saturation: one value everywhere, where the filter changes the level",
-          "[saturation]") {
+TEST_CASE("saturation: one value everywhere, where the filter changes the level", "[saturation]") {
     const cv::Mat zero(16, 16, CV_16UC1, cv::Scalar(0));
     CHECK(saturation_problem(zero, 1, params_with({1}, 0.001), Depth::u16) ==
           "every sample is 0: the filter's gain is 0.001 (its taps' sum times --scale), plus "
