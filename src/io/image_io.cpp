@@ -24,6 +24,7 @@
 #include "base/errors.hpp"
 #include "io/codec_messages.hpp"
 #include "io/exif_orientation.hpp"
+#include "io/image_block.hpp"
 #include "io/format_probe.hpp"
 #include "io/png_reader.hpp"
 
@@ -221,7 +222,18 @@ cv::Mat decode(const std::vector<std::uint8_t>& bytes, const detail::FormatProbe
             if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
                 throw WorkError(name + ": " + format + " data over 2 GiB cannot be decoded");
             }
-            image = cv::imdecode(bytes, cv::IMREAD_UNCHANGED);
+            // Decoded into a block with room to spare (io/image_block.hpp)
+            // where the header tells the decoded type; OpenCV reuses a
+            // destination of the right size and type.
+            if (probe.format == detail::ImageFormat::jpeg && size_told && probe.channels > 0 &&
+                probe.sample_bytes == 1) {
+                image = image_with_slack(static_cast<int>(probe.height),
+                                         static_cast<int>(probe.width), CV_8UC(probe.channels));
+                const cv::Mat decoded = cv::imdecode(bytes, cv::IMREAD_UNCHANGED, &image);
+                image = decoded;
+            } else {
+                image = cv::imdecode(bytes, cv::IMREAD_UNCHANGED);
+            }
         }
     } catch (const cv::Exception& e) {
         if (is_out_of_memory(e)) throw out_of_memory_decoding();

@@ -5,6 +5,7 @@
 // callbacks catch C++ exceptions themselves and hand them over as a libpng
 // error, so that no exception crosses libpng's C frames and no longjmp
 // skips a C++ destructor.
+#include "io/image_block.hpp"
 #include "io/png_reader.hpp"
 
 #include <png.h>
@@ -214,8 +215,8 @@ void PngDecoder::start_image() {
                         std::to_string(row_bytes) + " bytes");
     }
     reporting_out_of_memory(name_, shape_, options_, [&] {
-        image_.create(static_cast<int>(height), static_cast<int>(width),
-                      CV_MAKETYPE(sample_bytes == 2 ? CV_16U : CV_8U, channels));
+        image_ = image_with_slack(static_cast<int>(height), static_cast<int>(width),
+                                  CV_MAKETYPE(sample_bytes == 2 ? CV_16U : CV_8U, channels));
     });
 }
 
