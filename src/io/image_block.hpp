@@ -17,7 +17,8 @@ namespace cudaconv {
 // at least `rows` bytes more.
 inline cv::Mat image_with_slack(int rows, int cols, int type) {
     const std::size_t row_bytes = static_cast<std::size_t>(cols) * CV_ELEM_SIZE(type);
-    const int extra = row_bytes == 0 ? 1 : static_cast<int>(static_cast<std::size_t>(rows) / row_bytes) + 1;
+    const int extra =
+        row_bytes == 0 ? 1 : static_cast<int>(static_cast<std::size_t>(rows) / row_bytes) + 1;
     cv::Mat block(rows + extra, cols, type);
     return block.rowRange(0, rows);
 }

@@ -622,10 +622,6 @@ TEST_CASE("outputs: RGBA and 16-bit images are converted for a JPEG output", "[c
               .exit_code == 2);
 }
 
-}  // namespace cudaconv::test
-
-namespace cudaconv::test {
-
 // A white or black output by a likely mistake gets one warning with the
 // fix; pictures do not.
 TEST_CASE("outputs: a saturated or flattened output is warned of, once", "[cli][outputs]") {

@@ -10,35 +10,11 @@
 
 #include "io/inputs.hpp"
 #include "base/errors.hpp"
+#include "support/temp_folder.hpp"
 
 namespace cudaconv {
 namespace {
 namespace fs = std::filesystem;
-
-class Folder {
-public:
-    Folder() {
-        path_ = fs::temp_directory_path() /
-                ("cudaconv-inputs-" + std::to_string(std::random_device{}()));
-        fs::create_directories(path_);
-    }
-    ~Folder() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    Folder(const Folder&) = delete;
-    Folder& operator=(const Folder&) = delete;
-
-    std::string write(const std::string& name, const std::string& content) const {
-        const fs::path p = path_ / name;
-        fs::create_directories(p.parent_path());
-        std::ofstream(p, std::ios::binary) << content;
-        return p.string();
-    }
-
-private:
-    fs::path path_;
-};
 
 std::string error_of(const InputRequest& request) {
     try {
@@ -52,7 +28,7 @@ std::string error_of(const InputRequest& request) {
 }  // namespace
 
 TEST_CASE("a --from list, a folder and a batch hold at most max_files", "[inputs]") {
-    const Folder dir;
+    const test::TempFolder dir("cudaconv-inputs-");
     InputRequest request;
     request.max_files = 3;
     // Blank lines are not paths; the fourth path is one too many.
@@ -76,7 +52,7 @@ TEST_CASE("a --from list, a folder and a batch hold at most max_files", "[inputs
 }
 
 TEST_CASE("a --from list keeps its paths' bytes and names its bad lines", "[inputs]") {
-    const Folder dir;
+    const test::TempFolder dir("cudaconv-inputs-");
     InputRequest request;
     // Any byte but NUL may be in a path: spaces, '*', a lone \r, invalid UTF-8.
     request.from = dir.write("odd.txt", "a b.png\nstar*.png\ncr\r.png\n\xff.png\r\n");

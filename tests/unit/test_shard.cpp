@@ -17,6 +17,7 @@
 #include "batch/plan.hpp"
 #include "batch/shard.hpp"
 #include "io/inputs.hpp"
+#include "support/temp_folder.hpp"
 
 namespace cudaconv {
 namespace {
@@ -30,32 +31,6 @@ std::string refusal(const std::string& text) {
     }
     return "accepted";
 }
-
-class Folder {
-public:
-    Folder() {
-        path_ = fs::temp_directory_path() /
-                ("cudaconv-shard-" + std::to_string(std::random_device{}()));
-        fs::create_directories(path_);
-    }
-    ~Folder() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    Folder(const Folder&) = delete;
-    Folder& operator=(const Folder&) = delete;
-
-    fs::path write(const std::string& name) const {
-        const fs::path p = path_ / name;
-        fs::create_directories(p.parent_path());
-        std::ofstream(p, std::ios::binary) << "x";
-        return p;
-    }
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
 
 }  // namespace
 
@@ -118,11 +93,11 @@ TEST_CASE("every key is in exactly one shard, and shards are near even", "[shard
 }
 
 TEST_CASE("an input's shard key is its path relative to its root", "[shard][inputs]") {
-    const Folder dir;
-    dir.write("photos/2024/a.jpg");
-    dir.write("photos/b.jpg");
-    dir.write("shots/day1/raw/c.png");
-    const fs::path named = dir.write("d.png");
+    const test::TempFolder dir("cudaconv-shard-");
+    dir.write("photos/2024/a.jpg", "x");
+    dir.write("photos/b.jpg", "x");
+    dir.write("shots/day1/raw/c.png", "x");
+    const fs::path named = dir.write("d.png", "x");
     const std::string root = dir.path().string();
 
     InputRequest request;
@@ -138,18 +113,18 @@ TEST_CASE("an input's shard key is its path relative to its root", "[shard][inpu
     CHECK(relative["d.png"] == named.string());  // named: as given, "./" left out
 
     // The same tree under another root has the same keys.
-    const Folder other;
-    other.write("2024/a.jpg");
+    const test::TempFolder other("cudaconv-shard-");
+    other.write("2024/a.jpg", "x");
     request.args = {other.path().string()};
     CHECK(expand_inputs(request).front().relative == "2024/a.jpg");
 }
 
 TEST_CASE("a sharded plan holds its shard and checks every shard's outputs", "[shard][plan]") {
-    const Folder dir;
+    const test::TempFolder dir("cudaconv-shard-");
     std::vector<InputFile> inputs;
     for (int i = 0; i < 40; ++i) {
         const std::string name = fmt::format("{:02}.png", i);
-        inputs.push_back({dir.write("in/" + name).string(), "", name});
+        inputs.push_back({dir.write("in/" + name, "x").string(), "", name});
     }
     const std::string out = (dir.path() / "out").string() + "/";
     PlanRequest request;
@@ -186,8 +161,8 @@ TEST_CASE("a sharded plan holds its shard and checks every shard's outputs", "[s
 
     // Two inputs that would write one file are refused by every shard,
     // whichever shards they fall in.
-    std::vector<InputFile> clash = {{dir.write("a/x.png").string(), "", "a/x.png"},
-                                    {dir.write("b/x.png").string(), "", "b/x.png"}};
+    std::vector<InputFile> clash = {{dir.write("a/x.png", "x").string(), "", "a/x.png"},
+                                    {dir.write("b/x.png", "x").string(), "", "b/x.png"}};
     request.output.output = (dir.path() / "clash").string() + "/";
     for (std::uint64_t k = 0; k < 4; ++k) {
         request.shard = Shard{k, 4};
