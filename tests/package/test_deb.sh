@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The Debian package as a user gets it: `cpack -G DEB` in the build folder,
+# then the package's files (the binary, its man page, its bash completion),
+# its dependencies, and the binary, man page and completion working from a
+# copy unpacked elsewhere.
+#   test_deb.sh BUILD_DIR
+set -euo pipefail
+build=$(realpath "$1")
+fail() { echo "test_deb: FAILED: $*" >&2; exit 1; }
+for tool in cpack dpkg-deb dpkg-shlibdeps help2man; do
+  command -v "$tool" >/dev/null || { echo "SKIPPED: no $tool (scripts/install-deps.sh installs it)"; exit 77; }
+done
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+(cd "$build" && cpack -G DEB -B "$tmp/out" >"$tmp/cpack.log" 2>&1) || { cat "$tmp/cpack.log" >&2; fail "cpack"; }
+deb=$(ls "$tmp"/out/cudaconv_*_*.deb)
+
+contents=$(dpkg-deb -c "$deb" | awk '{print $NF}')
+for f in ./usr/bin/cudaconv ./usr/share/man/man1/cudaconv.1.gz \
+         ./usr/share/bash-completion/completions/cudaconv; do
+  grep -qx -- "$f" <<<"$contents" || fail "$f not in the package: $contents"
+done
+depends=$(dpkg-deb -f "$deb" Depends)
+grep -q "libopencv-imgcodecs" <<<"$depends" || fail "no OpenCV in Depends: $depends"
+
+dpkg-deb -x "$deb" "$tmp/root"
+bin=$tmp/root/usr/bin/cudaconv
+"$bin" --version | head -1 | grep -q '^cudaconv ' || fail "--version of the unpacked binary"
+"$bin" "$(dirname "$0")/../../images/camera-crop.png" -f edge -k cpu -o "$tmp/edge.png" ||
+  fail "the unpacked binary did not filter"
+zcat "$tmp/root/usr/share/man/man1/cudaconv.1.gz" | grep -q '^\.SH "EXIT STATUS"' ||
+  fail "the man page has no EXIT STATUS"
+zcat "$tmp/root/usr/share/man/man1/cudaconv.1.gz" | grep -q 'shard' || fail "the man page lacks --shard"
+
+# The completion, as bash loads it, completing -k and --sh.
+source "$tmp/root/usr/share/bash-completion/completions/cudaconv"
+complete_words() { COMP_WORDS=("$bin" "$@"); COMP_CWORD=${#COMP_WORDS[@]}; COMP_CWORD=$((COMP_CWORD - 1)); COMPREPLY=(); _cudaconv; echo "${COMPREPLY[*]}"; }
+[[ " $(complete_words -k cpu) " == *" cpu-ref "* ]] || fail "-k cpu does not complete to cpu-ref"
+[[ $(complete_words --sha) == "--shard" ]] || fail "--sha does not complete to --shard"
+[[ " $(complete_words -f gaus) " == *" gaussian "* ]] || fail "-f gaus does not complete to gaussian"
+echo "test_deb: passed ($(basename "$deb"), $(du -h "$deb" | cut -f1))"
