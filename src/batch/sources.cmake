@@ -9,6 +9,7 @@ set(CUDACONV_BATCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/pinned_slots.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pipeline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/plan.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/premultiply.cpp
   ${CMAKE_CURRENT_LIST_DIR}/prefaulted_output.cpp
   ${CMAKE_CURRENT_LIST_DIR}/progress.cpp
   ${CMAKE_CURRENT_LIST_DIR}/saturation.cpp

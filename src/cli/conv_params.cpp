@@ -74,7 +74,16 @@ ConvParams build_conv_params(const FilterOptions& o, Filter filter) {
     p.scale = o.scale;
     p.delta = o.delta + o.scale * filter.delta;
     p.take_abs = o.take_abs;
-    p.alpha = o.alpha == "filter" ? AlphaMode::filter : AlphaMode::keep;
+    // premultiply: the variants filter all four channels of the
+    // premultiplied image (batch/premultiply.hpp); --scale, --delta and
+    // --abs would change what the filtered alpha means, which the colour is
+    // divided by.
+    p.alpha = o.alpha == "keep" ? AlphaMode::keep : AlphaMode::filter;
+    if (o.alpha == "premultiply" && (o.scale != 1.0 || o.delta != 0.0 || o.take_abs)) {
+        throw UsageError(
+            "--alpha premultiply divides each colour by the filtered alpha: --scale, --delta and "
+            "--abs would change that alpha; filter with --alpha filter or keep for them");
+    }
 
     if (o.normalize) filter = filter.normalized();
     // The final taps, scale and delta, whatever made them (a file's scale

@@ -31,6 +31,7 @@
 #include "batch/prefaulted_output.hpp"
 #include "batch/pipeline.hpp"
 #include "batch/plan.hpp"
+#include "batch/premultiply.hpp"
 #include "batch/progress.hpp"
 #include "batch/saturation.hpp"
 #include "batch/shard.hpp"
@@ -174,6 +175,11 @@ struct ImageWork : WorkItem {
     // its pixels are on the device; src stays empty.
     std::optional<EncodedImage> encoded;
     std::optional<GpuJpegImage> gpu;
+    // --alpha premultiply on a 4-channel image: src and dst are float32
+    // premultiplied (batch/premultiply.hpp) until encode() divides dst by
+    // its alpha into the output depth; the input depth's maximum.
+    bool premultiplied = false;
+    double input_max = 1.0;
 
     // The input as the variants see it: src, or the JPEG the GPU decodes
     // (8-bit, as nvJPEG inspected it; no pixels on the host).
@@ -374,6 +380,12 @@ private:
                 (in.channels > 0 ? in.channels : 4) * static_cast<int>(depth_bytes(*out_depth_));
         }
         out.pixel_bytes *= 1 + kEncoderCopies;
+        if (options_.alpha == "premultiply" && in.channels == 4) {
+            // The float32 premultiplied input and filtered output besides.
+            ImageShape floats = in;
+            floats.pixel_bytes = 4 * 4;
+            return out.bytes() + 2 * floats.bytes();
+        }
         return out.bytes();
     }
 
@@ -580,6 +592,12 @@ private:
             return work;
         }
 
+        if (options_.alpha == "premultiply" && in.channels == 4) {
+            work->input_max = depth_max(in_depth);
+            work->src = reporting_out_of_memory(report.input, shape_of(in), read_options_,
+                                                [&] { return premultiplied(work->src); });
+            work->premultiplied = true;
+        }
         const Size2D size = output_size(in.width, in.height, *params_);
         if (size.width <= 0 || size.height <= 0) {
             throw WorkError(fmt::format(
@@ -587,7 +605,7 @@ private:
                 "leaves no output",
                 report.input, in.width, in.height, params_->filter.width, params_->filter.height));
         }
-        const int dst_type = cv_type_of(out_depth, in.channels);
+        const int dst_type = work->premultiplied ? CV_32FC4 : cv_type_of(out_depth, in.channels);
         work->dst =
             prefaulted_.take(static_cast<int>(size.height), static_cast<int>(size.width), dst_type);
         if (work->dst.empty()) {
@@ -598,7 +616,7 @@ private:
             work->dst =
                 reporting_out_of_memory(report.input, shape_of(in), read_options_, make_output);
         }
-        const Job job{in, view_of(work->dst), *params_};
+        const Job job{work->input_view(), view_of(work->dst), *params_};
         if (choose_later()) {
             work->choose_on_gpu_thread = work->on_gpu = true;
         } else {
@@ -788,7 +806,7 @@ private:
     // maps spent a third more on encoding than on the photos'
     // (docs/PERFORMANCE.md); here the workers only wrap the stream.
     bool png_rows_on_device(const ImageWork& work) const {
-        if (options_.encoder == "cpu") return false;
+        if (options_.encoder == "cpu" || work.premultiplied) return false;
         return png_rows_stream_fits(work.target.extension, encode_) &&
                (work.report.out_depth == Depth::u8 || work.report.out_depth == Depth::u16);
     }
@@ -798,8 +816,9 @@ private:
     // bytes): the CPU's encode of a 12-megapixel image takes a worker
     // 60-70 ms, the GPU's under a millisecond.
     bool jpeg_on_device(const ImageWork& work) const {
-        return options_.encoder != "cpu" && is_jpeg_extension(work.target.extension) &&
-               work.report.out_depth == Depth::u8 && work.dst.channels() != 4;
+        return options_.encoder != "cpu" && !work.premultiplied &&
+               is_jpeg_extension(work.target.extension) && work.report.out_depth == Depth::u8 &&
+               work.dst.channels() != 4;
     }
 
     void filter(ImageWork& work) {
@@ -848,6 +867,11 @@ private:
 
     void encode(ImageWork& work) {
         const auto start = Clock::now();
+        if (work.premultiplied) {
+            work.dst = reporting_out_of_memory(
+                work.report.input, shape_of(view_of(std::as_const(work.dst))), read_options_,
+                [&] { return unpremultiplied(work.dst, work.report.out_depth, work.input_max); });
+        }
         EncodeOptions encode = encode_;
         encode.threads = std::max(encode.threads, work.encode_threads);
         const bool jpeg_done = work.jpeg && work.jpeg->done;

@@ -102,8 +102,10 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
     app.add_option("--depth", o.depth, "Output depth")
         ->check(CLI::IsMember({"same", "u8", "u16", "f32"}))
         ->capture_default_str();
-    app.add_option("--alpha", o.alpha, "A 4th channel: keep it unchanged, or filter it too")
-        ->check(CLI::IsMember({"keep", "filter"}))
+    app.add_option("--alpha", o.alpha,
+                   "A 4th channel: keep it unchanged, filter it too, or premultiply (colour "
+                   "weighted by alpha, for blurs of images with transparency)")
+        ->check(CLI::IsMember({"keep", "filter", "premultiply"}))
         ->capture_default_str();
     app.add_flag("--timings", o.timings, "Print decode, upload, filter, download, encode, total");
     app.add_option("--repeat", o.repeat, "Time the filter this many times (median, min, max)")

@@ -658,3 +658,85 @@ TEST_CASE("outputs: a saturated or flattened output is warned of, once", "[cli][
 }
 
 }  // namespace cudaconv::test
+
+namespace cudaconv::test {
+
+namespace {
+
+// A 3x3 [1 2 1]x[1 2 1]/16 blur of premultiplied colour, divided by the
+// blurred alpha, with reflect101 borders: --alpha premultiply's result,
+// computed here in double from its definition.
+cv::Mat premultiplied_blur_reference(const cv::Mat& bgra) {
+    const int w[3] = {1, 2, 1};
+    const auto reflect = [](int i, int n) { return i < 0 ? -i : i >= n ? 2 * n - 2 - i : i; };
+    cv::Mat out(bgra.size(), CV_8UC4);
+    for (int y = 0; y < bgra.rows; ++y) {
+        for (int x = 0; x < bgra.cols; ++x) {
+            double sum[4] = {0, 0, 0, 0};
+            for (int dy = -1; dy <= 1; ++dy) {
+                for (int dx = -1; dx <= 1; ++dx) {
+                    const cv::Vec4b p =
+                        bgra.at<cv::Vec4b>(reflect(y + dy, bgra.rows), reflect(x + dx, bgra.cols));
+                    const double weight = w[dy + 1] * w[dx + 1] / 16.0;
+                    for (int c = 0; c < 3; ++c) sum[c] += weight * p[c] * p[3] / 255.0;
+                    sum[3] += weight * p[3];
+                }
+            }
+            for (int c = 0; c < 3; ++c) {
+                out.at<cv::Vec4b>(y, x)[c] =
+                    cv::saturate_cast<std::uint8_t>(sum[3] > 0 ? sum[c] / sum[3] * 255.0 : 0.0);
+            }
+            out.at<cv::Vec4b>(y, x)[3] = cv::saturate_cast<std::uint8_t>(sum[3]);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+// The issue's logo: opaque colour beside transparent black. keep darkens
+// the edge; premultiply keeps its colour and lowers its alpha.
+TEST_CASE("outputs: --alpha premultiply keeps colours to a transparent edge", "[cli][outputs]") {
+    TempDir dir;
+    cv::Mat logo(16, 24, CV_8UC4, cv::Scalar(0, 0, 0, 0));
+    logo.colRange(0, 12).setTo(cv::Scalar(68, 42, 255, 255));
+    cv::Mat noisy(19, 23, CV_8UC4);
+    cv::randu(noisy, 0, 256);
+    REQUIRE(cv::imwrite((dir / "logo.png").string(), logo));
+    REQUIRE(cv::imwrite((dir / "noisy.png").string(), noisy));
+    const std::string blur = "3x3:1,2,1,2,4,2,1,2,1";
+    for (const char* kernel : {"cpu", "cpu-ref"}) {
+        INFO(kernel);
+        for (const char* alpha : {"keep", "premultiply"}) {
+            const auto r =
+                run_cudaconv({"logo.png", "noisy.png", "-f", blur, "--normalize", "-k", kernel,
+                              "--alpha", alpha, "-o", std::string(alpha) + "-" + kernel + "/"},
+                             dir.path());
+            INFO(r.err);
+            REQUIRE(r.exit_code == 0);
+        }
+        const auto read = [&](const std::string& path) {
+            return cv::imread((dir / path).string(), cv::IMREAD_UNCHANGED);
+        };
+        const cv::Mat kept = read(std::string("keep-") + kernel + "/logo.png");
+        const cv::Mat pre = read(std::string("premultiply-") + kernel + "/logo.png");
+        // Column 11: opaque, beside the transparent half.
+        CHECK(kept.at<cv::Vec4b>(8, 11) == cv::Vec4b(51, 32, 191, 255));  // darkened, opaque
+        CHECK(pre.at<cv::Vec4b>(8, 11) == cv::Vec4b(68, 42, 255, 191));   // its colour, 3/4 alpha
+        CHECK(pre.at<cv::Vec4b>(8, 12) == cv::Vec4b(68, 42, 255, 64));
+        CHECK(pre.at<cv::Vec4b>(8, 20) == cv::Vec4b(0, 0, 0, 0));
+
+        const cv::Mat expected = premultiplied_blur_reference(noisy);
+        const cv::Mat got = read(std::string("premultiply-") + kernel + "/noisy.png");
+        REQUIRE(got.type() == CV_8UC4);
+        // Float sums divided by a small alpha may round the other way.
+        CHECK(cv::norm(got, expected, cv::NORM_INF) <= 1);
+    }
+    const auto refused = run_cudaconv(
+        {"logo.png", "-f", blur, "--alpha", "premultiply", "--scale", "2", "-o", "x.png"},
+        dir.path());
+    CHECK(refused.exit_code == 2);
+    CHECK_THAT(refused.err, Catch::Contains("--alpha premultiply divides each colour"));
+}
+
+}  // namespace cudaconv::test
