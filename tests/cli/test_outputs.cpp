@@ -19,6 +19,7 @@
 
 #include "support/files.hpp"
 #include "support/run_command.hpp"
+#include "support/skip_without_device.hpp"
 
 namespace cudaconv::test {
 namespace fs = std::filesystem;
@@ -737,6 +738,34 @@ TEST_CASE("outputs: --alpha premultiply keeps colours to a transparent edge", "[
         dir.path());
     CHECK(refused.exit_code == 2);
     CHECK_THAT(refused.err, Catch::Contains("--alpha premultiply divides each colour"));
+}
+
+}  // namespace cudaconv::test
+
+namespace cudaconv::test {
+
+// --alpha premultiply on the CUDA variants: the same float32 job, within 1
+// of cpu-ref's output.
+TEST_CASE("outputs: --alpha premultiply on CUDA variants agrees with cpu-ref",
+          "[cli][outputs][gpu]") {
+    if (skip_without_device()) return;
+    TempDir dir;
+    copy_sample("chelsea-alpha.png", dir / "a.png");
+    const auto run = [&](const std::string& kernel) {
+        const auto r = run_cudaconv({"a.png", "-f", "gaussian:sigma=2", "-k", kernel, "--alpha",
+                                     "premultiply", "-o", kernel + ".png"},
+                                    dir.path());
+        INFO(kernel << ": " << r.err);
+        REQUIRE(r.exit_code == 0);
+        return cv::imread((dir / (kernel + ".png")).string(), cv::IMREAD_UNCHANGED);
+    };
+    const cv::Mat reference = run("cpu-ref");
+    for (const char* kernel : {"naive", "separable", "fast", "fast-separable"}) {
+        INFO(kernel);
+        const cv::Mat got = run(kernel);
+        REQUIRE(got.type() == reference.type());
+        CHECK(cv::norm(got, reference, cv::NORM_INF) <= 1);
+    }
 }
 
 }  // namespace cudaconv::test
