@@ -1,7 +1,8 @@
 // Fuzz target: detail::probe_image (src/io/format_probe.hpp), the look at
 // an image's first bytes before it is decoded: the JPEG segment walk, the
-// PNG chunk walk, a JPEG's EXIF orientation, the TIFF directory read and
-// every other format's header size, on any bytes. It reads
+// PNG chunk walk, a JPEG's EXIF orientation, the TIFF directory read,
+// every other format's header size, and the EXIF and ICC metadata of a
+// JPEG or PNG (an iCCP profile inflated), on any bytes. It reads
 // nothing outside the buffer (AddressSanitizer sees to that: libFuzzer's
 // buffer is exactly the input's size) and tells only what it can hold.
 #include <cstddef>
@@ -9,6 +10,7 @@
 
 #include "checks.hpp"
 #include "io/format_probe.hpp"
+#include "io/metadata.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using cudaconv::detail::ImageFormat;
@@ -40,5 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                    probe.problem.c_str());
     }
     if (!probe.problem.empty()) cudaconv::fuzz::check_message(probe.problem);
+    // The metadata an output keeps reads the same headers (io/metadata.hpp).
+    const cudaconv::ImageMetadata metadata = cudaconv::read_metadata(data, size);
+    FUZZ_CHECK(metadata.exif.size() <= size, "%zu EXIF bytes from %zu", metadata.exif.size(), size);
     return 0;
 }

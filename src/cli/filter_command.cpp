@@ -23,7 +23,9 @@
 #include "batch/gpu_decoding.hpp"
 #include "batch/heap_reuse.hpp"
 #include "io/inputs.hpp"
+#include "io/exif_orientation.hpp"
 #include "io/jpeg_fit.hpp"
+#include "io/metadata.hpp"
 #include "batch/interrupt.hpp"
 #include "batch/opencv_pool.hpp"
 #include "batch/json_lines.hpp"
@@ -180,6 +182,9 @@ struct ImageWork : WorkItem {
     // its alpha into the output depth; the input depth's maximum.
     bool premultiplied = false;
     double input_max = 1.0;
+    // The input's EXIF and ICC profile, for the output (io/metadata.hpp);
+    // empty under --strip.
+    ImageMetadata metadata;
 
     // The input as the variants see it: src, or the JPEG the GPU decodes
     // (8-bit, as nvJPEG inspected it; no pixels on the host).
@@ -592,12 +597,7 @@ private:
             return work;
         }
 
-        if (options_.alpha == "premultiply" && in.channels == 4) {
-            work->input_max = depth_max(in_depth);
-            work->src = reporting_out_of_memory(report.input, shape_of(in), read_options_,
-                                                [&] { return premultiplied(work->src); });
-            work->premultiplied = true;
-        }
+        work->premultiplied = options_.alpha == "premultiply" && in.channels == 4;
         const Size2D size = output_size(in.width, in.height, *params_);
         if (size.width <= 0 || size.height <= 0) {
             throw WorkError(fmt::format(
@@ -615,6 +615,11 @@ private:
             };
             work->dst =
                 reporting_out_of_memory(report.input, shape_of(in), read_options_, make_output);
+        }
+        if (work->premultiplied) {  // src becomes float32 premultiplied: `in` no longer views it
+            work->input_max = depth_max(in_depth);
+            work->src = reporting_out_of_memory(report.input, shape_of(in), read_options_,
+                                                [&] { return premultiplied(work->src); });
         }
         const Job job{work->input_view(), view_of(work->dst), *params_};
         if (choose_later()) {
@@ -652,11 +657,15 @@ private:
 
     // Reads the input, and decodes it here unless the GPU will (--decoder).
     void read_input(ImageWork& work, const std::string& path) {
+        EncodedImage encoded = read_encoded_image(path, read_options_);
+        if (!options_.strip) {
+            work.metadata = read_metadata(encoded.bytes.data(), encoded.bytes.size());
+            if (encoded.orientation != kUpright) mark_upright(work.metadata);  // turned on decoding
+        }
         if (!gpu_decode_) {
-            work.src = read_image(path, read_options_);
+            work.src = decode_image(encoded, read_options_);
             return;
         }
-        EncodedImage encoded = read_encoded_image(path, read_options_);
         std::string why_not;
         std::optional<JpegInspection> inspection = gpu_decoding_.take(encoded, why_not);
         if (!inspection) {
@@ -877,19 +886,19 @@ private:
         const bool jpeg_done = work.jpeg && work.jpeg->done;
         work.report.encoder = (work.png_rows && work.png_rows->done) || jpeg_done ? "gpu" : "cpu";
         if (options_.encoder == "gpu" && work.report.encoder != "gpu") warn_cpu_encoded(work);
+        std::vector<std::uint8_t> file;
         if (jpeg_done) {
-            write_file_atomically(work.target.path, work.jpeg->file);
+            file = std::move(work.jpeg->file);
         } else if (work.png_rows && work.png_rows->done) {
-            write_file_atomically(work.target.path,
-                                  encode_png_rows_stream(work.dst.cols, work.dst.rows,
-                                                         work.report.out_depth, work.dst.channels(),
-                                                         work.png_rows->zlib, work.png_rows->sample,
-                                                         work.target.path));
+            file = encode_png_rows_stream(work.dst.cols, work.dst.rows, work.report.out_depth,
+                                          work.dst.channels(), work.png_rows->zlib,
+                                          work.png_rows->sample, work.target.path);
         } else {
             warn_if_saturated(work);
-            write_file_atomically(work.target.path, encode_image(work.dst, work.target.extension,
-                                                                 encode, work.target.path));
+            file = encode_image(work.dst, work.target.extension, encode, work.target.path);
         }
+        write_file_atomically(work.target.path,
+                              with_metadata(std::move(file), work.target.extension, work.metadata));
         work.report.encode_ms = ms_since(start);
         work.report.total_ms = ms_since(work.report.started);
         work.src.release();

@@ -18,6 +18,7 @@ struct FilterOptions {
     std::string from;                  // --from FILE|-: more inputs, one a line
     std::string shard;                 // --shard K/N ("" = all the inputs)
     bool no_auto_orient = false;       // keep a JPEG's pixels as stored, not upright
+    bool strip = false;                // --strip: no EXIF or ICC profile in the outputs
     std::string background = "white";  // --background: what alpha is flattened onto in a JPEG
     bool skip_existing = false;
     bool overwrite = false;

@@ -22,6 +22,11 @@ constexpr int kUpright = 1;
 // (a camera's bad tag must not fail the image). Reads only [data, data + size).
 int exif_orientation(const std::uint8_t* data, std::size_t size);
 
+// Where in a TIFF structure (an EXIF block after its "Exif\0\0") the
+// orientation's SHORT value lies, for rewriting it; SIZE_MAX where there
+// is none or the structure is malformed.
+std::size_t tiff_orientation_at(const std::uint8_t* tiff, std::size_t size);
+
 // Whether the orientation swaps width and height (5 to 8).
 inline bool swaps_sides(int orientation) { return orientation >= 5 && orientation <= 8; }
 

@@ -1,4 +1,5 @@
 #include "io/png_encoder.hpp"
+#include "io/png_chunks.hpp"
 
 #include <libdeflate.h>
 #include <opencv2/core/utility.hpp>
@@ -19,22 +20,6 @@ namespace {
 constexpr std::uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
 constexpr std::uint8_t kFilterNone = 0;
 constexpr std::uint8_t kFilterUp = 2;
-
-void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-    for (int shift = 24; shift >= 0; shift -= 8)
-        out.push_back(static_cast<std::uint8_t>(v >> shift));
-}
-
-// A chunk: length, type, data, CRC-32 of type and data.
-void put_chunk(std::vector<std::uint8_t>& out, const char (&type)[5], const std::uint8_t* data,
-               std::size_t size) {
-    put_u32(out, static_cast<std::uint32_t>(size));
-    const std::size_t type_at = out.size();
-    out.insert(out.end(), type, type + 4);
-    if (size > 0) out.insert(out.end(), data, data + size);
-    const std::uint32_t crc = libdeflate_crc32(0, out.data() + type_at, size + 4);
-    put_u32(out, crc);
-}
 
 // PNG's colour type for what cudaconv writes: gray, BGR, BGRA. (Gray with
 // alpha would be PNG's type 4, which OpenCV reads back as BGRA.)
@@ -280,16 +265,15 @@ std::vector<std::uint8_t> png_file(int width, int height, int sample_bytes, int 
     header[9] = colour_type(channels);
     // header[10..12]: deflate compression, adaptive filtering, no interlace
 
-    std::vector<std::uint8_t> png;
+    std::vector<std::uint8_t> png(std::begin(kSignature), std::end(kSignature));
     const std::size_t chunks = (stream_size + max_idat_bytes - 1) / max_idat_bytes;
     png.reserve(sizeof kSignature + 25 + stream_size + 12 * chunks + 12);
-    png.insert(png.end(), std::begin(kSignature), std::end(kSignature));
-    put_chunk(png, "IHDR", header, sizeof header);
+    put_png_chunk(png, "IHDR", header, sizeof header);
     // Past max_idat_bytes the stream goes in consecutive IDATs, which readers join.
     for (std::size_t at = 0; at < stream_size; at += max_idat_bytes) {
-        put_chunk(png, "IDAT", stream + at, std::min(max_idat_bytes, stream_size - at));
+        put_png_chunk(png, "IDAT", stream + at, std::min(max_idat_bytes, stream_size - at));
     }
-    put_chunk(png, "IEND", nullptr, 0);
+    put_png_chunk(png, "IEND", nullptr, 0);
     return png;
 }
 

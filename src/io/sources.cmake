@@ -10,8 +10,10 @@ set(CUDACONV_IO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/codec_messages.cpp
   ${CMAKE_CURRENT_LIST_DIR}/output_formats.cpp
   ${CMAKE_CURRENT_LIST_DIR}/atomic_write.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/png_chunks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/png_encoder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/jpeg_fit.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/metadata.cpp
   ${CMAKE_CURRENT_LIST_DIR}/jpeg_writer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_deflate.cpp
   ${CMAKE_CURRENT_LIST_DIR}/inputs.cpp

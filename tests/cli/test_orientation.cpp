@@ -10,6 +10,8 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "io/exif_orientation.hpp"
+#include "io/metadata.hpp"
 #include "support/exif_jpeg.hpp"
 #include "support/files.hpp"
 #include "support/json_lines.hpp"
@@ -65,6 +67,53 @@ TEST_CASE("orientation: a JPEG tagged RightTop comes out upright", "[cli][orient
         CHECK(read_bytes(dir / (std::string(kernel) + "-a.png")) ==
               read_bytes(dir / (std::string(kernel) + "-b.png")));
     }
+}
+
+}  // namespace cudaconv::test
+
+namespace cudaconv::test {
+
+// A camera's JPEG: its EXIF block and ICC profile reach the JPEG and PNG
+// outputs, the orientation marked upright since the pixels were turned;
+// --strip leaves them out.
+TEST_CASE("orientation: EXIF and the ICC profile are kept, marked upright", "[cli][orientation]") {
+    TempDir dir;
+    ImageMetadata in;
+    in.icc.resize(70'000);  // two APP2 segments
+    for (std::size_t i = 0; i < in.icc.size(); ++i) in.icc[i] = static_cast<std::uint8_t>(i * 7);
+    const cv::Mat photo = cv::imread(sample("chelsea.png"), cv::IMREAD_COLOR);
+    const auto camera = with_metadata(jpeg_with_segment(photo, exif_segment(6)), ".jpg", in);
+    write_file(dir / "camera.jpg", std::string(camera.begin(), camera.end()));
+    const auto orientation = [](const ImageMetadata& m) {
+        std::vector<std::uint8_t> payload = {'E', 'x', 'i', 'f', 0, 0};
+        payload.insert(payload.end(), m.exif.begin(), m.exif.end());
+        return exif_orientation(payload.data(), payload.size());
+    };
+    for (const char* out : {"out.jpg", "out.png", "none.png"}) {
+        INFO(out);
+        const std::string filter = std::string(out) == "none.png" ? "none" : "edge";
+        const auto r = run_cudaconv({"camera.jpg", "-f", filter, "-o", out}, dir.path());
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        const std::string bytes = read_bytes(dir / out);
+        const ImageMetadata m =
+            read_metadata(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+        CHECK(m.icc == in.icc);
+        CHECK(orientation(m) == 1);
+        CHECK(cv::imread((dir / out).string(), cv::IMREAD_UNCHANGED).cols == 300);
+    }
+    const auto stripped =
+        run_cudaconv({"camera.jpg", "-f", "edge", "--strip", "-o", "strip.jpg"}, dir.path());
+    REQUIRE(stripped.exit_code == 0);
+    const std::string bytes = read_bytes(dir / "strip.jpg");
+    CHECK(read_metadata(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()).empty());
+    // Kept as stored, the orientation stays as the camera wrote it.
+    REQUIRE(run_cudaconv({"camera.jpg", "-f", "edge", "--no-auto-orient", "-o", "stored.jpg"},
+                         dir.path())
+                .exit_code == 0);
+    const std::string stored = read_bytes(dir / "stored.jpg");
+    CHECK(orientation(read_metadata(reinterpret_cast<const std::uint8_t*>(stored.data()),
+                                    stored.size())) == 6);
 }
 
 }  // namespace cudaconv::test
