@@ -14,12 +14,12 @@ namespace cudaconv {
 
 namespace {
 
-constexpr char kExifHeader[] = "Exif\0";            // 6 bytes with its NUL
+constexpr char kExifHeader[] = "Exif\0";  // 6 bytes with its NUL
 constexpr std::size_t kExifHeaderBytes = 6;
-constexpr char kIccHeader[] = "ICC_PROFILE";        // then NUL, sequence, count
+constexpr char kIccHeader[] = "ICC_PROFILE";  // then NUL, sequence, count
 constexpr std::size_t kIccHeaderBytes = 14;
-constexpr std::size_t kMaxSegmentPayload = 65533;   // a JPEG segment's length field, less itself
-constexpr std::size_t kMaxIccBytes = 64u << 20;     // past any real profile
+constexpr std::size_t kMaxSegmentPayload = 65533;  // a JPEG segment's length field, less itself
+constexpr std::size_t kMaxIccBytes = 64u << 20;    // past any real profile
 constexpr std::uint8_t kPngSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
 
 std::uint32_t be32(const std::uint8_t* p) {
@@ -37,7 +37,7 @@ ImageMetadata read_jpeg(const std::uint8_t* data, std::size_t size) {
     while (pos + 4 <= size && data[pos] == 0xFF) {
         const std::uint8_t marker = data[pos + 1];
         if (marker == 0xDA || marker == 0xD9) break;  // the scan, or the end
-        if (marker == 0xFF) {  // a fill byte
+        if (marker == 0xFF) {                         // a fill byte
             ++pos;
             continue;
         }
@@ -69,7 +69,8 @@ ImageMetadata read_jpeg(const std::uint8_t* data, std::size_t size) {
 
 // iCCP: a name, NUL, method 0, then the profile as a zlib stream.
 std::vector<std::uint8_t> inflated_icc(const std::uint8_t* data, std::size_t size) {
-    const auto* nul = static_cast<const std::uint8_t*>(std::memchr(data, 0, std::min<std::size_t>(size, 80)));
+    const auto* nul =
+        static_cast<const std::uint8_t*>(std::memchr(data, 0, std::min<std::size_t>(size, 80)));
     if (nul == nullptr || static_cast<std::size_t>(nul - data) + 2 > size || nul[1] != 0) return {};
     const std::uint8_t* stream = nul + 2;
     const std::size_t stream_size = size - static_cast<std::size_t>(stream - data);
@@ -157,8 +158,8 @@ std::vector<std::uint8_t> png_with(std::vector<std::uint8_t> file, const ImageMe
         std::unique_ptr<libdeflate_compressor, void (*)(libdeflate_compressor*)> c(
             libdeflate_alloc_compressor(9), libdeflate_free_compressor);
         if (c) {
-            std::vector<std::uint8_t> body = {'I', 'C', 'C', ' ', 'P', 'r', 'o', 'f', 'i', 'l',
-                                              'e', 0, 0};
+            std::vector<std::uint8_t> body = {'I', 'C', 'C', ' ', 'P', 'r', 'o',
+                                              'f', 'i', 'l', 'e', 0,   0};
             const std::size_t head = body.size();
             body.resize(head + libdeflate_zlib_compress_bound(c.get(), m.icc.size()));
             const std::size_t n = libdeflate_zlib_compress(c.get(), m.icc.data(), m.icc.size(),
