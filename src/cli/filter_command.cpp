@@ -236,7 +236,8 @@ public:
             if (prefault_) prefault_output(header);
         };
         if (!o.shard.empty()) shard_ = parse_shard(o.shard);
-        const std::vector<InputFile> inputs = expand_inputs({o.inputs, o.recursive, o.from});
+        const std::vector<InputFile> inputs =
+            expand_inputs({o.inputs, o.recursive, o.from, o.from_root});
         several_inputs_ = inputs.size() > 1;
         PlanRequest plan{
             output_request(several_inputs_, o.kernel),

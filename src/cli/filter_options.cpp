@@ -55,6 +55,9 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
     app.add_flag("-r,--recursive", o.recursive,
                  "Folders: their subfolders too ({dir} mirrors them)");
     app.add_option("--from", o.from, "Read more input paths from FILE, one a line (- for stdin)");
+    app.add_option("--from-root", o.from_root,
+                   "The folder --from's paths lie under: they keep their folders below it, for "
+                   "{dir} and -o DIR/, as a folder argument's files do");
     app.add_option("-f,--filter", o.filter_spec,
                    "Filter: a name (edge, gaussian:5, ...), WxH:v,v,... or a file "
                    "(see 'cudaconv list filters'); none: decode and encode only")

@@ -16,6 +16,7 @@ struct FilterOptions {
     std::vector<std::string> inputs;   // files, folders, patterns, -
     bool recursive = false;            // -r: folders' subfolders too
     std::string from;                  // --from FILE|-: more inputs, one a line
+    std::string from_root;             // --from-root DIR: the list's paths keep folders under it
     std::string shard;                 // --shard K/N ("" = all the inputs)
     bool no_auto_orient = false;       // keep a JPEG's pixels as stored, not upright
     bool strip = false;                // --strip: no EXIF or ICC profile in the outputs

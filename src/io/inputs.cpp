@@ -56,9 +56,21 @@ public:
     }
 
     // A line of a --from list: a path, never a pattern (lists come from
-    // programs such as find, and file names may hold '*' or '[').
-    void add_listed(const std::string& path) {
+    // programs such as find, and file names may hold '*' or '['). Under
+    // --from-root it keeps its folder relative to the root.
+    void add_listed(const std::string& path, const fs::path& root) {
         std::error_code ec;
+        std::string dir;
+        if (!root.empty()) {
+            const fs::path rel = fs::absolute(path, ec).lexically_normal().lexically_relative(root);
+            if (ec || rel.empty() || *rel.begin() == ".." || rel == ".") {
+                throw UsageError(fmt::format("{}: not under --from-root {}", printable(path),
+                                             printable(root.string())));
+            }
+            if (fs::is_directory(path, ec)) return add_folder(path, path, rel.generic_string());
+            dir = rel.parent_path().generic_string();
+            return add_file(path, dir, Named::no);
+        }
         if (fs::is_directory(path, ec)) return add_folder(path, path, "");
         add_file(path, "", Named::yes);
     }
@@ -208,7 +220,7 @@ private:
 // when memory runs out.
 constexpr std::size_t kMaxListLineBytes = 4096;
 
-void read_list(const std::string& from, Expander& expander) {
+void read_list(const std::string& from, const fs::path& root, Expander& expander) {
     const std::string name = "--from " + printable(from);
     std::ifstream file;
     if (from != kStdStream) {
@@ -244,7 +256,7 @@ void read_list(const std::string& from, Expander& expander) {
                 fmt::format("{}: a list of more than {} paths (the most one batch takes)", at,
                             expander.max_files()));
         }
-        expander.add_listed(std::string(path));
+        expander.add_listed(std::string(path), root);
     }
 }
 
@@ -261,7 +273,23 @@ std::vector<InputFile> expand_inputs(const InputRequest& request) {
     }
     Expander expander(request.recursive, request.max_files);
     for (const std::string& arg : request.args) expander.add_argument(arg);
-    if (!request.from.empty()) read_list(request.from, expander);
+    if (!request.from_root.empty()) {
+        if (request.from.empty()) throw UsageError("--from-root needs --from FILE|-");
+        std::error_code ec;
+        if (!fs::is_directory(request.from_root, ec)) {
+            throw UsageError(
+                fmt::format("--from-root {}: not a folder", printable(request.from_root)));
+        }
+    }
+    if (!request.from.empty()) {
+        std::error_code ec;
+        fs::path root;
+        if (!request.from_root.empty()) {
+            root = fs::absolute(request.from_root, ec).lexically_normal();
+            if (!root.has_filename()) root = root.parent_path();  // "photos/" is "photos"
+        }
+        read_list(request.from, root, expander);
+    }
     return expander.take();
 }
 

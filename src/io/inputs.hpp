@@ -30,6 +30,10 @@ struct InputRequest {
     std::vector<std::string> args;  // the positional inputs
     bool recursive = false;         // -r
     std::string from;               // --from FILE or - ("" = none)
+    // --from-root DIR: the folder the list's paths lie under, which they
+    // keep their folders relative to ({dir}, the --shard key) as a folder
+    // argument's files do ("" = none: a listed file is named by itself).
+    std::string from_root;
     // The bound on a list's paths, a folder's images and all the images;
     // kMaxInputFiles but where a test asks for less.
     std::size_t max_files = kMaxInputFiles;
@@ -39,8 +43,8 @@ struct InputRequest {
 // (named, and inside a named folder) is read once, from its first mention.
 // Throws UsageError for a pattern that matches nothing, an unreadable
 // --from list or one that is not a list of paths (a NUL byte, a line
-// longer than a path can be), more than max_files paths or images, or a
-// request that yields no input at all. A named file that does not exist
+// longer than a path can be), more than max_files paths or images, a listed
+// path outside --from-root, or a request that yields no input at all. A named file that does not exist
 // is kept: reading it fails like any other bad input.
 std::vector<InputFile> expand_inputs(const InputRequest& request);
 

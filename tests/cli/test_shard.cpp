@@ -146,3 +146,29 @@ TEST_CASE("shard: refuses values that name no shard, before any work", "[cli][ba
 }
 
 }  // namespace cudaconv::test
+
+namespace cudaconv::test {
+
+// A task's own list under --from-root writes what the folder would.
+TEST_CASE("shard: a --from list under --from-root mirrors the tree", "[cli][batch][shard]") {
+    TempDir dir;
+    const std::vector<std::string> inputs = make_tree(dir);
+    std::string list;
+    for (const std::string& input : inputs) list += input + "\n";
+    write_file(dir / "list.txt", list);
+    const auto listed = run_cudaconv(
+        {"--from", "list.txt", "--from-root", "in", "-f", "edge", "-k", "cpu", "-o", "listed/"},
+        dir.path());
+    INFO(listed.err);
+    REQUIRE(listed.exit_code == 0);
+    const auto walked =
+        run_cudaconv({"in", "-r", "-f", "edge", "-k", "cpu", "-o", "walked/"}, dir.path());
+    REQUIRE(walked.exit_code == 0);
+    for (const std::string& input : inputs) {
+        const std::string rel = fs::path(input).lexically_relative("in").string();
+        INFO(rel);
+        CHECK(read_bytes(dir / ("listed/" + rel)) == read_bytes(dir / ("walked/" + rel)));
+    }
+}
+
+}  // namespace cudaconv::test

@@ -171,3 +171,33 @@ TEST_CASE("a sharded plan holds its shard and checks every shard's outputs", "[s
 }
 
 }  // namespace cudaconv
+
+namespace cudaconv {
+
+TEST_CASE("shard: --from-root gives listed paths their folders and keys", "[shard][inputs]") {
+    const test::TempFolder dir("cudaconv-shard-");
+    dir.write("photos/2024/a.jpg", "x");
+    dir.write("photos/b.jpg", "x");
+    dir.write("photos/2025/c.png", "x");
+    const std::string root = (dir.path() / "photos").string();
+    InputRequest request;
+    request.from =
+        dir.write("list.txt", root + "/2024/a.jpg\n" + root + "/./b.jpg\n" + root + "/2025\n")
+            .string();
+    request.from_root = root + "/";
+    std::map<std::string, std::pair<std::string, std::string>> seen;  // name -> dir, key
+    for (const InputFile& f : expand_inputs(request)) {
+        seen[fs::path(f.path).filename().string()] = {f.dir, f.relative};
+    }
+    CHECK(seen["a.jpg"] == std::make_pair(std::string("2024"), std::string("2024/a.jpg")));
+    CHECK(seen["b.jpg"] == std::make_pair(std::string(""), std::string("b.jpg")));
+    CHECK(seen["c.png"] == std::make_pair(std::string("2025"), std::string("2025/c.png")));
+
+    request.from = dir.write("outside.txt", dir.path().string() + "/list.txt\n").string();
+    CHECK_THROWS_WITH(expand_inputs(request), Catch::Contains(": not under --from-root "));
+    request.from.clear();
+    request.args = {root};
+    CHECK_THROWS_WITH(expand_inputs(request), "--from-root needs --from FILE|-");
+}
+
+}  // namespace cudaconv
