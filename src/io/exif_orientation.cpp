@@ -66,8 +66,7 @@ int exif_orientation(const std::uint8_t* data, std::size_t size) {
     const std::uint8_t* tiff = data + kExifHeader;
     const std::size_t at = tiff_orientation_at(tiff, size - kExifHeader);
     if (at == static_cast<std::size_t>(-1)) return kUpright;
-    const std::uint32_t value = tiff[0] == 'M' ? (std::uint32_t{tiff[at]} << 8 | tiff[at + 1])
-                                               : (std::uint32_t{tiff[at + 1]} << 8 | tiff[at]);
+    const std::uint32_t value = Tiff(tiff, size - kExifHeader, tiff[0] == 'M').u16(at);
     return value >= 1 && value <= 8 ? static_cast<int>(value) : kUpright;
 }
 

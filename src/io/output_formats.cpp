@@ -211,9 +211,8 @@ std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::string& 
                         std::to_string(cv_depth));
     }
     // RGBA and 16-bit images are made fit for a JPEG (io/jpeg_fit.hpp).
-    const OutputFormat* found = find_format(extension);
-    const bool jpeg = found != nullptr && std::string_view(found->name) == "JPEG";
-    const cv::Mat& fitted = jpeg ? fit_for_jpeg(image, options.background) : image;
+    const cv::Mat& fitted = is_jpeg_extension(extension) ? fit_for_jpeg(image, options.background)
+                                                         : image;
     check_output_format(path, extension, depth_of(fitted), fitted.channels());
     const OutputFormat& format = *find_format(extension);
 
