@@ -74,6 +74,11 @@ struct RunBuffers {
     std::size_t dst_bytes = 0;
     DeviceArray<std::byte> d_src{nullptr};
     DeviceArray<std::byte> d_dst{nullptr};
+    // A filter chain's images between steps (RunOptions::later_steps): one,
+    // or two that the steps take turns writing, of the first (largest) one's
+    // bytes.
+    std::size_t between_bytes = 0;
+    std::vector<DeviceArray<std::byte>> d_between;
 };
 
 thread_local RunBuffers t_buffers;
@@ -88,6 +93,19 @@ RunBuffers& run_buffers(std::size_t src_bytes, std::size_t dst_bytes) {
         buffers.dst_bytes = dst_bytes;
     }
     return buffers;
+}
+
+// The kept buffers between a chain's steps: `count` of `bytes` each.
+std::vector<DeviceArray<std::byte>>& between_buffers(std::size_t count, std::size_t bytes) {
+    RunBuffers& buffers = t_buffers;
+    if (buffers.d_between.size() != count || buffers.between_bytes != bytes) {
+        buffers.d_between.clear();  // free the old ones first
+        for (std::size_t i = 0; i < count; ++i) {
+            buffers.d_between.push_back(device_array<std::byte>(bytes));
+        }
+        buffers.between_bytes = bytes;
+    }
+    return buffers.d_between;
 }
 // A run that throws may leave copies or kernels queued on its stream that
 // still read or write the kept buffers, and the next run of the same sizes
@@ -113,14 +131,14 @@ private:
 // ---------------------------------------------------------------------------
 
 // The run's result on the device, as the device encoders take it.
-DeviceImageRows result_rows(const Job& job, const std::byte* d_result, std::size_t dst_row) {
+DeviceImageRows result_rows(const ImageView& out, const std::byte* d_result, std::size_t dst_row) {
     DeviceImageRows rows;
     rows.data = d_result;
-    rows.width = job.dst.width;
-    rows.height = job.dst.height;
+    rows.width = out.width;
+    rows.height = out.height;
     rows.pitch = static_cast<std::int64_t>(dst_row);
-    rows.channels = job.dst.channels;
-    rows.depth = job.dst.depth;
+    rows.channels = out.channels;
+    rows.depth = out.depth;
     return rows;
 }
 
@@ -128,10 +146,10 @@ DeviceImageRows result_rows(const Job& job, const std::byte* d_result, std::size
 // holds its samples; false, with the request untouched, where it does not
 // or the device had no room for the encoder's buffers (the pixels are
 // downloaded instead).
-bool compress_for_png(const Job& job, const std::byte* d_result, std::size_t dst_row,
+bool compress_for_png(const ImageView& out, const std::byte* d_result, std::size_t dst_row,
                       PngRowsRequest& request, RunTimings& timings, cudaStream_t stream) {
-    if (!png_rows_on_device_supported(job.dst.width, job.dst.channels, job.dst.depth)) return false;
-    const DeviceImageRows rows = result_rows(job, d_result, dst_row);
+    if (!png_rows_on_device_supported(out.width, out.channels, out.depth)) return false;
+    const DeviceImageRows rows = result_rows(out, d_result, dst_row);
     const Event start, stop;
     CUDA_CHECK(cudaEventRecord(start.get(), stream));
     DevicePngStream compressed;
@@ -158,12 +176,11 @@ bool compress_for_png(const Job& job, const std::byte* d_result, std::size_t dst
 // false, with `request.problem` saying why, where the encoder cannot take
 // it or nvJPEG failed (the pixels are downloaded and the CPU encodes them;
 // a fault of the device itself shows again at that download).
-bool encode_for_jpeg(const Job& job, const std::byte* d_result, std::size_t dst_row,
+bool encode_for_jpeg(const ImageView& out, const std::byte* d_result, std::size_t dst_row,
                      JpegRequest& request, RunTimings& timings, cudaStream_t stream) {
-    request.problem =
-        jpeg_on_device_problem(job.dst.width, job.dst.height, job.dst.channels, job.dst.depth);
+    request.problem = jpeg_on_device_problem(out.width, out.height, out.channels, out.depth);
     if (!request.problem.empty()) return false;
-    const DeviceImageRows rows = result_rows(job, d_result, dst_row);
+    const DeviceImageRows rows = result_rows(out, d_result, dst_row);
     const Event start, stop;
     CUDA_CHECK(cudaEventRecord(start.get(), stream));
     try {
@@ -179,6 +196,16 @@ bool encode_for_jpeg(const Job& job, const std::byte* d_result, std::size_t dst_
     request.done = true;
     timings.gpu_jpeg_ms = elapsed_ms(start, stop);
     return true;
+}
+
+// Zeroes the bytes between each row's end and its pitch (DeviceJob's
+// pitches), which copies and kernels leave alone.
+template <typename View>
+void clear_row_padding(std::byte* rows, std::size_t pitch, const View& image, cudaStream_t stream) {
+    const std::size_t used = image.packed_row_bytes();
+    if (pitch <= used) return;
+    CUDA_CHECK(cudaMemset2DAsync(rows + used, pitch, 0, pitch - used,
+                                 static_cast<std::size_t>(image.height), stream));
 }
 
 }  // namespace
@@ -248,6 +275,15 @@ Support CudaBackend::can_run(const Job& job) const {
     return check_job(job, device);
 }
 
+// A filter chain's steps after the first, as the device runs them: each
+// step's variant, job and taps, and its DeviceJob on the run's buffers.
+struct CudaBackend::LaterStep {
+    const CudaBackend* backend = nullptr;
+    const Job* job = nullptr;
+    DeviceArray<float> taps{nullptr};
+    DeviceJob device_job;
+};
+
 RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     // Values it does not read, or out of range, are the caller's mistake.
     if (const std::string refusal = tuning_refusal(options.tuning, tuning_params(), name());
@@ -262,14 +298,19 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     // guard's wait comes before it is freed.
     DeviceArray<float> d_taps{nullptr};
     std::vector<DeviceArray<std::byte>> rotated;
+    std::vector<LaterStep> later(options.later_steps.size());
     const KeptBuffersGuard kept_buffers_guard(stream.get());  // destroyed before the stream
     RunTimings timings;
 
+    // A chain's last step writes the output; this run's own step writes
+    // the first image between steps.
+    const ImageView& out = later.empty() ? job.dst : options.later_steps.back().job.dst;
+
     // Device rows: each padded to 16 bytes (kRowAlignment).
     const std::size_t src_row = device_pitch(job.src.packed_row_bytes());
-    const std::size_t dst_row = device_pitch(job.dst.packed_row_bytes());
+    const std::size_t dst_row = device_pitch(out.packed_row_bytes());
     const std::size_t src_bytes = src_row * static_cast<std::size_t>(job.src.height);
-    const std::size_t dst_bytes = dst_row * static_cast<std::size_t>(job.dst.height);
+    const std::size_t dst_bytes = dst_row * static_cast<std::size_t>(out.height);
     const std::vector<float> taps(job.params.filter.taps.begin(), job.params.filter.taps.end());
 
     RunBuffers& buffers = run_buffers(src_bytes, dst_bytes);
@@ -300,11 +341,7 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
                                cudaMemcpyHostToDevice, stream.get()));
     CUDA_CHECK(cudaEventRecord(up_stop.get(), stream.get()));
     // The rows' padding, which the copy leaves alone (DeviceJob::src_pitch).
-    if (src_row > job.src.packed_row_bytes()) {
-        CUDA_CHECK(cudaMemset2DAsync(d_src.get() + job.src.packed_row_bytes(), src_row, 0,
-                                     src_row - job.src.packed_row_bytes(),
-                                     static_cast<std::size_t>(job.src.height), stream.get()));
-    }
+    clear_row_padding(d_src.get(), src_row, job.src, stream.get());
     // Poison the output: a sample no kernel writes shows up in the tests
     // (0xFF bytes are 255, 65535 or NaN).
     CUDA_CHECK(cudaMemsetAsync(d_dst.get(), 0xFF, dst_bytes, stream.get()));
@@ -315,12 +352,17 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     dj.taps = d_taps.get();
     dj.src_pitch = static_cast<std::int64_t>(src_row);
     dj.dst_pitch = static_cast<std::int64_t>(dst_row);
+    if (!later.empty()) place_chain(job, options, d_dst.get(), dst_row, dj, later, stream.get());
 
     // Copies 1..k-1 of the input and output for rotated launches; all hold
     // the same input, so whichever copy the last launch wrote is the output.
-    const std::size_t copies = rotation_copies(
-        options.rotate_bytes, src_bytes + dst_bytes,
-        rotation_spare_bytes(base_device_bytes(job) + extra_device_bytes(job), device));
+    // A chain keeps one copy.
+    const std::size_t copies =
+        later.empty()
+            ? rotation_copies(
+                  options.rotate_bytes, src_bytes + dst_bytes,
+                  rotation_spare_bytes(base_device_bytes(job) + extra_device_bytes(job), device))
+            : 1;
     std::vector<DeviceJob> launches(1, dj);
     for (std::size_t k = 1; k < copies; ++k) {
         rotated.push_back(device_array<std::byte>(src_bytes));
@@ -336,7 +378,7 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     const int launch_count = options.warmup + options.repeat;
     int last_launch = 0;  // whose output is the result
 
-    {
+    if (later.empty()) {
         const std::unique_ptr<LaunchPlan> plan = this->plan(job, dj, options.tuning, stream.get());
         timings.path = std::string(plan->path());
         const Event start, stop;
@@ -364,28 +406,126 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
             }
             if (i >= options.warmup) timings.filter_ms.push_back(elapsed_ms(start, stop));
         }
+    } else {
+        run_chain_launches(job, options, dj, later, timings, stream.get());
     }
     const std::byte* d_result = launches[static_cast<std::size_t>(last_launch) % copies].dst;
+    if (!later.empty()) d_result = d_dst.get();
 
     if ((options.png_rows &&
-         compress_for_png(job, d_result, dst_row, *options.png_rows, timings, stream.get())) ||
+         compress_for_png(out, d_result, dst_row, *options.png_rows, timings, stream.get())) ||
         (options.jpeg &&
-         encode_for_jpeg(job, d_result, dst_row, *options.jpeg, timings, stream.get()))) {
+         encode_for_jpeg(out, d_result, dst_row, *options.jpeg, timings, stream.get()))) {
         timings.upload_ms = elapsed_ms(up_start, up_stop);
         return timings;
     }
 
     const Event down_start, down_stop;
     CUDA_CHECK(cudaEventRecord(down_start.get(), stream.get()));
-    CUDA_CHECK(cudaMemcpy2DAsync(job.dst.data, static_cast<std::size_t>(job.dst.row_bytes),
-                                 d_result, dst_row, job.dst.packed_row_bytes(),
-                                 static_cast<std::size_t>(job.dst.height), cudaMemcpyDeviceToHost,
+    CUDA_CHECK(cudaMemcpy2DAsync(out.data, static_cast<std::size_t>(out.row_bytes), d_result,
+                                 dst_row, out.packed_row_bytes(),
+                                 static_cast<std::size_t>(out.height), cudaMemcpyDeviceToHost,
                                  stream.get()));
     CUDA_CHECK(cudaEventRecord(down_stop.get(), stream.get()));
     CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     timings.upload_ms = elapsed_ms(up_start, up_stop);
     timings.download_ms = elapsed_ms(down_start, down_stop);
     return timings;
+}
+
+void CudaBackend::place_chain(const Job& job, const RunOptions& options, std::byte* d_out,
+                              std::size_t out_row, DeviceJob& first, std::vector<LaterStep>& later,
+                              cudaStream_t stream) const {
+    // The images between steps take turns in one or two kept buffers, each
+    // of the first one's bytes: a later image is never larger.
+    const std::size_t between_row = device_pitch(job.dst.packed_row_bytes());
+    const std::size_t between_bytes = between_row * static_cast<std::size_t>(job.dst.height);
+    std::vector<DeviceArray<std::byte>>& between =
+        between_buffers(later.size() > 1 ? 2 : 1, between_bytes);
+    for (DeviceArray<std::byte>& b : between) {
+        CUDA_CHECK(cudaMemsetAsync(b.get(), 0xFF, between_bytes, stream));
+    }
+    first.dst = between[0].get();
+    first.dst_pitch = static_cast<std::int64_t>(between_row);
+    const DeviceJob* before = &first;
+    for (std::size_t k = 0; k < later.size(); ++k) {
+        const ChainStep& step = options.later_steps[k];
+        LaterStep& l = later[k];
+        l.backend = dynamic_cast<const CudaBackend*>(step.backend);
+        if (l.backend == nullptr) {
+            throw std::invalid_argument(
+                fmt::format("{}: a chain's step on {} cannot follow on the device", name(),
+                            step.backend->name()));
+        }
+        l.job = &step.job;
+        const std::vector<float> step_taps(step.job.params.filter.taps.begin(),
+                                           step.job.params.filter.taps.end());
+        l.taps = device_array<float>(step_taps.size());
+        CUDA_CHECK(cudaMemcpyAsync(l.taps.get(), step_taps.data(), step_taps.size() * sizeof(float),
+                                   cudaMemcpyHostToDevice, stream));
+        l.device_job = device_job_of(step.job);
+        l.device_job.src = before->dst;
+        l.device_job.src_pitch = before->dst_pitch;
+        l.device_job.taps = l.taps.get();
+        if (k + 1 == later.size()) {
+            l.device_job.dst = d_out;
+            l.device_job.dst_pitch = static_cast<std::int64_t>(out_row);
+        } else {
+            l.device_job.dst = between[(k + 1) % 2].get();
+            l.device_job.dst_pitch =
+                static_cast<std::int64_t>(device_pitch(step.job.dst.packed_row_bytes()));
+        }
+        before = &l.device_job;
+    }
+}
+
+void CudaBackend::run_chain_launches(const Job& job, const RunOptions& options,
+                                     const DeviceJob& first, std::vector<LaterStep>& later,
+                                     RunTimings& timings, cudaStream_t stream) const {
+    // Each step's plan is made just before its launch and let go after it:
+    // two steps' plans may both hold the __constant__ taps' lock, and each
+    // writes the symbol on the stream, after the launches before it.
+    // Timing holds are not used: making a plan may wait on the device.
+    const int launch_count = options.warmup + options.repeat;
+    const Event start, stop;
+    for (int i = 0; i < launch_count; ++i) {
+        if (i > 0 && options.stop_repeating && options.stop_repeating()) {
+            if (!timings.filter_ms.empty()) break;
+            i = launch_count - 1;  // still in the warm-up: one timed run, then stop
+        }
+        std::string paths;
+        const auto add_path = [&](const CudaBackend& b, const LaunchPlan& plan) {
+            const std::string_view p = plan.path().empty() ? b.name() : plan.path();
+            paths += (paths.empty() ? "" : "+") + std::string(p);
+        };
+        CUDA_CHECK(cudaEventRecord(start.get(), stream));
+        {
+            const std::unique_ptr<LaunchPlan> plan = this->plan(job, first, options.tuning, stream);
+            plan->launch(first, stream);
+            CUDA_CHECK_LAUNCH();
+            add_path(*this, *plan);
+        }
+        clear_row_padding(first.dst, static_cast<std::size_t>(first.dst_pitch), job.dst, stream);
+        for (LaterStep& l : later) {
+            // --param values are this variant's: a step on another variant
+            // runs by its own rules.
+            const Tuning tuning = l.backend == this ? options.tuning : Tuning{};
+            const std::unique_ptr<LaunchPlan> plan =
+                l.backend->plan(*l.job, l.device_job, tuning, stream);
+            plan->launch(l.device_job, stream);
+            CUDA_CHECK_LAUNCH();
+            add_path(*l.backend, *plan);
+            if (&l != &later.back()) {
+                clear_row_padding(l.device_job.dst,
+                                  static_cast<std::size_t>(l.device_job.dst_pitch), l.job->dst,
+                                  stream);
+            }
+        }
+        CUDA_CHECK(cudaEventRecord(stop.get(), stream));
+        CUDA_CHECK(cudaEventSynchronize(stop.get()));
+        if (i >= options.warmup) timings.filter_ms.push_back(elapsed_ms(start, stop));
+        timings.path = paths;
+    }
 }
 
 }  // namespace cudaconv

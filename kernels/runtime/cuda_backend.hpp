@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/auto_select.hpp"
 #include "core/backend.hpp"
@@ -88,6 +89,20 @@ protected:
     // the others free them first, so that they have the memory their check
     // counted on.
     virtual bool keeps_fft_state() const { return false; }
+
+private:
+    // A filter chain on the device (RunOptions::later_steps).
+    struct LaterStep;
+    // Places the chain's images between steps in kept device buffers, and
+    // each later step's taps: `first` (this run's own step) writes the
+    // first of them, the last step writes `d_out`.
+    void place_chain(const Job& job, const RunOptions& options, std::byte* d_out,
+                     std::size_t out_row, DeviceJob& first, std::vector<LaterStep>& later,
+                     cudaStream_t stream) const;
+    // --warmup plus --repeat runs of the whole chain, each timed.
+    void run_chain_launches(const Job& job, const RunOptions& options, const DeviceJob& first,
+                            std::vector<LaterStep>& later, RunTimings& timings,
+                            cudaStream_t stream) const;
 };
 
 // Frees what the fft variant keeps on this thread between runs of one shape

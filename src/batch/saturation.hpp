@@ -6,6 +6,7 @@
 // changes the level. Each gives a white or black picture and exit 0; the
 // warning says which and the likely fix.
 #include <string>
+#include <vector>
 
 #include <opencv2/core.hpp>
 
@@ -24,5 +25,9 @@ constexpr double kSaturatedShare = 0.5;
 // megapixels: a batch's workers and one image's run hardly notice).
 std::string saturation_problem(const cv::Mat& out, int filtered_channels, const ConvParams& params,
                                Depth in_depth);
+// The same for a chain's output (core/chain.hpp): its gain is the product
+// of its filters' sums, times the last step's --scale.
+std::string saturation_problem(const cv::Mat& out, int filtered_channels,
+                               const std::vector<ConvParams>& steps, Depth in_depth);
 
 }  // namespace cudaconv

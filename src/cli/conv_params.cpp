@@ -46,7 +46,8 @@ void parse_anchor(const std::string& text, const Filter& f, int* ax, int* ay) {
 
 }  // namespace
 
-ConvParams build_conv_params(const FilterOptions& o, Filter filter) {
+ConvParams build_conv_params(const FilterOptions& o, Filter filter, double largest_input,
+                             bool warn) {
     ConvParams p;
     bool forces_zero = false;
     const auto border = parse_border(o.border, &forces_zero);
@@ -60,8 +61,9 @@ ConvParams build_conv_params(const FilterOptions& o, Filter filter) {
     if (o.border_value) {
         require_finite(*o.border_value, "--border-value");
         if (p.border != BorderMode::constant || forces_zero) {
-            spdlog::warn("--border-value {} is ignored: it applies to --border constant only",
-                         *o.border_value);
+            if (warn)
+                spdlog::warn("--border-value {} is ignored: it applies to --border constant only",
+                             *o.border_value);
         } else {
             p.border_value = *o.border_value;
         }
@@ -90,7 +92,7 @@ ConvParams build_conv_params(const FilterOptions& o, Filter filter) {
     // and offset, --normalize, --scale, --delta), on the largest sample an
     // image or the constant border can hold.
     const double border_sample = p.border == BorderMode::constant ? std::abs(p.border_value) : 0.0;
-    const double largest_sample = std::max(kLargestIntegerSample, border_sample);
+    const double largest_sample = std::max(largest_input, border_sample);
     check_float32_range(filter, largest_sample, p.scale, p.delta,
                         filter.source.empty() ? "-f" : filter.source);
     int ax = 0, ay = 0;
@@ -106,6 +108,31 @@ ConvParams build_conv_params(const FilterOptions& o, Filter filter) {
     p.anchor_x = ax;
     p.anchor_y = ay;
     return p;
+}
+
+std::vector<ConvParams> build_chain_params(const FilterOptions& o, std::vector<Filter> filters) {
+    if (filters.size() > 1 && !o.anchor.empty()) {
+        throw UsageError(fmt::format("--anchor places one filter's anchor; the {} filters of a "
+                                     "chain are each centred (give one -f to use --anchor)",
+                                     filters.size()));
+    }
+    std::vector<ConvParams> steps;
+    double largest = kLargestIntegerSample;  // the largest sample a step may read
+    for (std::size_t i = 0; i < filters.size(); ++i) {
+        FilterOptions step = o;
+        if (i + 1 < filters.size()) {  // --scale, --delta and --abs are the last step's
+            step.scale = 1.0;
+            step.delta = 0.0;
+            step.take_abs = false;
+        }
+        ConvParams p = build_conv_params(step, std::move(filters[i]), largest, i == 0);
+        double tap_abs_sum = 0.0;
+        for (double t : p.filter.taps) tap_abs_sum += std::abs(t);
+        const double border = p.border == BorderMode::constant ? std::abs(p.border_value) : 0.0;
+        largest = std::max(largest, border) * tap_abs_sum * std::abs(p.scale) + std::abs(p.delta);
+        steps.push_back(std::move(p));
+    }
+    return steps;
 }
 
 }  // namespace cudaconv

@@ -3,6 +3,8 @@
 // variant consumes: --normalize and --flip are applied to the taps here,
 // once, so no variant ever deals with them, and the result is checked here,
 // once, whatever source its taps came from.
+#include <vector>
+
 #include "cli/filter_options.hpp"
 #include "core/job.hpp"
 
@@ -10,7 +12,17 @@ namespace cudaconv {
 
 // Throws UsageError for a bad border name, anchor or non-finite number,
 // and FilterError when the final taps, scale and delta could overflow
-// float32 (filters/filter.hpp, check_float32_range).
-ConvParams build_conv_params(const FilterOptions& options, Filter filter);
+// float32 on samples up to `largest_input` (filters/filter.hpp,
+// check_float32_range). `warn`: say when --border-value is ignored.
+ConvParams build_conv_params(const FilterOptions& options, Filter filter,
+                             double largest_input = kLargestIntegerSample, bool warn = true);
+
+// A chain's steps (core/chain.hpp), one a filter in order: each with the
+// run's border, --normalize and --flip; --scale, --delta and --abs on the
+// last step only, the others 1, 0 and off (a filter file's offset stays its
+// step's); each step checked on the largest sample the steps before it can
+// make. --anchor is refused for more than one filter.
+std::vector<ConvParams> build_chain_params(const FilterOptions& options,
+                                           std::vector<Filter> filters);
 
 }  // namespace cudaconv

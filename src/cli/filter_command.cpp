@@ -43,6 +43,8 @@
 #include "io/output_path.hpp"
 #include "batch/image_report.hpp"
 #include "core/auto_select.hpp"
+#include "core/chain.hpp"
+#include "base/printable.hpp"
 #include "base/errors.hpp"
 #include "variants/registry.hpp"
 #include "filters/spec.hpp"
@@ -160,7 +162,8 @@ struct ImageWork : WorkItem {
     std::size_t input_index = 0;  // in plan_: the input's place on the command line
     cv::Mat src;
     cv::Mat dst;
-    Backend* backend = nullptr;  // nullptr for -f none, and until chosen
+    Backend* backend = nullptr;      // the first step's; nullptr for -f none, and until chosen
+    std::vector<Backend*> backends;  // each step's: one for one filter
     // -k auto while CUDA was still starting: the GPU thread chooses.
     bool choose_on_gpu_thread = false;
     OutputTarget target;
@@ -196,6 +199,18 @@ struct ImageWork : WorkItem {
     }
 };
 
+// How the report and {kernel} name the variants of a chain's steps: the
+// one variant's name, or each step's joined by '+'.
+std::string variant_label(const std::vector<Backend*>& backends) {
+    if (backends.empty()) return "";
+    const bool one = std::all_of(backends.begin(), backends.end(),
+                                 [&](const Backend* b) { return b == backends.front(); });
+    if (one) return std::string(backends.front()->name());
+    std::string label;
+    for (const Backend* b : backends) label += (label.empty() ? "" : "+") + std::string(b->name());
+    return label;
+}
+
 ImageShape shape_of(const ConstImageView& image) {
     const int sample_bytes = static_cast<int>(depth_bytes(image.depth));
     return {image.width, image.height, image.channels, sample_bytes, image.channels * sample_bytes};
@@ -204,11 +219,19 @@ ImageShape shape_of(const ConstImageView& image) {
 class FilterCommand {
 public:
     explicit FilterCommand(const FilterOptions& o) : options_(o) {
-        if (o.filter_spec == kNoFilter) {
+        const std::vector<std::string>& specs = o.filter_specs;
+        if (specs.size() == 1 && specs.front() == kNoFilter) {
             const std::string ignored = check_options_without_filter(o);
             if (!ignored.empty()) spdlog::warn("{}", ignored);
         } else {
-            params_ = build_conv_params(o, parse_filter_spec(o.filter_spec));
+            std::vector<Filter> filters;
+            for (const std::string& spec : specs) {
+                if (spec == kNoFilter) {
+                    throw UsageError("-f none runs no filter, so it cannot be a step of a chain");
+                }
+                filters.push_back(parse_filter_spec(spec));
+            }
+            chain_ = build_chain_params(o, std::move(filters));
         }
         if (o.kernel != "auto") {
             requested_ = find_backend(o.kernel);
@@ -252,8 +275,10 @@ public:
             for (const Backend* b : candidates_) plan.later_kernels.emplace_back(b->name());
         }
         if (!o.from.empty() && o.from != kStdStream) plan.other_inputs.push_back(o.from);
-        if (const std::string file = filter_file(o.filter_spec); !file.empty()) {
-            plan.other_inputs.push_back(file);
+        for (const std::string& spec : o.filter_specs) {
+            if (const std::string file = filter_file(spec); !file.empty()) {
+                plan.other_inputs.push_back(file);
+            }
         }
         plan_ = plan_outputs(inputs, plan);
         if (shard_) {
@@ -282,7 +307,7 @@ public:
         // read_image's checks have passed its header (read_options_.accepted).
         // The header is read here only where it serves one of the two.
         const bool cpu_requested = requested_ && !requested_->uses_cuda();
-        if (params_ && work.size() == 1 && (!requested_ || cpu_requested)) {
+        if (!chain_.empty() && work.size() == 1 && (!requested_ || cpu_requested)) {
             const detail::FormatProbe header = claimed_header(plan_[work.front()].source.path);
             one_image_cpu_ = !requested_ && header.width > 0 && cpu_for_header(header);
             prefault_ = one_image_cpu_ || cpu_requested;
@@ -359,7 +384,7 @@ public:
 
 private:
     OutputRequest output_request(bool several, const std::string& kernel) const {
-        return {options_.output, options_.format, params_ ? params_->filter.label : kNoFilter,
+        return {options_.output, options_.format, chain_.empty() ? kNoFilter : chain_label(chain_),
                 kernel, several};
     }
 
@@ -374,11 +399,11 @@ private:
     std::uint64_t bytes_beside(const ImageShape& in) const {
         constexpr int kEncoderCopies = 2;
         ImageShape out = in;
-        if (!params_) {
+        if (chain_.empty()) {
             out.pixel_bytes *= kEncoderCopies;
             return out.bytes();
         }
-        const Size2D size = output_size(in.width, in.height, *params_);
+        const Size2D size = chain_output_size(in.width, in.height, chain_);
         out.width = size.width;
         out.height = size.height;
         if (out_depth_) {  // the channels (4 at most where not told) at that depth
@@ -386,13 +411,19 @@ private:
                 (in.channels > 0 ? in.channels : 4) * static_cast<int>(depth_bytes(*out_depth_));
         }
         out.pixel_bytes *= 1 + kEncoderCopies;
+        // A chain on the CPU: the float32 image a step reads, and the one it
+        // writes (core/chain.hpp), of every channel (4 where not told).
+        ImageShape between = in;
+        between.pixel_bytes = 4 * (in.channels > 0 ? in.channels : 4);
+        const std::uint64_t chain_bytes =
+            chain_.size() > 1 ? std::min<std::uint64_t>(chain_.size() - 1, 2) * between.bytes() : 0;
         if (options_.alpha == "premultiply" && in.channels == 4) {
             // The float32 premultiplied input and filtered output besides.
             ImageShape floats = in;
             floats.pixel_bytes = 4 * 4;
-            return out.bytes() + 2 * floats.bytes();
+            return out.bytes() + 2 * floats.bytes() + chain_bytes;
         }
-        return out.bytes();
+        return out.bytes() + chain_bytes;
     }
 
     // A single image on a CPU variant: its output's pages taken while it
@@ -400,7 +431,7 @@ private:
     // type; called once the header's size passed read_image's checks.
     void prefault_output(const ImageShape& header) {
         if (header.width <= 0 || header.channels == 0) return;
-        const Size2D size = output_size(header.width, header.height, *params_);
+        const Size2D size = chain_output_size(header.width, header.height, chain_);
         if (size.width <= 0 || size.height <= 0) return;
         const Depth in_depth = header.sample_bytes == 2 ? Depth::u16 : Depth::u8;
         prefaulted_.start(static_cast<int>(size.height), static_cast<int>(size.width),
@@ -411,10 +442,21 @@ private:
     int filter_runs() const { return std::max(1, options_.warmup + options_.repeat); }
 
     bool may_use_cuda() const {
-        if (!params_) return false;
+        if (chain_.empty()) return false;
         if (requested_) return requested_->uses_cuda();
         return std::any_of(candidates_.begin(), candidates_.end(),
                            [](Backend* b) { return b->uses_cuda(); });
+    }
+
+    // The input a chain's output pixel depends on: its filters' sizes
+    // added up, less one a step (the filter's own size for one filter).
+    Size2D chain_reach() const {
+        Size2D reach{1, 1};
+        for (const ConvParams& p : chain_) {
+            reach.width += p.filter.width - 1;
+            reach.height += p.filter.height - 1;
+        }
+        return reach;
     }
 
     bool names_kernel() const { return options_.output.find("{kernel}") != std::string::npos; }
@@ -475,7 +517,7 @@ private:
     // `option` gpu (--encoder, --decoder) where the command line runs
     // nothing on the GPU: -f none, or a CPU variant named with -k.
     void refuse_where_nothing_runs_on_gpu(const char* option, const char* codec_does) const {
-        if (!params_) {
+        if (chain_.empty()) {
             throw UsageError(fmt::format("{} gpu: -f none runs nothing on the GPU, so the CPU "
                                          "{} ({} auto or cpu)",
                                          option, codec_does, option));
@@ -506,57 +548,92 @@ private:
         const bool pfm = header.format == detail::ImageFormat::pfm;
         const int channels = pfm ? header.pixel_bytes / 4 : header.channels;
         const int sample_bytes = pfm ? 4 : header.sample_bytes;
-        Job job;
-        job.params = *params_;
-        job.src.width = header.width;
-        job.src.height = header.height;
-        job.src.channels = channels > 0 ? channels : 3;
-        job.src.depth = sample_bytes == 4 ? Depth::f32 : sample_bytes == 2 ? Depth::u16 : Depth::u8;
-        const Size2D out = output_size(header.width, header.height, job.params);
-        job.dst.width = out.width;
-        job.dst.height = out.height;
-        job.dst.channels = job.src.channels;
-        job.dst.depth = out_depth_.value_or(job.src.depth);
+        ConstImageView src;
+        src.width = header.width;
+        src.height = header.height;
+        src.channels = channels > 0 ? channels : 3;
+        src.depth = sample_bytes == 4 ? Depth::f32 : sample_bytes == 2 ? Depth::u16 : Depth::u8;
+        const Size2D out = chain_output_size(header.width, header.height, chain_);
+        ImageView dst;
+        dst.width = out.width;
+        dst.height = out.height;
+        dst.channels = src.channels;
+        dst.depth = out_depth_.value_or(src.depth);
+        const std::vector<Job> jobs = chain_jobs(src, dst, chain_);
         const std::int64_t pixels = header.width * header.height;
         const std::int64_t bytes =
-            pixels * job.src.channels * static_cast<std::int64_t>(depth_bytes(job.src.depth));
+            pixels * src.channels * static_cast<std::int64_t>(depth_bytes(src.depth));
         const DecodeKind kind = header.format == detail::ImageFormat::jpeg  ? DecodeKind::jpeg
                                 : header.format == detail::ImageFormat::png ? DecodeKind::png
                                 : pfm                                       ? DecodeKind::pfm
                                                                             : DecodeKind::other;
         const double decode_ms = estimated_decode_ms(kind, pixels, bytes);
-        return cpu_for_one_image(job, candidates_, cpu_threads(), filter_runs(), decode_ms)
+        return cpu_for_one_image(jobs, candidates_, cpu_threads(), filter_runs(), decode_ms)
                    .backend != nullptr;
     }
 
-    Backend* choose_backend(const Job& job, const std::string& input) {
+    // The variant of each step of the chain (one step for one filter): -k's
+    // for every step, or auto's choice. Auto chooses the first step's as for
+    // one filter, and each later step's among the variants on the same side
+    // (CPU or CUDA), so that a chain on the GPU stays on the device.
+    std::vector<Backend*> choose_backends(const std::vector<Job>& jobs, const std::string& input) {
+        const auto step_name = [&](std::size_t i) {
+            return jobs.size() == 1 ? std::string("this job")
+                                    : fmt::format("step {} of the chain ({})", i + 1,
+                                                  printable_spec(chain_[i].filter.label));
+        };
         if (requested_) {
-            const Support support = requested_->can_run(job);
-            if (!support.ok) {
-                throw UsageError(fmt::format("{}: variant {} cannot run this job: {}", input,
-                                             requested_->name(), support.reason));
+            for (std::size_t i = 0; i < jobs.size(); ++i) {
+                const Support support = requested_->can_run(jobs[i]);
+                if (!support.ok) {
+                    throw UsageError(fmt::format("{}: variant {} cannot run {}: {}", input,
+                                                 requested_->name(), step_name(i), support.reason));
+                }
             }
-            return requested_;
+            return std::vector<Backend*>(jobs.size(), requested_);
         }
         std::lock_guard<std::mutex> lock(choice_mutex_);
         AutoChoice choice;
         if (one_image_cpu_) {
             // CUDA was not started while the image decoded: none of its
             // start-up is hidden now.
-            choice = cpu_for_one_image(job, candidates_, cpu_threads(), filter_runs(), 0.0);
+            choice = cpu_for_one_image(jobs, candidates_, cpu_threads(), filter_runs(), 0.0);
         }
         if (!choice.backend) {
             if (!device_) device_ = device_context(candidates_);
-            choice = choose_variant(job, candidates_, *device_);
+            choice = choose_variant(jobs.front(), candidates_, *device_);
         }
         if (!choice.backend) throw WorkError(fmt::format("{}: {}", input, choice.reason));
-        // Once per variant, not once per image of a batch.
-        if (announced_.insert(choice.backend).second) {
-            progress_->log_above(
-                fmt::format("auto: {} ({})", choice.backend->name(), choice.reason),
-                spdlog::level::debug);
+        std::vector<AutoChoice> choices{choice};
+        std::vector<Backend*> same_side;
+        for (Backend* b : candidates_) {
+            if (b->uses_cuda() == choice.backend->uses_cuda()) same_side.push_back(b);
         }
-        return choice.backend;
+        const DeviceContext device = device_.value_or(DeviceContext{false, "not probed"});
+        for (std::size_t i = 1; i < jobs.size(); ++i) {
+            AutoChoice later = choose_variant(jobs[i], same_side, device);
+            if (!later.backend) {
+                throw WorkError(fmt::format("{}: {} on {}: {}", input, step_name(i),
+                                            choice.backend->uses_cuda() ? "CUDA" : "the CPU",
+                                            later.reason));
+            }
+            choices.push_back(std::move(later));
+        }
+        std::vector<Backend*> chosen;
+        for (const AutoChoice& c : choices) {
+            // Once per variant, not once per image of a batch.
+            if (announced_.insert(c.backend).second) {
+                progress_->log_above(fmt::format("auto: {} ({})", c.backend->name(), c.reason),
+                                     spdlog::level::debug);
+            }
+            chosen.push_back(c.backend);
+        }
+        return chosen;
+    }
+
+    // The chain's jobs for this image: from its input to its output.
+    std::vector<Job> jobs_of(ImageWork& work) const {
+        return chain_jobs(work.input_view(), view_of(work.dst), chain_);
     }
 
     std::unique_ptr<WorkItem> decode(std::size_t index) {
@@ -592,19 +669,21 @@ private:
         report.channels = in.channels;
         report.in_depth = in_depth;
         report.out_depth = out_depth;
-        if (!params_) {
+        if (chain_.empty()) {
             work->dst = work->src;
             report.filter = report.variant = kNoFilter;
             return work;
         }
 
         work->premultiplied = options_.alpha == "premultiply" && in.channels == 4;
-        const Size2D size = output_size(in.width, in.height, *params_);
+        const Size2D size = chain_output_size(in.width, in.height, chain_);
+        const Size2D reach = chain_reach();
         if (size.width <= 0 || size.height <= 0) {
-            throw WorkError(fmt::format(
-                "{}: the {}x{} image is smaller than the {}x{} filter, so --border valid "
-                "leaves no output",
-                report.input, in.width, in.height, params_->filter.width, params_->filter.height));
+            throw WorkError(
+                fmt::format("{}: the {}x{} image is smaller than the {}x{} {}, so --border valid "
+                            "leaves no output",
+                            report.input, in.width, in.height, reach.width, reach.height,
+                            chain_.size() > 1 ? "reach of the chain's filters" : "filter"));
         }
         const int dst_type = work->premultiplied ? CV_32FC4 : cv_type_of(out_depth, in.channels);
         work->dst =
@@ -622,11 +701,11 @@ private:
             work->src = reporting_out_of_memory(report.input, shape_of(in), read_options_,
                                                 [&] { return premultiplied(work->src); });
         }
-        const Job job{work->input_view(), view_of(work->dst), *params_};
         if (choose_later()) {
             work->choose_on_gpu_thread = work->on_gpu = true;
         } else {
-            work->backend = choose_backend(job, report.input);
+            work->backends = choose_backends(jobs_of(*work), report.input);
+            work->backend = work->backends.front();
             work->on_gpu = work->backend->uses_cuda();
         }
         if (work->gpu && !work->on_gpu) decode_on_cpu(*work);  // auto chose a CPU variant
@@ -647,10 +726,10 @@ private:
         }
         // A variant may name itself differently in the output path ({kernel}).
         if (options_.kernel == "auto" && names_kernel()) retarget(*work, image);
-        if (work->backend) report.variant = std::string(work->backend->name());
-        report.filter = params_->filter.label;
-        report.filter_width = params_->filter.width;
-        report.filter_height = params_->filter.height;
+        if (work->backend) report.variant = variant_label(work->backends);
+        report.filter = chain_label(chain_);
+        report.filter_width = static_cast<int>(reach.width);
+        report.filter_height = static_cast<int>(reach.height);
         report.out_width = work->dst.cols;
         report.out_height = work->dst.rows;
         return work;
@@ -753,9 +832,8 @@ private:
     // here for this one: not an input, not another image's output, and an
     // existing file skipped, replaced or refused as the options say.
     void retarget(ImageWork& work, const PlannedImage& image) {
-        work.target =
-            resolve_output(output_request(several_inputs_, std::string(work.backend->name())),
-                           {image.source.path, image.source.dir});
+        work.target = resolve_output(output_request(several_inputs_, variant_label(work.backends)),
+                                     {image.source.path, image.source.dir});
         work.report.output = work.target.path;
         try {
             refuse_overwriting_input(work.target.path, input_paths_);
@@ -832,19 +910,21 @@ private:
     }
 
     void filter(ImageWork& work) {
-        if (!params_) return;  // -f none
+        if (chain_.empty()) return;  // -f none
         if (work.choose_on_gpu_thread) {
             // Usually a CUDA variant; otherwise (no usable device after all,
             // or a job only the CPU runs) it runs here, for the few images
             // decoded before the probe ended.
-            const Job job{work.input_view(), view_of(work.dst), *params_};
-            work.backend = choose_backend(job, work.report.input);
-            work.report.variant = std::string(work.backend->name());
+            work.backends = choose_backends(jobs_of(work), work.report.input);
+            work.backend = work.backends.front();
+            work.report.variant = variant_label(work.backends);
         }
         if (work.gpu && (!work.backend->uses_cuda() || !work.gpu->device_pixels)) {
             decode_on_cpu(work);
         }
-        const Job job{work.input_view(), view_of(work.dst), *params_};
+        const std::vector<Job> jobs = jobs_of(work);
+        std::vector<ChainStep> steps;
+        for (std::size_t i = 0; i < jobs.size(); ++i) steps.push_back({work.backends[i], jobs[i]});
         try {
             const auto start = Clock::now();
             RunOptions run_options;
@@ -857,9 +937,9 @@ private:
                 run_options.device_src = work.gpu->device_pixels.get();
                 run_options.device_src_pitch = work.gpu->pitch;
             }
-            work.report.run =
-                reporting_out_of_memory(work.report.input, shape_of(job.src), read_options_,
-                                        [&] { return work.backend->run(job, run_options); });
+            work.report.run = reporting_out_of_memory(
+                work.report.input, shape_of(jobs.front().src), read_options_,
+                [&] { return run_chain(steps, run_options); });
             work.report.run_ms = ms_since(start);
         } catch (const UsageError&) {
             throw;
@@ -912,11 +992,12 @@ private:
     // (batch/saturation.hpp): said once a run, for the first such image.
     // Outputs the GPU encodes never reach host memory and are not looked at.
     void warn_if_saturated(const ImageWork& work) {
-        if (!params_ || saturation_warned_.load(std::memory_order_relaxed)) return;
-        const int filtered =
-            work.dst.channels() == 4 && params_->alpha == AlphaMode::keep ? 3 : work.dst.channels();
+        if (chain_.empty() || saturation_warned_.load(std::memory_order_relaxed)) return;
+        const int filtered = work.dst.channels() == 4 && chain_.front().alpha == AlphaMode::keep
+                                 ? 3
+                                 : work.dst.channels();
         const std::string problem =
-            saturation_problem(work.dst, filtered, *params_, work.report.in_depth);
+            saturation_problem(work.dst, filtered, chain_, work.report.in_depth);
         if (problem.empty() || saturation_warned_.exchange(true)) return;
         progress_->log_above(fmt::format("{}: {}", work.report.input, problem),
                              spdlog::level::warn);
@@ -943,7 +1024,7 @@ private:
     }
 
     const FilterOptions& options_;
-    std::optional<ConvParams> params_;  // none for -f none
+    std::vector<ConvParams> chain_;  // the filter, or a chain's steps; none for -f none
     Backend* requested_ = nullptr;
     std::optional<Depth> out_depth_;
     std::vector<Backend*> candidates_;

@@ -58,10 +58,12 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
     app.add_option("--from-root", o.from_root,
                    "The folder --from's paths lie under: they keep their folders below it, for "
                    "{dir} and -o DIR/, as a folder argument's files do");
-    app.add_option("-f,--filter", o.filter_spec,
+    app.add_option("-f,--filter", o.filter_specs,
                    "Filter: a name (edge, gaussian:5, ...), WxH:v,v,... or a file "
-                   "(see 'cudaconv list filters'); none: decode and encode only")
-        ->required();
+                   "(see 'cudaconv list filters'); none: decode and encode only. Repeated: "
+                   "a chain, applied in order")
+        ->required()
+        ->allow_extra_args(false);
     app.add_option("-k,--kernel", o.kernel,
                    "Variant to run, or auto, in any case (see 'cudaconv list kernels')")
         ->transform(ascii_lower)

@@ -25,7 +25,8 @@ struct FilterOptions {
     bool overwrite = false;
     int jobs = 0;       // -j: decode/encode threads; 0 = one per core
     int in_flight = 0;  // --in-flight: images held at once; 0 = -j plus half as many
-    std::string filter_spec;
+    // -f, in order: one filter, or a chain (core/chain.hpp); {"none"}: no filter.
+    std::vector<std::string> filter_specs;
     std::string kernel = "auto";
     std::string output;
     std::string format;  // output extension when writing stdout

@@ -130,4 +130,28 @@ AutoChoice cpu_for_one_image(const Job& job, const std::vector<Backend*>& candid
                              costs.cpu_ms, std::max(1u, threads), costs.cuda_ms)};
 }
 
+AutoChoice cpu_for_one_image(const std::vector<Job>& steps, const std::vector<Backend*>& candidates,
+                             unsigned threads, int runs, double decode_ms) {
+    if (steps.size() == 1)
+        return cpu_for_one_image(steps.front(), candidates, threads, runs, decode_ms);
+    const auto it = std::find_if(candidates.begin(), candidates.end(),
+                                 [](Backend* b) { return b->name() == "cpu"; });
+    if (it == candidates.end() || steps.empty()) return {};
+    // The CPU's time is every step's; CUDA's is the first step's costs with
+    // the image's transfers, the later steps' device time next to nothing.
+    double cpu_ms = 0.0;
+    for (const Job& step : steps) {
+        if (!(*it)->can_run(step).ok) return {};
+        cpu_ms += one_image_costs(step, **it, threads, runs, decode_ms).cpu_ms;
+    }
+    Job whole = steps.front();
+    whole.dst = steps.back().dst;
+    const double cuda_ms = one_image_costs(whole, **it, threads, runs, decode_ms).cuda_ms;
+    if (!(cpu_ms < cuda_ms)) return {};
+    return {*it, fmt::format("one image: the CPU should take about {:.1f} ms for the chain's {} "
+                             "steps on {} threads, less than CUDA's start-up, transfers and "
+                             "teardown (about {:.0f} ms)",
+                             cpu_ms, steps.size(), std::max(1u, threads), cuda_ms)};
+}
+
 }  // namespace cudaconv

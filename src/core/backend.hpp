@@ -50,6 +50,15 @@ struct JpegRequest {
     std::string problem;             // when not done: why not, in words
 };
 
+class Backend;
+
+// One step of a filter chain (core/chain.hpp): the variant that runs it and
+// its job.
+struct ChainStep {
+    Backend* backend = nullptr;
+    Job job;
+};
+
 struct RunOptions {
     int warmup = 0;  // untimed filter runs before the timed ones
     int repeat = 1;  // timed filter runs; the output is from the last
@@ -77,6 +86,13 @@ struct RunOptions {
     // The first launch of a run is never held: it may load kernels and
     // build plans, which wait on the device. CPU variants ignore it.
     bool hold_timed_launches = false;
+    // CUDA variants: the steps of a filter chain after this run's own
+    // (core/chain.hpp), each on a CUDA variant, run on the device after
+    // it: job.dst and each step's images but the last are placed on the
+    // device, and the last step's job.dst is the output (pixels, png_rows or
+    // jpeg as for one step). Each timed filter run is the whole chain's. Set
+    // by run_chain only; CPU variants never get it.
+    std::vector<ChainStep> later_steps;
     // Values for the variant's tuning parameters (Backend::tuning_params)
     // in place of its rules' choices: bench --param, and the tests.
     Tuning tuning;

@@ -142,7 +142,7 @@ std::string file_name_safe(const std::string& text) {
     std::string out;
     for (char c : text) {
         const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ||
-                          c == '-';
+                          c == '-' || c == '+';
         out += keep ? c : '-';
     }
     return out;

@@ -55,7 +55,7 @@ bool format_applies(const OutputRequest& request, const OutputSource& source);
 std::string file_in_the_way(const std::string& folder);
 
 // The text for {filter}: the label with anything but letters, digits, '.',
-// '_' and '-' replaced by '-', so a spec like gaussian:sigma=2 is a safe
+// '_', '-' and '+' (a chain's steps) replaced by '-', so a spec like gaussian:sigma=2 is a safe
 // file name part.
 std::string file_name_safe(const std::string& text);
 

@@ -202,8 +202,9 @@ TEST_CASE("every golden also matches cv::filter2D", "[golden]") {
         std::reverse(args.begin(), args.end());  // CLI11 parses a reversed vector
         REQUIRE_NOTHROW(app.parse(args));
 
+        REQUIRE(options.filter_specs.size() == 1);  // chains have goldens of their own
         const ConvParams params =
-            build_conv_params(options, parse_filter_spec(options.filter_spec));
+            build_conv_params(options, parse_filter_spec(options.filter_specs.front()));
         const cv::Mat input = cv::imread(g.input_path().string(), cv::IMREAD_UNCHANGED);
         const cv::Mat golden = cv::imread(g.golden_path().string(), cv::IMREAD_UNCHANGED);
         REQUIRE_FALSE(input.empty());

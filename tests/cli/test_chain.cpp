@@ -1,0 +1,165 @@
+// Filter chains as users write them: `-f A -f B` equals A written as float32
+// and B run on that file, {filter} names the chain, --json tells its steps'
+// variants, and what a chain cannot mean is refused before any work.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include "support/files.hpp"
+#include "support/run_command.hpp"
+#include "support/skip_without_device.hpp"
+
+namespace cudaconv::test {
+namespace fs = std::filesystem;
+
+namespace {
+
+cv::Mat read(const fs::path& path) { return cv::imread(path.string(), cv::IMREAD_UNCHANGED); }
+
+bool same_pixels(const cv::Mat& a, const cv::Mat& b) {
+    return !a.empty() && a.size() == b.size() && a.type() == b.type() && cv::norm(a, b) == 0.0;
+}
+
+// The chain's output against its steps run one after another: the first
+// step written as float32 (PFM keeps every bit), the second run on that
+// file into `out_name`'s format.
+void check_chain_equals_steps(const std::string& sample, const std::vector<std::string>& extra) {
+    TempDir dir;
+    copy_sample(sample, dir / "in.png");
+    std::vector<std::string> chain{"in.png",  "-f", "gaussian:sigma=1.5", "-f",
+                                   "sharpen", "-o", "chain.png"};
+    chain.insert(chain.end(), extra.begin(), extra.end());
+    const auto whole = run_cudaconv(chain, dir.path());
+    INFO(whole.err);
+    REQUIRE(whole.exit_code == 0);
+
+    std::vector<std::string> first{"in.png", "-f", "gaussian:sigma=1.5", "--depth",
+                                   "f32",    "-o", "step1.pfm"};
+    first.insert(first.end(), extra.begin(), extra.end());
+    REQUIRE(run_cudaconv(first, dir.path()).exit_code == 0);
+    const std::string depth = read(dir / "in.png").depth() == CV_16U ? "u16" : "u8";
+    std::vector<std::string> second{"step1.pfm", "-f", "sharpen",  "--depth",
+                                    depth,       "-o", "step2.png"};
+    second.insert(second.end(), extra.begin(), extra.end());
+    const auto two = run_cudaconv(second, dir.path());
+    INFO(two.err);
+    REQUIRE(two.exit_code == 0);
+    CHECK(same_pixels(read(dir / "chain.png"), read(dir / "step2.png")));
+}
+
+}  // namespace
+
+TEST_CASE("chain: -f A -f B equals A in float32, then B", "[cli][chain]") {
+    for (const char* sample : {"camera-crop.png", "chelsea-crop.png", "camera16-crop.png"}) {
+        INFO(sample);
+        check_chain_equals_steps(sample, {"-k", "cpu-ref"});
+        check_chain_equals_steps(sample, {"--border", "replicate"});
+    }
+}
+
+TEST_CASE("chain: differs from its filters' rounded steps and from one filter", "[cli][chain]") {
+    TempDir dir;
+    copy_sample("camera-crop.png", dir / "in.png");
+    REQUIRE(run_cudaconv({"in.png", "-f", "gaussian:sigma=1.5", "-f", "sharpen", "-o", "chain.png"},
+                         dir.path())
+                .exit_code == 0);
+    REQUIRE(
+        run_cudaconv({"in.png", "-f", "gaussian:sigma=1.5", "-o", "a.png"}, dir.path()).exit_code ==
+        0);
+    REQUIRE(run_cudaconv({"a.png", "-f", "sharpen", "-o", "ab.png"}, dir.path()).exit_code == 0);
+    CHECK_FALSE(same_pixels(read(dir / "chain.png"), read(dir / "a.png")));
+    // Rounding between steps moves some samples: the chain does not round.
+    CHECK_FALSE(same_pixels(read(dir / "chain.png"), read(dir / "ab.png")));
+    CHECK(cv::norm(read(dir / "chain.png"), read(dir / "ab.png"), cv::NORM_INF) <= 4.0);
+}
+
+TEST_CASE("chain: {filter} names it, --json and -v tell each step's variant", "[cli][chain]") {
+    TempDir dir;
+    copy_sample("chelsea-crop.png", dir / "in.png");
+    const auto r = run_cudaconv({"in.png", "-f", "box:3", "-f", "edge", "-k", "cpu", "-o",
+                                 "{stem}-{filter}.png", "--json", "-"},
+                                dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(fs::exists(dir / "in-box-3+edge.png"));
+    const auto line = nlohmann::json::parse(r.out.substr(0, r.out.find('\n')));
+    CHECK(line["filter"]["spec"] == "box:3+edge");
+    CHECK(line["filter"]["width"] == 5);  // what an output pixel reaches: 3 + 3 - 1
+    CHECK(line["variant"] == "cpu");
+}
+
+TEST_CASE("chain: what it cannot mean is refused before any work", "[cli][chain]") {
+    TempDir dir;
+    copy_sample("camera-crop.png", dir / "in.png");
+    struct Refusal {
+        std::vector<std::string> args;
+        std::string says;
+    };
+    const std::vector<Refusal> refusals{
+        {{"-f", "box:3", "-f", "edge", "--anchor", "0,0"}, "--anchor places one filter's anchor"},
+        {{"-f", "none", "-f", "edge"}, "cannot be a step of a chain"},
+        {{"-f", "edge", "-f", "none"}, "cannot be a step of a chain"},
+        {{"-f", "edge", "-f", "nosuchfilter"}, "nosuchfilter"},
+    };
+    for (const Refusal& refusal : refusals) {
+        std::vector<std::string> args{"in.png", "-o", "out.png"};
+        args.insert(args.end(), refusal.args.begin(), refusal.args.end());
+        const auto r = run_cudaconv(args, dir.path());
+        INFO(r.err);
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find(refusal.says) != std::string::npos);
+        CHECK_FALSE(fs::exists(dir / "out.png"));
+    }
+    // A valid border that the chain's filters together leave no output of.
+    const auto r = run_cudaconv({"in.png", "-o", "out.png", "--border", "valid", "-f", "box:31",
+                                 "-f", "box:31", "-f", "box:31"},
+                                dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("91x91 reach of the chain's filters") != std::string::npos);
+}
+
+TEST_CASE("chain: on the GPU, every step on the device, equal to cpu-ref", "[cli][chain][gpu]") {
+    if (skip_without_device()) return;
+    TempDir dir;
+    copy_sample("chelsea-crop.png", dir / "in.png");
+    const std::vector<std::string> chain{"in.png", "-f",    "gaussian:sigma=2", "-f", "edge",
+                                         "-f",     "box:5", "--depth",          "f32"};
+    auto on_cpu = chain;
+    on_cpu.insert(on_cpu.end(), {"-k", "cpu-ref", "-o", "cpu.pfm"});
+    REQUIRE(run_cudaconv(on_cpu, dir.path()).exit_code == 0);
+    for (const char* variant : {"fast", "fast-separable", "smem", "fft", "auto"}) {
+        INFO(variant);
+        auto on_gpu = chain;
+        on_gpu.insert(on_gpu.end(),
+                      {"-k", variant, "-o", std::string(variant) + ".pfm", "--json", "-"});
+        const auto r = run_cudaconv(on_gpu, dir.path());
+        INFO(r.err);
+        if (std::string(variant) == "fast-separable") {  // edge is not rank 1
+            CHECK(r.exit_code == 2);
+            CHECK(r.err.find("cannot run step 2 of the chain (edge)") != std::string::npos);
+            continue;
+        }
+        REQUIRE(r.exit_code == 0);
+        const cv::Mat gpu = read(dir / (std::string(variant) + ".pfm"));
+        const cv::Mat cpu = read(dir / "cpu.pfm");
+        double largest = 0.0;
+        const cv::Mat magnitude = cv::abs(cpu);
+        cv::minMaxLoc(magnitude.reshape(1), nullptr, &largest);
+        CHECK(cv::norm(gpu, cpu, cv::NORM_INF) <= 1e-4 * largest);
+        const auto line = nlohmann::json::parse(r.out.substr(0, r.out.find('\n')));
+        // One upload of the input; each step's path, the images between
+        // them never downloaded.
+        CHECK(line["timings_ms"]["upload"].get<double>() > 0.0);
+        const std::string path = line["path"].get<std::string>();
+        CHECK(std::count(path.begin(), path.end(), '+') == 2);
+    }
+}
+
+}  // namespace cudaconv::test

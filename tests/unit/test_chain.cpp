@@ -1,0 +1,241 @@
+// Filter chains (core/chain.hpp): the jobs between steps, and every variant's
+// chains against OpenCV run step by step in float32, an oracle that shares
+// none of cudaconv's code: each step copyMakeBorder + filter2D in double,
+// rounded to float32 as a chain's images between steps are.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/chain.hpp"
+#include "variants/registry.hpp"
+#include "support/compare.hpp"
+#include "support/opencv_reference.hpp"
+#include "support/random_image.hpp"
+#include "support/skip_without_device.hpp"
+
+namespace cudaconv::test {
+namespace {
+
+ConvParams step_of(Filter filter, BorderMode border) {
+    ConvParams p = centred_params(std::move(filter));
+    p.border = border;
+    p.border_value = 37.5;
+    return p;
+}
+
+// A chain's steps drawn from a seed: 2 or 3 filters of sides 1 to 7 (some
+// rank 1), the run's border, and --scale, --delta and --abs on the last.
+std::vector<ConvParams> random_chain(BorderMode border, AlphaMode alpha, Depth in, Depth out,
+                                     std::uint64_t seed) {
+    std::mt19937_64 gen(seed);
+    const int steps = 2 + static_cast<int>(gen() % 2);
+    std::vector<ConvParams> chain;
+    for (int i = 0; i < steps; ++i) {
+        const int w = 1 + static_cast<int>(gen() % 4) * 2;
+        const int h = 1 + static_cast<int>(gen() % 4) * 2;
+        Filter f = random_filter(w, h, seed * 7 + static_cast<std::uint64_t>(i));
+        double abs_sum = 0.0;
+        for (double t : f.taps) abs_sum += std::abs(t);
+        for (double& t : f.taps) t /= abs_sum;  // keeps integer outputs off their ends
+        f.label = "step" + std::to_string(i);
+        ConvParams p = step_of(std::move(f), border);
+        p.alpha = alpha;
+        chain.push_back(std::move(p));
+    }
+    ConvParams& last = chain.back();
+    if (in == Depth::u16 && out == Depth::u8) last.scale = 1.0 / 256.0;
+    if (gen() % 2 == 0) last.scale *= 1.5;
+    last.delta = std::uniform_real_distribution<double>(-10.0, 20.0)(gen);
+    last.take_abs = gen() % 2 == 0;
+    return chain;
+}
+
+// OpenCV, step by step: each step's exact result rounded to float32, the
+// last one's kept exact (compare_images rounds it to the output's depth).
+cv::Mat reference_chain(const cv::Mat& src, const std::vector<ConvParams>& steps) {
+    cv::Mat in = src;
+    for (std::size_t i = 0; i + 1 < steps.size(); ++i) {
+        cv::Mat exact = reference_exact(in, steps[i]);
+        exact.convertTo(in, CV_32F);
+    }
+    return reference_exact(in, steps.back());
+}
+
+// How far a float32 variant's chain may be from the reference: each step's
+// float32 summation bound on what it reads, carried through the later
+// steps by their gains (sum|taps| times |scale|).
+Tolerance chain_tolerance(const std::vector<Job>& jobs, const cv::Mat& src) {
+    double carried = 0.0;
+    double largest = 0.0;
+    {
+        double lo = 0.0, hi = 0.0;
+        cv::minMaxLoc(src.reshape(1), &lo, &hi);
+        largest = std::max(std::abs(lo), std::abs(hi));
+    }
+    Tolerance t;
+    for (const Job& job : jobs) {
+        double gain = 0.0;
+        for (double tap : job.params.filter.taps) gain += std::abs(tap);
+        gain *= std::abs(job.params.scale);
+        const double border =
+            job.params.border == BorderMode::constant ? std::abs(job.params.border_value) : 0.0;
+        largest = std::max(largest, border);
+        carried = carried * gain + float32_sum_tolerance(job, largest).float_absolute +
+                  largest * gain * 0x1p-24;  // the step's own rounding to float32
+        largest = largest * gain + std::abs(job.params.delta);
+    }
+    t.float_absolute = carried;
+    t.integer_levels = 1.0 + std::ceil(carried);
+    return t;
+}
+
+struct ChainCase {
+    int width = 0, height = 0, channels = 1;
+    BorderMode border = BorderMode::reflect101;
+    AlphaMode alpha = AlphaMode::keep;
+    Depth in = Depth::u8, out = Depth::u8;
+    std::uint64_t seed = 0;
+};
+
+std::vector<ChainCase> chain_cases(std::uint64_t first_seed) {
+    std::vector<ChainCase> cases;
+    std::uint64_t seed = first_seed;
+    for (BorderMode border : all_border_modes()) {
+        for (int channels : {1, 3, 4}) {
+            for (Depth in : {Depth::u8, Depth::u16, Depth::f32}) {
+                for (Depth out : {Depth::u8, Depth::f32}) {
+                    ChainCase c;
+                    c.width = 21 + static_cast<int>(seed % 23);
+                    c.height = 21 + static_cast<int>(seed % 7);
+                    c.channels = channels;
+                    c.border = border;
+                    c.alpha = seed % 2 == 0 ? AlphaMode::keep : AlphaMode::filter;
+                    c.in = in;
+                    c.out = out;
+                    c.seed = seed++;
+                    cases.push_back(c);
+                }
+            }
+        }
+    }
+    return cases;
+}
+
+// Runs the case's chain with every step on `variants[i % size]`; false,
+// with nothing checked, where one of them refuses its step.
+bool run_case(const ChainCase& c, const std::vector<Backend*>& variants) {
+    const std::vector<ConvParams> chain = random_chain(c.border, c.alpha, c.in, c.out, c.seed);
+    const cv::Mat src = random_image(c.width, c.height, cv_type(c.in, c.channels), c.seed);
+    const Size2D size = chain_output_size(c.width, c.height, chain);
+    if (size.width <= 0 || size.height <= 0) return false;
+    cv::Mat actual(static_cast<int>(size.height), static_cast<int>(size.width),
+                   cv_type(c.out, c.channels), cv::Scalar::all(0));
+    const std::vector<Job> jobs = chain_jobs(const_view(src), mutable_view(actual), chain);
+    std::vector<ChainStep> steps;
+    std::string names;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        Backend* variant = variants[i % variants.size()];
+        if (!variant->can_run(jobs[i]).ok) return false;
+        steps.push_back({variant, jobs[i]});
+        names += std::string(i ? "+" : "") + std::string(variant->name());
+    }
+    const RunTimings timings = run_chain(steps, {});
+    const Comparison cmp =
+        compare_images(reference_chain(src, chain), actual, chain_tolerance(jobs, src));
+    INFO(names << " on " << c.width << "x" << c.height << "x" << c.channels << " "
+               << depth_name(c.in) << "->" << depth_name(c.out) << ", " << chain.size()
+               << " steps, border " << border_name(c.border) << ", seed " << c.seed << ": "
+               << cmp.describe());
+    CHECK(cmp.ok);
+    CHECK(timings.filter_ms.size() == 1);
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("chain_jobs: float32 images between steps, each the size its border leaves") {
+    const cv::Mat src(20, 30, CV_8UC4);
+    cv::Mat dst(20 - 2 - 4, 30 - 4 - 0, CV_16UC4);
+    const std::vector<ConvParams> chain{step_of(random_filter(3, 3, 1), BorderMode::valid),
+                                        step_of(random_filter(3, 5, 2), BorderMode::valid),
+                                        step_of(random_filter(1, 1, 3), BorderMode::valid)};
+    const Size2D size = chain_output_size(30, 20, chain);
+    CHECK(size.width == 26);
+    CHECK(size.height == 14);
+    const std::vector<Job> jobs = chain_jobs(const_view(src), mutable_view(dst), chain);
+    REQUIRE(jobs.size() == 3);
+    CHECK(jobs[0].src.data == const_view(src).data);
+    CHECK(jobs[0].dst.depth == Depth::f32);
+    CHECK(jobs[0].dst.data == nullptr);
+    CHECK(jobs[0].dst.width == 28);
+    CHECK(jobs[0].dst.height == 18);
+    CHECK(jobs[0].dst.channels == 4);
+    CHECK(jobs[1].src.width == 28);
+    CHECK(jobs[1].src.depth == Depth::f32);
+    CHECK(jobs[1].dst.width == 26);
+    CHECK(jobs[1].dst.height == 14);
+    CHECK(jobs[2].dst.data == mutable_view(dst).data);
+    CHECK(jobs[2].dst.depth == Depth::u16);
+    CHECK(chain_label({step_of(random_filter(1, 1, 1), BorderMode::wrap)}) == "random");
+}
+
+TEST_CASE("a chain on cpu-ref and on cpu equals OpenCV run step by step in float32") {
+    for (const char* name : {"cpu-ref", "cpu"}) {
+        Backend* variant = find_backend(name);
+        REQUIRE(variant != nullptr);
+        int ran = 0;
+        for (const ChainCase& c : chain_cases(100)) ran += run_case(c, {variant});
+        INFO(name);
+        CHECK(ran == static_cast<int>(chain_cases(100).size()));
+    }
+}
+
+TEST_CASE("a chain that mixes CPU and CUDA variants is refused") {
+    if (skip_without_device()) return;
+    const cv::Mat src(8, 8, CV_8UC1, cv::Scalar::all(1));
+    cv::Mat dst(8, 8, CV_8UC1);
+    const std::vector<ConvParams> chain{step_of(random_filter(3, 3, 1), BorderMode::reflect101),
+                                        step_of(random_filter(3, 3, 2), BorderMode::reflect101)};
+    const std::vector<Job> jobs = chain_jobs(const_view(src), mutable_view(dst), chain);
+    CHECK_THROWS_AS(
+        run_chain({{find_backend("cpu"), jobs[0]}, {find_backend("fast"), jobs[1]}}, {}),
+        std::invalid_argument);
+}
+
+TEST_CASE("every CUDA variant runs chains on the device like OpenCV step by step", "[gpu]") {
+    if (skip_without_device()) return;
+    std::vector<Backend*> cuda;
+    for (const auto& b : all_backends()) {
+        if (b->uses_cuda()) cuda.push_back(b.get());
+    }
+    for (Backend* variant : cuda) {
+        int ran = 0;
+        for (const ChainCase& c : chain_cases(500)) ran += run_case(c, {variant});
+        INFO(variant->name() << " ran " << ran << " chains");
+        CHECK(ran > 0);
+    }
+    // Steps on different variants, the images between them on the device.
+    int mixed = 0;
+    for (const ChainCase& c : chain_cases(900)) {
+        mixed += run_case(c, {find_backend("fast"), find_backend("smem"), find_backend("naive")});
+    }
+    CHECK(mixed > 0);
+}
+
+TEST_CASE("CUDA chains, a quick set for compute-sanitizer", "[gpu-quick]") {
+    if (skip_without_device()) return;
+    int ran = 0;
+    for (const ChainCase& c : chain_cases(1300)) {
+        if (c.seed % 9 != 0) continue;
+        ran += run_case(
+            c, {find_backend("fast"), find_backend("fast-separable"), find_backend("naive")});
+        ran += run_case(c, {find_backend("fast")});
+    }
+    CHECK(ran > 0);
+}
+
+}  // namespace cudaconv::test
