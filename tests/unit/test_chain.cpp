@@ -27,17 +27,29 @@ ConvParams step_of(Filter filter, BorderMode border) {
     return p;
 }
 
-// A chain's steps drawn from a seed: 2 or 3 filters of sides 1 to 7 (some
-// rank 1), the run's border, and --scale, --delta and --abs on the last.
+// A chain's steps drawn from a seed: 2 or 3 filters of odd sides 1 to 7,
+// all rank 1 (outer products, as fast-separable takes) for odd seeds, the
+// run's border, and --scale, --delta and --abs on the last.
 std::vector<ConvParams> random_chain(BorderMode border, AlphaMode alpha, Depth in, Depth out,
                                      std::uint64_t seed) {
     std::mt19937_64 gen(seed);
     const int steps = 2 + static_cast<int>(gen() % 2);
+    const bool rank1 = seed % 2 == 1;
     std::vector<ConvParams> chain;
     for (int i = 0; i < steps; ++i) {
         const int w = 1 + static_cast<int>(gen() % 4) * 2;
-        const int h = 1 + static_cast<int>(gen() % 4) * 2;
-        Filter f = random_filter(w, h, seed * 7 + static_cast<std::uint64_t>(i));
+        const int h = rank1 ? w : 1 + static_cast<int>(gen() % 4) * 2;
+        const std::uint64_t taps_seed = seed * 7 + static_cast<std::uint64_t>(i);
+        Filter f = random_filter(w, h, taps_seed);
+        if (rank1) {
+            const Filter row = random_filter(w, 1, taps_seed + 1000);
+            const Filter column = random_filter(1, h, taps_seed + 2000);
+            for (int y = 0; y < h; ++y) {
+                for (int x = 0; x < w; ++x) {
+                    f.taps[static_cast<std::size_t>(y) * w + x] = column.taps[y] * row.taps[x];
+                }
+            }
+        }
         double abs_sum = 0.0;
         for (double t : f.taps) abs_sum += std::abs(t);
         for (double& t : f.taps) t /= abs_sum;  // keeps integer outputs off their ends
@@ -208,17 +220,24 @@ TEST_CASE("a chain that mixes CPU and CUDA variants is refused") {
 
 TEST_CASE("every CUDA variant runs chains on the device like OpenCV step by step", "[gpu]") {
     if (skip_without_device()) return;
-    std::vector<Backend*> cuda;
+    Backend* fast = find_backend("fast");
+    REQUIRE(fast != nullptr);
     for (const auto& b : all_backends()) {
-        if (b->uses_cuda()) cuda.push_back(b.get());
-    }
-    for (Backend* variant : cuda) {
+        if (!b->uses_cuda()) continue;
+        Backend* variant = b.get();
+        // Every step on it; the first step on it and the rest on fast (a
+        // path that takes only integer or gray inputs runs first, where the
+        // image is the input); the first on fast and the rest on it.
         int ran = 0;
-        for (const ChainCase& c : chain_cases(500)) ran += run_case(c, {variant});
+        for (const ChainCase& c : chain_cases(500)) {
+            ran += run_case(c, {variant});
+            ran += run_case(c, {variant, fast, fast});
+            ran += run_case(c, {fast, variant, variant});
+        }
         INFO(variant->name() << " ran " << ran << " chains");
         CHECK(ran > 0);
     }
-    // Steps on different variants, the images between them on the device.
+    // Steps on three variants, the images between them on the device.
     int mixed = 0;
     for (const ChainCase& c : chain_cases(900)) {
         mixed += run_case(c, {find_backend("fast"), find_backend("smem"), find_backend("naive")});
