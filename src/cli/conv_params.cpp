@@ -135,4 +135,49 @@ std::vector<ConvParams> build_chain_params(const FilterOptions& o, std::vector<F
     return steps;
 }
 
+std::vector<ConvParams> build_bank_params(const FilterOptions& o, std::vector<Filter> filters) {
+    if (o.alpha == "premultiply") {
+        throw UsageError("--combine and --alpha premultiply: the combined responses are not "
+                         "a colour to divide by alpha; use --alpha keep or filter");
+    }
+    if (filters.size() > 1 && !o.anchor.empty()) {
+        throw UsageError(fmt::format("--anchor places one filter's anchor; the {} filters of a "
+                                     "bank are each centred (give one -f to use --anchor)",
+                                     filters.size()));
+    }
+    // --scale, --delta and --abs apply to the combination (core/bank.hpp).
+    FilterOptions each = o;
+    each.scale = 1.0;
+    each.delta = 0.0;
+    each.take_abs = false;
+    std::vector<ConvParams> bank;
+    for (std::size_t i = 0; i < filters.size(); ++i) {
+        bank.push_back(
+            build_conv_params(each, std::move(filters[i]), kLargestIntegerSample, i == 0));
+        const Filter& f = bank.back().filter;
+        const Filter& first = bank.front().filter;
+        if (bank.back().border == BorderMode::valid &&
+            (f.width != first.width || f.height != first.height)) {
+            throw UsageError(fmt::format(
+                "--combine with --border valid: the {}x{} and {}x{} filters would leave "
+                "responses of different sizes (give filters of one size, or another border)",
+                first.width, first.height, f.width, f.height));
+        }
+    }
+    return bank;
+}
+
+std::optional<Combine> parse_combine_option(const std::string& text) {
+    if (text == "stack") {
+        throw UsageError("--combine stack is not built yet: it needs a multi-channel float "
+                         "output; meanwhile run each filter with {filter} in -o");
+    }
+    const std::optional<Combine> how = parse_combine(text);
+    if (!how) {
+        throw UsageError(
+            fmt::format("--combine \"{}\": choose magnitude, max or sum", printable_spec(text)));
+    }
+    return how;
+}
+
 }  // namespace cudaconv

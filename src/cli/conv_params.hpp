@@ -3,9 +3,12 @@
 // variant consumes: --normalize and --flip are applied to the taps here,
 // once, so no variant ever deals with them, and the result is checked here,
 // once, whatever source its taps came from.
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "cli/filter_options.hpp"
+#include "core/bank.hpp"
 #include "core/job.hpp"
 
 namespace cudaconv {
@@ -24,5 +27,16 @@ ConvParams build_conv_params(const FilterOptions& options, Filter filter,
 // make. --anchor is refused for more than one filter.
 std::vector<ConvParams> build_chain_params(const FilterOptions& options,
                                            std::vector<Filter> filters);
+
+// A bank's filters (--combine, core/bank.hpp), each with the run's border,
+// --normalize and --flip, and scale 1, delta 0 (a filter file's offset
+// stays its own): --scale, --delta and --abs apply to the combination.
+// Refused (UsageError): --alpha premultiply, --anchor for more than one
+// filter, --border valid with filters of different sizes.
+std::vector<ConvParams> build_bank_params(const FilterOptions& options,
+                                          std::vector<Filter> filters);
+
+// --combine's value; UsageError for stack (not built yet) and unknown names.
+std::optional<Combine> parse_combine_option(const std::string& text);
 
 }  // namespace cudaconv

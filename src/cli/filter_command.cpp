@@ -43,6 +43,7 @@
 #include "io/output_path.hpp"
 #include "batch/image_report.hpp"
 #include "core/auto_select.hpp"
+#include "core/bank.hpp"
 #include "core/chain.hpp"
 #include "base/printable.hpp"
 #include "base/errors.hpp"
@@ -188,6 +189,9 @@ struct ImageWork : WorkItem {
     // The input's EXIF and ICC profile, for the output (io/metadata.hpp);
     // empty under --strip.
     ImageMetadata metadata;
+    // A bank (--combine): each filter's float32 response, until encode()
+    // combines them into dst.
+    std::vector<cv::Mat> responses;
 
     // The input as the variants see it: src, or the JPEG the GPU decodes
     // (8-bit, as nvJPEG inspected it; no pixels on the host).
@@ -231,7 +235,12 @@ public:
                 }
                 filters.push_back(parse_filter_spec(spec));
             }
-            chain_ = build_chain_params(o, std::move(filters));
+            if (o.combine.empty()) {
+                chain_ = build_chain_params(o, std::move(filters));
+            } else {
+                combine_ = parse_combine_option(o.combine);
+                chain_ = build_bank_params(o, std::move(filters));
+            }
         }
         if (o.kernel != "auto") {
             requested_ = find_backend(o.kernel);
@@ -384,7 +393,7 @@ public:
 
 private:
     OutputRequest output_request(bool several, const std::string& kernel) const {
-        return {options_.output, options_.format, chain_.empty() ? kNoFilter : chain_label(chain_),
+        return {options_.output, options_.format, chain_.empty() ? kNoFilter : filter_label(),
                 kernel, several};
     }
 
@@ -403,7 +412,7 @@ private:
             out.pixel_bytes *= kEncoderCopies;
             return out.bytes();
         }
-        const Size2D size = chain_output_size(in.width, in.height, chain_);
+        const Size2D size = output_of(in.width, in.height);
         out.width = size.width;
         out.height = size.height;
         if (out_depth_) {  // the channels (4 at most where not told) at that depth
@@ -415,8 +424,11 @@ private:
         // writes (core/chain.hpp), of every channel (4 where not told).
         ImageShape between = in;
         between.pixel_bytes = 4 * (in.channels > 0 ? in.channels : 4);
+        // A bank: every filter's response, float32, until they are combined.
         const std::uint64_t chain_bytes =
-            chain_.size() > 1 ? std::min<std::uint64_t>(chain_.size() - 1, 2) * between.bytes() : 0;
+            combine_            ? chain_.size() * between.bytes()
+            : chain_.size() > 1 ? std::min<std::uint64_t>(chain_.size() - 1, 2) * between.bytes()
+                                : 0;
         if (options_.alpha == "premultiply" && in.channels == 4) {
             // The float32 premultiplied input and filtered output besides.
             ImageShape floats = in;
@@ -431,7 +443,7 @@ private:
     // type; called once the header's size passed read_image's checks.
     void prefault_output(const ImageShape& header) {
         if (header.width <= 0 || header.channels == 0) return;
-        const Size2D size = chain_output_size(header.width, header.height, chain_);
+        const Size2D size = output_of(header.width, header.height);
         if (size.width <= 0 || size.height <= 0) return;
         const Depth in_depth = header.sample_bytes == 2 ? Depth::u16 : Depth::u8;
         prefaulted_.start(static_cast<int>(size.height), static_cast<int>(size.width),
@@ -450,13 +462,53 @@ private:
 
     // The input a chain's output pixel depends on: its filters' sizes
     // added up, less one a step (the filter's own size for one filter).
+    // A bank's filters each read the input: the largest of them.
     Size2D chain_reach() const {
         Size2D reach{1, 1};
         for (const ConvParams& p : chain_) {
-            reach.width += p.filter.width - 1;
-            reach.height += p.filter.height - 1;
+            if (combine_) {
+                reach.width = std::max<std::int64_t>(reach.width, p.filter.width);
+                reach.height = std::max<std::int64_t>(reach.height, p.filter.height);
+            } else {
+                reach.width += p.filter.width - 1;
+                reach.height += p.filter.height - 1;
+            }
         }
         return reach;
+    }
+
+    // The output's size: after every step of a chain; a bank's filters
+    // all leave the same (build_bank_params).
+    Size2D output_of(std::int64_t width, std::int64_t height) const {
+        return combine_ ? output_size(width, height, chain_.front())
+                        : chain_output_size(width, height, chain_);
+    }
+
+    // For logs, --json and {filter}: a chain's steps joined by '+', a
+    // bank's filters by ',' after how they combine ("magnitude:sobel-x,sobel-y").
+    std::string filter_label() const {
+        if (!combine_) return chain_label(chain_);
+        std::string label = std::string(combine_name(*combine_)) + ":";
+        for (std::size_t i = 0; i < chain_.size(); ++i) {
+            label += (i ? "," : "") + chain_[i].filter.label;
+        }
+        return label;
+    }
+
+    // The jobs of one image, from its input to `dst`: a chain's steps
+    // (core/chain.hpp), or a bank's filters, each from the input into a
+    // float32 response of dst's size (placed by filter()).
+    std::vector<Job> jobs_for(const ConstImageView& src, const ImageView& dst) const {
+        if (!combine_) return chain_jobs(src, dst, chain_);
+        std::vector<Job> jobs;
+        for (const ConvParams& p : chain_) {
+            Job job{src, dst, p};
+            job.dst.data = nullptr;
+            job.dst.depth = Depth::f32;
+            job.dst.row_bytes = static_cast<std::int64_t>(job.dst.packed_row_bytes());
+            jobs.push_back(job);
+        }
+        return jobs;
     }
 
     bool names_kernel() const { return options_.output.find("{kernel}") != std::string::npos; }
@@ -553,13 +605,13 @@ private:
         src.height = header.height;
         src.channels = channels > 0 ? channels : 3;
         src.depth = sample_bytes == 4 ? Depth::f32 : sample_bytes == 2 ? Depth::u16 : Depth::u8;
-        const Size2D out = chain_output_size(header.width, header.height, chain_);
+        const Size2D out = output_of(header.width, header.height);
         ImageView dst;
         dst.width = out.width;
         dst.height = out.height;
         dst.channels = src.channels;
         dst.depth = out_depth_.value_or(src.depth);
-        const std::vector<Job> jobs = chain_jobs(src, dst, chain_);
+        const std::vector<Job> jobs = jobs_for(src, dst);
         const std::int64_t pixels = header.width * header.height;
         const std::int64_t bytes =
             pixels * src.channels * static_cast<std::int64_t>(depth_bytes(src.depth));
@@ -578,9 +630,11 @@ private:
     // (CPU or CUDA), so that a chain on the GPU stays on the device.
     std::vector<Backend*> choose_backends(const std::vector<Job>& jobs, const std::string& input) {
         const auto step_name = [&](std::size_t i) {
-            return jobs.size() == 1 ? std::string("this job")
-                                    : fmt::format("step {} of the chain ({})", i + 1,
-                                                  printable_spec(chain_[i].filter.label));
+            return jobs.size() == 1
+                       ? std::string("this job")
+                       : fmt::format("{} {} of the {} ({})", combine_ ? "filter" : "step", i + 1,
+                                     combine_ ? "bank" : "chain",
+                                     printable_spec(chain_[i].filter.label));
         };
         if (requested_) {
             for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -633,7 +687,7 @@ private:
 
     // The chain's jobs for this image: from its input to its output.
     std::vector<Job> jobs_of(ImageWork& work) const {
-        return chain_jobs(work.input_view(), view_of(work.dst), chain_);
+        return jobs_for(work.input_view(), view_of(work.dst));
     }
 
     std::unique_ptr<WorkItem> decode(std::size_t index) {
@@ -676,14 +730,14 @@ private:
         }
 
         work->premultiplied = options_.alpha == "premultiply" && in.channels == 4;
-        const Size2D size = chain_output_size(in.width, in.height, chain_);
+        const Size2D size = output_of(in.width, in.height);
         const Size2D reach = chain_reach();
         if (size.width <= 0 || size.height <= 0) {
-            throw WorkError(
-                fmt::format("{}: the {}x{} image is smaller than the {}x{} {}, so --border valid "
-                            "leaves no output",
-                            report.input, in.width, in.height, reach.width, reach.height,
-                            chain_.size() > 1 ? "reach of the chain's filters" : "filter"));
+            throw WorkError(fmt::format(
+                "{}: the {}x{} image is smaller than the {}x{} {}, so --border valid "
+                "leaves no output",
+                report.input, in.width, in.height, reach.width, reach.height,
+                combine_ || chain_.size() == 1 ? "filter" : "reach of the chain's filters"));
         }
         const int dst_type = work->premultiplied ? CV_32FC4 : cv_type_of(out_depth, in.channels);
         work->dst =
@@ -727,7 +781,7 @@ private:
         // A variant may name itself differently in the output path ({kernel}).
         if (options_.kernel == "auto" && names_kernel()) retarget(*work, image);
         if (work->backend) report.variant = variant_label(work->backends);
-        report.filter = chain_label(chain_);
+        report.filter = filter_label();
         report.filter_width = static_cast<int>(reach.width);
         report.filter_height = static_cast<int>(reach.height);
         report.out_width = work->dst.cols;
@@ -894,7 +948,7 @@ private:
     // maps spent a third more on encoding than on the photos'
     // (docs/PERFORMANCE.md); here the workers only wrap the stream.
     bool png_rows_on_device(const ImageWork& work) const {
-        if (options_.encoder == "cpu" || work.premultiplied) return false;
+        if (options_.encoder == "cpu" || work.premultiplied || combine_) return false;
         return png_rows_stream_fits(work.target.extension, encode_) &&
                (work.report.out_depth == Depth::u8 || work.report.out_depth == Depth::u16);
     }
@@ -904,7 +958,7 @@ private:
     // bytes): the CPU's encode of a 12-megapixel image takes a worker
     // 60-70 ms, the GPU's under a millisecond.
     bool jpeg_on_device(const ImageWork& work) const {
-        return options_.encoder != "cpu" && !work.premultiplied &&
+        return options_.encoder != "cpu" && !work.premultiplied && !combine_ &&
                is_jpeg_extension(work.target.extension) && work.report.out_depth == Depth::u8 &&
                work.dst.channels() != 4;
     }
@@ -922,9 +976,13 @@ private:
         if (work.gpu && (!work.backend->uses_cuda() || !work.gpu->device_pixels)) {
             decode_on_cpu(work);
         }
-        const std::vector<Job> jobs = jobs_of(work);
+        std::vector<Job> jobs = jobs_of(work);
         std::vector<ChainStep> steps;
         for (std::size_t i = 0; i < jobs.size(); ++i) steps.push_back({work.backends[i], jobs[i]});
+        if (combine_) {
+            filter_bank(work, steps);
+            return;
+        }
         try {
             const auto start = Clock::now();
             RunOptions run_options;
@@ -955,8 +1013,65 @@ private:
         work.encoded.reset();
     }
 
+    // A bank (--combine): each filter's response into a float32 image of
+    // its own, on its variant; encode() combines them. The timings are the
+    // filters' together.
+    void filter_bank(ImageWork& work, std::vector<ChainStep>& steps) {
+        const auto start = Clock::now();
+        RunOptions run_options;
+        run_options.warmup = options_.warmup;
+        run_options.repeat = options_.repeat;
+        run_options.stop_repeating = stop_requested_;
+        RunTimings total;
+        std::vector<std::string> paths;
+        const ConstImageView in = work.input_view();
+        try {
+            for (ChainStep& step : steps) {
+                cv::Mat response =
+                    reporting_out_of_memory(work.report.input, shape_of(in), read_options_, [&] {
+                        return cv::Mat(work.dst.rows, work.dst.cols, CV_32FC(work.dst.channels()));
+                    });
+                step.job.dst = view_of(response);
+                const RunTimings t = run_chain({step}, run_options);
+                total.upload_ms += t.upload_ms;
+                total.download_ms += t.download_ms;
+                if (total.filter_ms.empty()) total.filter_ms.assign(t.filter_ms.size(), 0.0);
+                total.filter_ms.resize(std::min(total.filter_ms.size(), t.filter_ms.size()));
+                for (std::size_t r = 0; r < total.filter_ms.size(); ++r) {
+                    total.filter_ms[r] += t.filter_ms[r];
+                }
+                paths.push_back(t.path.empty() ? std::string(step.backend->name()) : t.path);
+                work.responses.push_back(std::move(response));
+            }
+        } catch (const UsageError&) {
+            throw;
+        } catch (const WorkError&) {
+            throw;
+        } catch (const std::exception& e) {
+            throw WorkError(fmt::format("{}: {}: {}", work.report.input,
+                                        variant_label(work.backends), e.what()));
+        }
+        for (const std::string& p : paths) total.path += (total.path.empty() ? "" : ",") + p;
+        work.report.run = std::move(total);
+        work.report.run_ms = ms_since(start);
+        work.src.release();
+        work.pinned.reset();
+        work.gpu.reset();
+        work.encoded.reset();
+    }
+
     void encode(ImageWork& work) {
         const auto start = Clock::now();
+        if (!work.responses.empty()) {
+            std::vector<ConstImageView> responses;
+            for (const cv::Mat& r : work.responses) responses.push_back(view_of(r));
+            const int filtered = work.dst.channels() == 4 && chain_.front().alpha == AlphaMode::keep
+                                     ? 3
+                                     : work.dst.channels();
+            combine_responses(responses, *combine_, filtered, options_.scale, options_.delta,
+                              options_.take_abs, view_of(work.dst));
+            work.responses.clear();
+        }
         if (work.premultiplied) {
             work.dst = reporting_out_of_memory(
                 work.report.input, shape_of(view_of(std::as_const(work.dst))), read_options_,
@@ -992,7 +1107,10 @@ private:
     // (batch/saturation.hpp): said once a run, for the first such image.
     // Outputs the GPU encodes never reach host memory and are not looked at.
     void warn_if_saturated(const ImageWork& work) {
-        if (chain_.empty() || saturation_warned_.load(std::memory_order_relaxed)) return;
+        // A bank's gain is not its filters' sums: not told.
+        if (chain_.empty() || combine_ || saturation_warned_.load(std::memory_order_relaxed)) {
+            return;
+        }
         const int filtered = work.dst.channels() == 4 && chain_.front().alpha == AlphaMode::keep
                                  ? 3
                                  : work.dst.channels();
@@ -1024,7 +1142,9 @@ private:
     }
 
     const FilterOptions& options_;
-    std::vector<ConvParams> chain_;  // the filter, or a chain's steps; none for -f none
+    // The filter, a chain's steps, or a bank's filters (combine_); none for -f none.
+    std::vector<ConvParams> chain_;
+    std::optional<Combine> combine_;  // --combine: chain_ is a bank
     Backend* requested_ = nullptr;
     std::optional<Depth> out_depth_;
     std::vector<Backend*> candidates_;

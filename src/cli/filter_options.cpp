@@ -34,6 +34,7 @@ std::string check_options_without_filter(const FilterOptions& o) {
     refuse_if(o.normalize, "--normalize");
     refuse_if(o.depth != defaults.depth, "--depth");
     refuse_if(o.alpha != defaults.alpha, "--alpha");
+    refuse_if(!o.combine.empty(), "--combine");
     if (!refused.empty()) {
         throw UsageError(fmt::format("-f none writes the image as decoded; {} need{} a filter "
                                      "(-f identity applies {})",
@@ -64,6 +65,10 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
                    "a chain, applied in order")
         ->required()
         ->allow_extra_args(false);
+    app.add_option("--combine", o.combine,
+                   "Several -f as a bank over the input, their responses combined: magnitude "
+                   "(a gradient's length), max or sum (without it, several -f are a chain)")
+        ->transform(ascii_lower);
     app.add_option("-k,--kernel", o.kernel,
                    "Variant to run, or auto, in any case (see 'cudaconv list kernels')")
         ->transform(ascii_lower)

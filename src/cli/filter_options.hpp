@@ -27,6 +27,7 @@ struct FilterOptions {
     int in_flight = 0;  // --in-flight: images held at once; 0 = -j plus half as many
     // -f, in order: one filter, or a chain (core/chain.hpp); {"none"}: no filter.
     std::vector<std::string> filter_specs;
+    std::string combine;  // --combine: several -f as a bank ("" = a chain)
     std::string kernel = "auto";
     std::string output;
     std::string format;  // output extension when writing stdout

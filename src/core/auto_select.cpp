@@ -148,8 +148,8 @@ AutoChoice cpu_for_one_image(const std::vector<Job>& steps, const std::vector<Ba
     whole.dst = steps.back().dst;
     const double cuda_ms = one_image_costs(whole, **it, threads, runs, decode_ms).cuda_ms;
     if (!(cpu_ms < cuda_ms)) return {};
-    return {*it, fmt::format("one image: the CPU should take about {:.1f} ms for the chain's {} "
-                             "steps on {} threads, less than CUDA's start-up, transfers and "
+    return {*it, fmt::format("one image: the CPU should take about {:.1f} ms for its {} filters "
+                             "on {} threads, less than CUDA's start-up, transfers and "
                              "teardown (about {:.0f} ms)",
                              cpu_ms, steps.size(), std::max(1u, threads), cuda_ms)};
 }

@@ -137,8 +137,9 @@ OneImageCosts one_image_costs(const Job& job, const Backend& cpu, unsigned threa
 // backend is nullptr and choose_variant decides.
 AutoChoice cpu_for_one_image(const Job& job, const std::vector<Backend*>& candidates,
                              unsigned threads, int runs, double decode_ms);
-// The same for a filter chain's steps (core/chain.hpp): `cpu` when it can
-// run every step and their times together cost less than CUDA would.
+// The same for several jobs of one image, a chain's steps (core/chain.hpp)
+// or a bank's filters (core/bank.hpp): `cpu` when it can run every one and
+// their times together cost less than CUDA would.
 AutoChoice cpu_for_one_image(const std::vector<Job>& steps, const std::vector<Backend*>& candidates,
                              unsigned threads, int runs, double decode_ms);
 
