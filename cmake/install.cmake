@@ -1,10 +1,13 @@
 # What `cmake --install` puts where, and the Debian package CPack makes of
 # it (`cpack -G DEB` in a build folder): the binary, its man page (made
-# from --help by help2man, where it is installed) and its bash completion.
+# from --help by help2man, where it is installed) and its bash and zsh
+# completions.
 include(GNUInstallDirs)
 install(TARGETS cudaconv RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/scripts/completions/cudaconv.bash
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME cudaconv)
+install(FILES ${PROJECT_SOURCE_DIR}/scripts/completions/_cudaconv
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
 
 # The man page: --help and --version, with docs/man/cudaconv.h2m's
 # sections (the commands, exit status, environment). Made by running the

@@ -2,7 +2,8 @@
 # Installs what cudaconv needs from Debian 12's packages, only what is
 # missing; with --test also what scripts/test.sh's fuzz stage needs (clang
 # 14 and its libFuzzer), its format stage (clang-format 14) and the Slurm
-# test (slurm-wlm, munge, jq: tests/slurm/test_array.sh). The CUDA
+# test (slurm-wlm, munge, jq: tests/slurm/test_array.sh) and the zsh
+# completion's (zsh: tests/package/test_deb.sh). The CUDA
 # toolkit (nvcc, cuFFT, optionally cuDNN) is not a Debian package: where it
 # is installed (in its default prefix or on PATH) the CUDA variants are
 # built, otherwise the CPU variants only.
@@ -12,7 +13,7 @@ packages=(cmake ninja-build g++ pkg-config libopencv-dev libcli11-dev libspdlog-
           nlohmann-json3-dev catch2 libdeflate-dev libtbb-dev libpng-dev libjpeg62-turbo-dev zlib1g-dev
           libfftw3-dev libhwy-dev help2man dpkg-dev)
 if [[ ${1:-} == --test ]]; then
-  packages+=(clang-14 libclang-rt-14-dev clang-format-14 slurm-wlm munge jq)
+  packages+=(clang-14 libclang-rt-14-dev clang-format-14 slurm-wlm munge jq zsh)
 fi
 
 missing=()

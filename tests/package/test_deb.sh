@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Debian package as a user gets it: `cpack -G DEB` in the build folder,
-# then the package's files (the binary, its man page, its bash completion),
+# then the package's files (the binary, its man page, its bash and zsh
+# completions),
 # its dependencies, and the binary, man page and completion working from a
 # copy unpacked elsewhere.
 #   test_deb.sh BUILD_DIR
@@ -18,7 +19,8 @@ deb=$(ls "$tmp"/out/cudaconv_*_*.deb)
 
 contents=$(dpkg-deb -c "$deb" | awk '{print $NF}')
 for f in ./usr/bin/cudaconv ./usr/share/man/man1/cudaconv.1.gz \
-         ./usr/share/bash-completion/completions/cudaconv; do
+         ./usr/share/bash-completion/completions/cudaconv \
+         ./usr/share/zsh/vendor-completions/_cudaconv; do
   grep -qx -- "$f" <<<"$contents" || fail "$f not in the package: $contents"
 done
 depends=$(dpkg-deb -f "$deb" Depends)
@@ -39,4 +41,21 @@ complete_words() { COMP_WORDS=("$bin" "$@"); COMP_CWORD=${#COMP_WORDS[@]}; COMP_
 [[ " $(complete_words -k cpu) " == *" cpu-ref "* ]] || fail "-k cpu does not complete to cpu-ref"
 [[ $(complete_words --sha) == "--shard" ]] || fail "--sha does not complete to --shard"
 [[ " $(complete_words -f gaus) " == *" gaussian "* ]] || fail "-f gaus does not complete to gaussian"
+# The zsh completion, as zsh autoloads it from fpath, with compadd and
+# _files standing in for zsh's completion system: the words it offers.
+if command -v zsh >/dev/null; then
+  zsh_words() {
+    zsh -f -c 'fpath=("$1" $fpath); autoload -Uz _cudaconv
+      compadd() { [[ $1 == -- ]] && shift; print -l -- "$@"; }
+      _files() { :; }
+      words=("${@:2}"); CURRENT=${#words}; _cudaconv' zsh_words \
+      "$tmp/root/usr/share/zsh/vendor-completions" "$bin" "$@" | tr '\n' ' '
+  }
+  [[ " $(zsh_words -k cpu) " == *" cpu-ref "* ]] || fail "zsh: -k does not offer cpu-ref"
+  [[ " $(zsh_words --sha) " == *" --shard "* ]] || fail "zsh: options do not include --shard"
+  [[ " $(zsh_words -f gaus) " == *" gaussian "* ]] || fail "zsh: -f does not offer gaussian"
+  [[ " $(zsh_words --combine "") " == " magnitude max sum "* ]] || fail "zsh: --combine's values"
+else
+  echo "test_deb: no zsh here; its completion not tried (scripts/install-deps.sh --test installs zsh)"
+fi
 echo "test_deb: passed ($(basename "$deb"), $(du -h "$deb" | cut -f1))"
