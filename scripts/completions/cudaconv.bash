@@ -24,7 +24,7 @@ _cudaconv() {
     --border) COMPREPLY=($(compgen -W "reflect101 reflect replicate constant wrap valid" -- "$cur")); return ;;
     --depth) COMPREPLY=($(compgen -W "same u8 u16 f32" -- "$cur")); return ;;
     --alpha) COMPREPLY=($(compgen -W "keep filter premultiply" -- "$cur")); return ;;
-    --combine) COMPREPLY=($(compgen -W "magnitude max sum" -- "$cur")); return ;;
+    --combine) COMPREPLY=($(compgen -W "magnitude max sum stack" -- "$cur")); return ;;
     --decoder | --encoder) COMPREPLY=($(compgen -W "auto cpu gpu" -- "$cur")); return ;;
     --jpeg-sampling) COMPREPLY=($(compgen -W "420 422 444" -- "$cur")); return ;;
     --background) COMPREPLY=($(compgen -W "white black" -- "$cur")); return ;;

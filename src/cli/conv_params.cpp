@@ -168,14 +168,10 @@ std::vector<ConvParams> build_bank_params(const FilterOptions& o, std::vector<Fi
 }
 
 std::optional<Combine> parse_combine_option(const std::string& text) {
-    if (text == "stack") {
-        throw UsageError("--combine stack is not built yet: it needs a multi-channel float "
-                         "output; meanwhile run each filter with {filter} in -o");
-    }
     const std::optional<Combine> how = parse_combine(text);
     if (!how) {
-        throw UsageError(
-            fmt::format("--combine \"{}\": choose magnitude, max or sum", printable_spec(text)));
+        throw UsageError(fmt::format("--combine \"{}\": choose magnitude, max, sum or stack",
+                                     printable_spec(text)));
     }
     return how;
 }

@@ -36,7 +36,7 @@ std::vector<ConvParams> build_chain_params(const FilterOptions& options,
 std::vector<ConvParams> build_bank_params(const FilterOptions& options,
                                           std::vector<Filter> filters);
 
-// --combine's value; UsageError for stack (not built yet) and unknown names.
+// --combine's value; UsageError for an unknown name.
 std::optional<Combine> parse_combine_option(const std::string& text);
 
 }  // namespace cudaconv

@@ -250,6 +250,9 @@ public:
             }
         }
         if (o.depth != "same") out_depth_ = parse_depth(o.depth);
+        // A stacked bank is float32 unless --depth says otherwise: .npy
+        // holds that only.
+        if (combine_ == Combine::stack && !out_depth_) out_depth_ = Depth::f32;
         for (const auto& b : all_backends()) candidates_.push_back(b.get());
         if (!o.json_path.empty() && o.json_path == kStdStream && o.output == kStdStream) {
             throw UsageError("--json - and -o - would both write to stdout");
@@ -290,6 +293,7 @@ public:
             }
         }
         plan_ = plan_outputs(inputs, plan);
+        if (combine_ == Combine::stack) refuse_stack_outside_npy();
         if (shard_) {
             spdlog::debug("shard {}: {} of the {} inputs", shard_->text(), plan_.size(),
                           inputs.size());
@@ -424,6 +428,8 @@ private:
         // writes (core/chain.hpp), of every channel (4 where not told).
         ImageShape between = in;
         between.pixel_bytes = 4 * (in.channels > 0 ? in.channels : 4);
+        // A stacked bank's output holds every response.
+        if (combine_ == Combine::stack) out.pixel_bytes *= static_cast<int>(chain_.size());
         // A bank: every filter's response, float32, until they are combined.
         const std::uint64_t chain_bytes =
             combine_            ? chain_.size() * between.bytes()
@@ -477,6 +483,27 @@ private:
         return reach;
     }
 
+    // The output's channels for an input of `channels`: the same, or a
+    // stacked bank's (core/bank.hpp).
+    int output_channels(int channels) const {
+        if (!combine_) return channels;
+        const int filtered = channels == 4 && chain_.front().alpha == AlphaMode::keep ? 3
+                                                                                      : channels;
+        return combined_channels(*combine_, static_cast<int>(chain_.size()), channels, filtered);
+    }
+
+    // --combine stack: one float32 channel a filter and image channel,
+    // which only .npy holds; refused before any work for another output.
+    void refuse_stack_outside_npy() const {
+        for (const PlannedImage& image : plan_) {
+            if (image.target.extension == ".npy") continue;
+            throw UsageError(fmt::format(
+                "{}: --combine stack writes one channel a filter (and image channel), which only "
+                ".npy holds; name the output .npy",
+                image.target.path == kStdStream ? "<stdout>" : image.target.path));
+        }
+    }
+
     // The output's size: after every step of a chain; a bank's filters
     // all leave the same (build_bank_params).
     Size2D output_of(std::int64_t width, std::int64_t height) const {
@@ -504,6 +531,7 @@ private:
         for (const ConvParams& p : chain_) {
             Job job{src, dst, p};
             job.dst.data = nullptr;
+            job.dst.channels = src.channels;  // a stacked output holds them all
             job.dst.depth = Depth::f32;
             job.dst.row_bytes = static_cast<std::int64_t>(job.dst.packed_row_bytes());
             jobs.push_back(job);
@@ -713,7 +741,7 @@ private:
         try {
             check_output_format(image.target.path, image.target.extension,
                                 fit.scales_16_bit ? Depth::u8 : out_depth,
-                                fit.flattens_alpha ? 3 : in.channels);
+                                fit.flattens_alpha ? 3 : output_channels(in.channels));
         } catch (const UsageError& e) {
             throw WorkError(e.what());  // this input's problem: the batch goes on
         }
@@ -739,7 +767,8 @@ private:
                 report.input, in.width, in.height, reach.width, reach.height,
                 combine_ || chain_.size() == 1 ? "filter" : "reach of the chain's filters"));
         }
-        const int dst_type = work->premultiplied ? CV_32FC4 : cv_type_of(out_depth, in.channels);
+        const int dst_type =
+            work->premultiplied ? CV_32FC4 : cv_type_of(out_depth, output_channels(in.channels));
         work->dst =
             prefaulted_.take(static_cast<int>(size.height), static_cast<int>(size.width), dst_type);
         if (work->dst.empty()) {
@@ -1029,7 +1058,7 @@ private:
             for (ChainStep& step : steps) {
                 cv::Mat response =
                     reporting_out_of_memory(work.report.input, shape_of(in), read_options_, [&] {
-                        return cv::Mat(work.dst.rows, work.dst.cols, CV_32FC(work.dst.channels()));
+                        return cv::Mat(work.dst.rows, work.dst.cols, CV_32FC(in.channels));
                     });
                 step.job.dst = view_of(response);
                 const RunTimings t = run_chain({step}, run_options);
@@ -1065,9 +1094,9 @@ private:
         if (!work.responses.empty()) {
             std::vector<ConstImageView> responses;
             for (const cv::Mat& r : work.responses) responses.push_back(view_of(r));
-            const int filtered = work.dst.channels() == 4 && chain_.front().alpha == AlphaMode::keep
-                                     ? 3
-                                     : work.dst.channels();
+            const int channels = work.responses.front().channels();
+            const int filtered =
+                channels == 4 && chain_.front().alpha == AlphaMode::keep ? 3 : channels;
             combine_responses(responses, *combine_, filtered, options_.scale, options_.delta,
                               options_.take_abs, view_of(work.dst));
             work.responses.clear();

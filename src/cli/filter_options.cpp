@@ -67,7 +67,8 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
         ->allow_extra_args(false);
     app.add_option("--combine", o.combine,
                    "Several -f as a bank over the input, their responses combined: magnitude "
-                   "(a gradient's length), max or sum (without it, several -f are a chain)")
+                   "(a gradient's length), max, sum, or stack (one channel a filter, to .npy); "
+                   "without it, several -f are a chain")
         ->transform(ascii_lower);
     app.add_option("-k,--kernel", o.kernel,
                    "Variant to run, or auto, in any case (see 'cudaconv list kernels')")

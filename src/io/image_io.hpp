@@ -80,7 +80,7 @@ bool is_image_extension(const std::string& extension);
 
 // Checks, before any work, that an output with this extension can hold
 // this depth and channel count; throws UsageError "PATH: problem" naming
-// what would work instead (e.g. float output needs .tif, .exr or .pfm).
+// what would work instead (e.g. float output needs .tif, .exr, .pfm or .npy).
 // Before the input is decoded its depth (with --depth same) and channel
 // count are not known: pass std::nullopt and kChannelsUnknown, and only
 // what is known is checked.

@@ -16,6 +16,7 @@
 #include "base/errors.hpp"
 #include "io/codec_messages.hpp"
 #include "io/jpeg_writer.hpp"
+#include "io/npy.hpp"
 #include "io/png_encoder.hpp"
 #include "io/image_io.hpp"
 
@@ -24,8 +25,12 @@ namespace {
 
 constexpr unsigned bit(Depth d) { return 1u << static_cast<unsigned>(d); }
 constexpr unsigned kU8 = bit(Depth::u8), kU16 = bit(Depth::u16), kF32 = bit(Depth::f32);
-constexpr unsigned channel_bit(int channels) { return 1u << channels; }
+constexpr unsigned channel_bit(int channels) {
+    return channels >= 0 && channels < 32 ? 1u << channels : 0u;
+}
 constexpr unsigned kGray = channel_bit(1), kColour = channel_bit(3), kAlpha = channel_bit(4);
+// Any number of channels (.npy: a filter bank's stacked responses).
+constexpr unsigned kAnyChannels = ~0u;
 
 // libtiff's COMPRESSION_LZW: lossless for every depth. Without an explicit
 // choice OpenCV writes 3-channel float TIFFs as SGILOG, which is lossy.
@@ -38,7 +43,7 @@ struct OutputFormat {
     unsigned channels;
 };
 
-constexpr std::array<OutputFormat, 10> kOutputFormats{{
+constexpr std::array<OutputFormat, 11> kOutputFormats{{
     {"PNG", {".png"}, kU8 | kU16, kGray | kColour | kAlpha},
     {"JPEG", {".jpg", ".jpeg", ".jpe"}, kU8, kGray | kColour},
     {"TIFF", {".tif", ".tiff"}, kU8 | kU16 | kF32, kGray | kColour | kAlpha},
@@ -51,6 +56,8 @@ constexpr std::array<OutputFormat, 10> kOutputFormats{{
     {"PPM", {".ppm"}, kU8 | kU16, kColour},
     {"PGM", {".pgm"}, kU8 | kU16, kGray},
     {"PNM", {".pnm"}, kU8 | kU16, kGray | kColour},
+    // NumPy's array file, float32 (H, W, C), by our own writer (io/npy.hpp).
+    {"NPY", {".npy"}, kF32, kAnyChannels},
 }};
 
 const OutputFormat* find_format(std::string_view extension) {
@@ -142,13 +149,14 @@ void check_output_format(const std::string& path, const std::string& extension,
                                                    : "unknown output format \"" + extension + "\"";
         throw UsageError(name + ": " + what + "; cudaconv writes " + known_extensions());
     }
-    if (channels != kChannelsUnknown && channels != 1 && channels != 3 && channels != 4) {
+    if (channels != kChannelsUnknown && format->channels != kAnyChannels && channels != 1 &&
+        channels != 3 && channels != 4) {
         throw UsageError(name + ": cudaconv writes 1, 3 or 4 channels, not " +
                          std::to_string(channels));
     }
     const std::string format_name(format->name);
     // The GPU machine's static OpenCV has JPEG and PNG only (GPU.md).
-    if (!cv::haveImageWriter("x" + extension)) {
+    if (format->name != "NPY" && !cv::haveImageWriter("x" + extension)) {
         throw UsageError(name + ": this build's OpenCV has no " + format_name +
                          " encoder; write .png or .jpg, or .pfm for f32");
     }
@@ -161,7 +169,8 @@ void check_output_format(const std::string& path, const std::string& extension,
                  : "write " + std::string(depth_name(*depth)) + " to " + elsewhere + ", or ") +
             "choose --depth " + depth_choices(format->depths));
     }
-    if (channels != kChannelsUnknown && !(format->channels & channel_bit(channels))) {
+    if (channels != kChannelsUnknown && format->channels != kAnyChannels &&
+        !(format->channels & channel_bit(channels))) {
         const bool drops_alpha = channels == 4 && (format->channels & kColour);
         const std::string problem = drops_alpha
                                         ? format_name + " has no alpha channel"
@@ -233,6 +242,14 @@ std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::string& 
             throw WorkError(name + ": out of memory encoding JPEG");
         } catch (const std::exception& e) {
             throw WorkError(name + ": cannot encode JPEG: " + e.what());
+        }
+    }
+    if (format.name == "NPY") {
+        try {
+            const cv::Mat packed = image.isContinuous() ? image : image.clone();
+            return encode_npy({packed.rows, packed.cols, packed.channels()}, packed.ptr<float>());
+        } catch (const std::bad_alloc&) {
+            throw WorkError(name + ": out of memory encoding NPY");
         }
     }
     detail::CodecMessages messages;  // an encoder's complaints become our error

@@ -4,7 +4,9 @@
 // before any work.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -13,6 +15,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "core/bank.hpp"
+#include "io/npy.hpp"
 #include "filters/spec.hpp"
 #include "support/files.hpp"
 #include "support/opencv_reference.hpp"
@@ -109,6 +112,48 @@ TEST_CASE("bank: {filter}, --json and --abs", "[cli][bank]") {
     CHECK(cv::norm(read(dir / "in-sum-sobel-x-sobel-y.png"), expected, cv::NORM_INF) <= 1.0);
 }
 
+TEST_CASE("bank: stack writes every response to .npy, as NumPy reads it", "[cli][bank]") {
+    TempDir dir;
+    copy_sample("chelsea-alpha-crop.png", dir / "in.png");
+    const auto r = run_cudaconv({"in.png", "-f", "sobel-x", "-f", "box:3", "-f", "laplacian",
+                                 "--combine", "stack", "-o", "out.npy"},
+                                dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::string file = read_bytes(dir / "out.npy");
+    const NpyArray array =
+        parse_npy(reinterpret_cast<const std::uint8_t*>(file.data()), file.size());
+    const cv::Mat src = read(dir / "in.png");
+    REQUIRE(array.shape ==
+            std::vector<std::int64_t>{src.rows, src.cols, 3 * 3 + 1});  // 3 filters x RGB, alpha
+    std::vector<cv::Mat> planes;
+    cv::split(src, planes);
+    const std::vector<std::string> filters{"sobel-x", "box:3", "laplacian"};
+    for (std::size_t k = 0; k < filters.size(); ++k) {
+        for (int c = 0; c < 3; ++c) {
+            const cv::Mat expected =
+                reference_exact(planes[c], centred_params(parse_filter_spec(filters[k])));
+            double worst = 0.0;
+            for (int y = 0; y < src.rows; ++y) {
+                for (int x = 0; x < src.cols; ++x) {
+                    const float got =
+                        array.data[(static_cast<std::size_t>(y) * src.cols + x) * 10 + k * 3 + c];
+                    worst = std::max(worst, std::abs(got - expected.at<double>(y, x)));
+                }
+            }
+            INFO(filters[k] << ", channel " << c);
+            CHECK(worst <= 1e-3);
+        }
+    }
+    // The alpha, unchanged, last.
+    for (int y = 0; y < src.rows; ++y) {
+        for (int x = 0; x < src.cols; ++x) {
+            CHECK(array.data[(static_cast<std::size_t>(y) * src.cols + x) * 10 + 9] ==
+                  static_cast<float>(planes[3].at<std::uint8_t>(y, x)));
+        }
+    }
+}
+
 TEST_CASE("bank: what it cannot mean is refused before any work", "[cli][bank]") {
     TempDir dir;
     copy_sample("chelsea-alpha-crop.png", dir / "in.png");
@@ -117,8 +162,11 @@ TEST_CASE("bank: what it cannot mean is refused before any work", "[cli][bank]")
         std::string says;
     };
     const std::vector<Refusal> refusals{
-        {{"-f", "sobel-x", "-f", "sobel-y", "--combine", "stack"}, "not built yet"},
-        {{"-f", "sobel-x", "-f", "sobel-y", "--combine", "mean"}, "choose magnitude, max or sum"},
+        {{"-f", "sobel-x", "-f", "sobel-y", "--combine", "mean"},
+         "choose magnitude, max, sum or stack"},
+        {{"-f", "sobel-x", "-f", "sobel-y", "--combine", "stack"}, "PNG holds 8- or 16-bit"},
+        {{"-f", "sobel-x", "-f", "sobel-y", "--combine", "stack", "--depth", "u16"},
+         "which only .npy holds"},
         {{"-f", "sobel-x", "-f", "box:5", "--combine", "max", "--border", "valid"},
          "responses of different sizes"},
         {{"-f", "sobel-x", "-f", "sobel-y", "--combine", "sum", "--alpha", "premultiply"},

@@ -54,7 +54,7 @@ if command -v zsh >/dev/null; then
   [[ " $(zsh_words -k cpu) " == *" cpu-ref "* ]] || fail "zsh: -k does not offer cpu-ref"
   [[ " $(zsh_words --sha) " == *" --shard "* ]] || fail "zsh: options do not include --shard"
   [[ " $(zsh_words -f gaus) " == *" gaussian "* ]] || fail "zsh: -f does not offer gaussian"
-  [[ " $(zsh_words --combine "") " == " magnitude max sum "* ]] || fail "zsh: --combine's values"
+  [[ " $(zsh_words --combine "") " == " magnitude max sum stack "* ]] || fail "zsh: --combine's values"
 else
   echo "test_deb: no zsh here; its completion not tried (scripts/install-deps.sh --test installs zsh)"
 fi

@@ -47,6 +47,25 @@ TEST_CASE("bank: a kept alpha channel is the first response's, unchanged") {
     }
 }
 
+TEST_CASE("bank: stack keeps every response, filter by filter, a kept alpha last") {
+    cv::Mat a(1, 2, CV_32FC4, cv::Scalar(1.0f, 2.0f, 3.0f, 200.0f));
+    cv::Mat b(1, 2, CV_32FC4, cv::Scalar(-4.0f, 5.0f, 6.5f, 9.0f));
+    CHECK(combined_channels(Combine::stack, 2, 4, 3) == 7);
+    CHECK(combined_channels(Combine::stack, 2, 4, 4) == 8);
+    CHECK(combined_channels(Combine::sum, 2, 4, 3) == 4);
+    cv::Mat out(1, 2, CV_32FC(7));
+    combine_responses({const_view(a), const_view(b)}, Combine::stack, 3, 2.0, 1.0, true,
+                      mutable_view(out));
+    const float* p = out.ptr<float>(0);
+    const std::vector<float> pixel(p, p + 7);
+    CHECK(pixel == std::vector<float>{3, 5, 7, 7, 11, 14, 200});  // |2x + 1|, then the alpha
+    CHECK(std::vector<float>(p + 7, p + 14) == pixel);
+    cv::Mat wrong(1, 2, CV_32FC4);
+    CHECK_THROWS_AS(combine_responses({const_view(a), const_view(b)}, Combine::stack, 3, 1.0, 0.0,
+                                      false, mutable_view(wrong)),
+                    std::invalid_argument);
+}
+
 TEST_CASE("bank: responses unlike the output are refused") {
     cv::Mat a(2, 3, CV_32FC1, cv::Scalar(1.0f));
     cv::Mat small(2, 2, CV_32FC1, cv::Scalar(1.0f));
@@ -61,7 +80,8 @@ TEST_CASE("bank: responses unlike the output are refused") {
     CHECK_THROWS_AS(combine_responses({}, Combine::sum, 1, 1.0, 0.0, false, mutable_view(out)),
                     std::invalid_argument);
     CHECK(parse_combine("magnitude") == Combine::magnitude);
-    CHECK_FALSE(parse_combine("stack").has_value());
+    CHECK(parse_combine("stack") == Combine::stack);
+    CHECK_FALSE(parse_combine("mean").has_value());
     CHECK(combine_name(Combine::max) == "max");
 }
 

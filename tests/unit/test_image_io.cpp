@@ -396,11 +396,12 @@ TEST_CASE("each output format holds exactly what it accepts", "[io]") {
 
 TEST_CASE("check_output_format says what would work instead", "[io]") {
     if (skip_without_codec(".tif") || skip_without_codec(".exr")) return;
-    CHECK_THROWS_WITH(check_output_format("out.png", ".png", Depth::f32, 3),
-                      "out.png: PNG holds 8- or 16-bit samples; write f32 to .tif, .exr or .pfm, "
-                      "or choose --depth u8|u16");
+    CHECK_THROWS_WITH(
+        check_output_format("out.png", ".png", Depth::f32, 3),
+        "out.png: PNG holds 8- or 16-bit samples; write f32 to .tif, .exr, .pfm or .npy, "
+        "or choose --depth u8|u16");
     CHECK_THROWS_WITH(check_output_format("out.png", ".png", Depth::f32, 4),
-                      Contains("write f32 to .tif or .exr,"));
+                      Contains("write f32 to .tif, .exr or .npy,"));
     CHECK_THROWS_WITH(check_output_format("a.jpg", ".jpg", Depth::u16, 3),
                       "a.jpg: JPEG holds 8-bit samples; write u16 to .png, .tif, .ppm or .pnm, "
                       "or choose --depth u8");
@@ -412,7 +413,7 @@ TEST_CASE("check_output_format says what would work instead", "[io]") {
                           Contains("or choose --depth f32"));
     CHECK_THROWS_WITH(
         check_output_format("a.pfm", ".pfm", Depth::f32, 4),
-        "a.pfm: PFM has no alpha channel; write 4-channel f32 images to .tif or .exr");
+        "a.pfm: PFM has no alpha channel; write 4-channel f32 images to .tif, .exr or .npy");
     CHECK_THROWS_WITH(
         check_output_format("a.ppm", ".ppm", Depth::u8, 1),
         StartsWith("a.ppm: PPM holds 3 channels; write 1-channel u8 images to .png,"));

@@ -1,0 +1,34 @@
+#pragma once
+// NumPy's .npy format (version 1.0 to 3.0), float32 in C order only: what
+// a filter bank's stacked responses are written as (--combine stack) and
+// what a float image may be read from. A small strict reader: the magic,
+// the version, the header's dict (descr '<f4', fortran_order False, a
+// shape of 2 or 3 sizes) and the data's length are all checked against
+// the file, so a truncated file, a header that lies or an absurd shape is
+// one error, before any pixel is allocated.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cudaconv {
+
+struct NpyArray {
+    std::vector<std::int64_t> shape;  // (H, W) or (H, W, C)
+    std::vector<float> data;          // C order: the last index fastest
+};
+
+// The largest header the reader takes (NumPy writes under 128 bytes for
+// the arrays here); a larger length is refused as absurd.
+constexpr std::size_t kNpyLargestHeader = 64 * 1024;
+
+// Parses a whole .npy file's bytes. Throws std::invalid_argument with the
+// problem (`name` not included) for anything but float32 C-order data of 2
+// or 3 dimensions that exactly fills the file.
+NpyArray parse_npy(const std::uint8_t* bytes, std::size_t size);
+
+// The .npy file (version 1.0) of a float32 array of `shape` in C order,
+// its header padded to 64 bytes as NumPy pads it.
+std::vector<std::uint8_t> encode_npy(const std::vector<std::int64_t>& shape, const float* data);
+
+}  // namespace cudaconv
