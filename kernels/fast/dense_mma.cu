@@ -124,12 +124,18 @@ __device__ __forceinline__ void ldmatrix_x4(float (&r)[4], const float* p) {
 }
 
 // d += a (16 x 8, row fragment) * b (8 x 8, column fragment).
+// TF32 mma needs compute capability 8.0; fast runs on 9.0 only
+// (hopper_check), so a build for older GPUs compiles a trap in its place.
 __device__ __forceinline__ void mma_tf32(float (&d)[4], const float (&a)[4], float b0, float b1) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
     asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, "
         "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(__float_as_uint(a[0])), "r"(__float_as_uint(a[1])), "r"(__float_as_uint(a[2])),
           "r"(__float_as_uint(a[3])), "r"(__float_as_uint(b0)), "r"(__float_as_uint(b1)));
+#else
+    __trap();
+#endif
 }
 
 // A sample the staged tile needs at (x, y) of channel c, which may lie

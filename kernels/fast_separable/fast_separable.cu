@@ -376,6 +376,12 @@ Support strips_support(const Job& job, const DeviceInfo& device) {
 
 // fast-separable.mma's limits: the tensor-core path (kernels/fast_separable/separable_mma.cu).
 Support mma_support(const Job& job, const DeviceInfo& device) {
+    if (device.cc_major < 8) {
+        return Support::no(fmt::format(
+            "fast-separable.mma needs tensor-core mma m16n8k16 (compute capability 8.0); {} is "
+            "{}.{}",
+            device.name, device.cc_major, device.cc_minor));
+    }
     const DeviceJob dj = device_job_of(job);
     if (!mma_take(job, dj)) {
         return Support::no(
