@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 #include <opencv2/core/utility.hpp>
+#include <opencv2/imgproc.hpp>
 #include <spdlog/spdlog.h>
 
 #include "batch/cuda_warmup.hpp"
@@ -1092,6 +1093,13 @@ private:
     void encode(ImageWork& work) {
         const auto start = Clock::now();
         if (!work.responses.empty()) {
+            // A stack goes to .npy, whose colours are RGB(A): each
+            // response's block of channels in that order.
+            for (cv::Mat& r : work.responses) {
+                if (combine_ != Combine::stack) break;
+                if (r.channels() == 3) cv::cvtColor(r, r, cv::COLOR_BGR2RGB);
+                if (r.channels() == 4) cv::cvtColor(r, r, cv::COLOR_BGRA2RGBA);
+            }
             std::vector<ConstImageView> responses;
             for (const cv::Mat& r : work.responses) responses.push_back(view_of(r));
             const int channels = work.responses.front().channels();
@@ -1108,6 +1116,7 @@ private:
         }
         EncodeOptions encode = encode_;
         encode.threads = std::max(encode.threads, work.encode_threads);
+        encode.channels_are_colour = combine_ != Combine::stack;
         const bool jpeg_done = work.jpeg && work.jpeg->done;
         work.report.encoder = (work.png_rows && work.png_rows->done) || jpeg_done ? "gpu" : "cpu";
         if (options_.encoder == "gpu" && work.report.encoder != "gpu") warn_cpu_encoded(work);

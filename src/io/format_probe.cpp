@@ -51,6 +51,7 @@ ImageFormat sniff(const Bytes& b) {
         return ImageFormat::jpeg2000;
     }
     if (b.starts_with("\x59\xA6\x6A\x95"sv)) return ImageFormat::sun_raster;
+    if (b.starts_with("\x93NUMPY"sv)) return ImageFormat::npy;
     return ImageFormat::unknown;
 }
 
@@ -353,6 +354,7 @@ const char* format_name(ImageFormat format) {
         case ImageFormat::hdr: return "Radiance HDR";
         case ImageFormat::jpeg2000: return "JPEG 2000";
         case ImageFormat::sun_raster: return "Sun raster";
+        case ImageFormat::npy: return "NPY";
         case ImageFormat::unknown: break;
     }
     return "image";

@@ -25,7 +25,8 @@ enum class ImageFormat : std::uint8_t {
     exr,
     hdr,
     jpeg2000,
-    sun_raster
+    sun_raster,
+    npy  // NumPy's array file, float32 (io/npy.hpp): read by cudaconv, not OpenCV
 };
 
 struct FormatProbe {
@@ -57,7 +58,7 @@ bool decodes_from_file_only(ImageFormat format);
 
 // For "not an image" messages: every format this OpenCV build reads.
 constexpr const char* kReadableFormats =
-    "JPEG, PNG, TIFF, WebP, BMP, PBM/PGM/PPM/PAM, PFM, OpenEXR, Radiance HDR, JPEG 2000 "
-    "and Sun raster";
+    "JPEG, PNG, TIFF, WebP, BMP, PBM/PGM/PPM/PAM, PFM, OpenEXR, Radiance HDR, JPEG 2000, "
+    "Sun raster and NumPy .npy (float32)";
 
 }  // namespace cudaconv::detail

@@ -14,17 +14,21 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
+#include <limits>
 #include <mutex>
 #include <stdexcept>
 #include <system_error>
 
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "base/errors.hpp"
 #include "io/codec_messages.hpp"
 #include "io/exif_orientation.hpp"
 #include "io/image_block.hpp"
+#include "io/npy.hpp"
 #include "io/format_probe.hpp"
 #include "io/png_reader.hpp"
 
@@ -199,11 +203,54 @@ detail::FormatProbe checked_probe(const std::vector<std::uint8_t>& bytes, const 
 
 // `path` is empty for stdin: the bytes are all there is. `probe` is
 // checked_probe's, which has run.
+// A NumPy array (io/npy.hpp) as a float32 image: (H, W) is one channel,
+// (H, W, C) C channels, 1 to 4, the samples as they are; 3 or 4 channels
+// are RGB(A), as NumPy's image libraries hold them, made BGR(A).
+cv::Mat decode_npy(const std::vector<std::uint8_t>& bytes, const std::string& name) {
+    NpyHeader header;
+    try {
+        header = read_npy_header(bytes.data(), bytes.size());
+    } catch (const std::invalid_argument& e) {
+        throw WorkError(name + ": cannot decode NPY data: " + e.what());
+    }
+    const std::size_t data_bytes = bytes.size() - header.data_offset;
+    const std::size_t needed = header.samples * sizeof(float);
+    if (data_bytes != needed) {
+        throw WorkError(name + ": cannot decode NPY data: " + std::to_string(data_bytes) +
+                        " bytes of data where the shape needs " + std::to_string(needed) +
+                        (data_bytes < needed ? " (truncated)" : ""));
+    }
+    const std::int64_t channels = header.shape.size() == 3 ? header.shape[2] : 1;
+    if (channels > 4) {
+        throw WorkError(name + ": an array of " + std::to_string(channels) +
+                        " channels; cudaconv filters images of 1 to 4");
+    }
+    constexpr std::int64_t kLargestSide = std::numeric_limits<int>::max();
+    if (header.shape[0] > kLargestSide || header.shape[1] > kLargestSide) {
+        throw WorkError(name + ": a side past " + std::to_string(kLargestSide) + " samples");
+    }
+    try {
+        cv::Mat image(static_cast<int>(header.shape[0]), static_cast<int>(header.shape[1]),
+                      CV_32FC(static_cast<int>(channels)));
+        std::memcpy(image.data, bytes.data() + header.data_offset, needed);
+        // NumPy's colours are RGB(A); cudaconv's, as OpenCV's, BGR(A).
+        if (channels == 3) cv::cvtColor(image, image, cv::COLOR_RGB2BGR);
+        if (channels == 4) cv::cvtColor(image, image, cv::COLOR_RGBA2BGRA);
+        return image;
+    } catch (const std::bad_alloc&) {
+        throw WorkError(name + ": out of memory decoding NPY data");
+    } catch (const cv::Exception& e) {
+        if (is_out_of_memory(e)) throw WorkError(name + ": out of memory decoding NPY data");
+        throw;
+    }
+}
+
 cv::Mat decode(const std::vector<std::uint8_t>& bytes, const detail::FormatProbe& probe,
                const std::string& path, const std::string& name, const ReadOptions& options) {
     if (probe.format == detail::ImageFormat::png) {
         return decode_png(bytes.data(), bytes.size(), name, options);
     }
+    if (probe.format == detail::ImageFormat::npy) return decode_npy(bytes, name);
     const std::string format = detail::format_name(probe.format);
     const bool size_told = probe.width > 0 && probe.height > 0;
 

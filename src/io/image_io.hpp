@@ -69,6 +69,11 @@ struct EncodeOptions {
     int threads = 1;
     // What alpha is flattened onto in a JPEG (--background; io/jpeg_fit.hpp).
     Rgb8 background = kWhite;
+    // Whether 3 or 4 channels are colours in OpenCV's BGR(A) order, which a
+    // .npy output holds as NumPy's image libraries do, RGB(A); false for
+    // channels that are not colours (a bank's stacked responses), written
+    // in their order.
+    bool channels_are_colour = true;
 };
 
 // The lower-case extension with its dot (".png") of a path, or "".

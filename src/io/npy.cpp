@@ -128,7 +128,7 @@ std::uint32_t little_endian(const std::uint8_t* p, int bytes) {
 
 }  // namespace
 
-NpyArray parse_npy(const std::uint8_t* bytes, std::size_t size) {
+NpyHeader read_npy_header(const std::uint8_t* bytes, std::size_t size) {
     if (size < 10 || std::memcmp(bytes, kMagic.data(), kMagic.size()) != 0) {
         fail("not a .npy file (no \\x93NUMPY at its start)");
     }
@@ -140,33 +140,45 @@ NpyArray parse_npy(const std::uint8_t* bytes, std::size_t size) {
     const int length_bytes = major == 1 ? 2 : 4;
     const std::size_t prefix = 8 + static_cast<std::size_t>(length_bytes);
     if (size < prefix) fail("truncated in its header");
-    const std::size_t header = little_endian(bytes + 8, length_bytes);
-    if (header > kNpyLargestHeader) {
-        fail("a header of " + std::to_string(header) + " bytes (at most " +
+    const std::size_t length = little_endian(bytes + 8, length_bytes);
+    if (length > kNpyLargestHeader) {
+        fail("a header of " + std::to_string(length) + " bytes (at most " +
              std::to_string(kNpyLargestHeader) + ")");
     }
-    if (size < prefix + header) fail("truncated in its header");
-    const std::string_view text(reinterpret_cast<const char*>(bytes + prefix), header);
-    NpyArray array = HeaderReader(text).read();
-    if (array.shape.size() < 2 || array.shape.size() > 3) {
-        fail(std::to_string(array.shape.size()) + " dimensions: an image is (H, W) or (H, W, C)");
+    if (size < prefix + length) fail("truncated in its header");
+    const std::string_view text(reinterpret_cast<const char*>(bytes + prefix), length);
+    NpyHeader header;
+    header.shape = HeaderReader(text).read().shape;
+    if (header.shape.size() < 2 || header.shape.size() > 3) {
+        fail(std::to_string(header.shape.size()) + " dimensions: an image is (H, W) or (H, W, C)");
     }
-    std::size_t samples = 1;
-    for (std::int64_t s : array.shape) {
+    // Each size is at most 2^31, so the product of three stays within 2^93:
+    // it is counted in double first.
+    double samples = 1.0;
+    for (std::int64_t s : header.shape) {
         if (s == 0) fail("an empty array (a size of 0)");
-        samples *= static_cast<std::size_t>(s);
-        if (samples > (size - prefix - header) / sizeof(float) + 1) {
-            fail("truncated: the shape needs more data than the file's " + std::to_string(size) +
-                 " bytes");
-        }
+        samples *= static_cast<double>(s);
     }
-    const std::size_t data_bytes = size - prefix - header;
-    if (data_bytes != samples * sizeof(float)) {
+    if (samples > static_cast<double>(std::numeric_limits<std::int64_t>::max() / 4)) {
+        fail("a shape of more samples than a file can hold");
+    }
+    header.samples = static_cast<std::size_t>(samples);
+    header.data_offset = prefix + length;
+    return header;
+}
+
+NpyArray parse_npy(const std::uint8_t* bytes, std::size_t size) {
+    const NpyHeader header = read_npy_header(bytes, size);
+    const std::size_t data_bytes = size - header.data_offset;
+    if (data_bytes != header.samples * sizeof(float)) {
         fail(std::to_string(data_bytes) + " bytes of data where the shape needs " +
-             std::to_string(samples * sizeof(float)));
+             std::to_string(header.samples * sizeof(float)) +
+             (data_bytes < header.samples * sizeof(float) ? " (truncated)" : ""));
     }
-    array.data.resize(samples);
-    std::memcpy(array.data.data(), bytes + prefix + header, data_bytes);
+    NpyArray array;
+    array.shape = header.shape;
+    array.data.resize(header.samples);
+    std::memcpy(array.data.data(), bytes + header.data_offset, data_bytes);
     return array;
 }
 

@@ -22,6 +22,18 @@ struct NpyArray {
 // the arrays here); a larger length is refused as absurd.
 constexpr std::size_t kNpyLargestHeader = 64 * 1024;
 
+// What a .npy file's header says: its shape, how many samples that is, and
+// where the data starts.
+struct NpyHeader {
+    std::vector<std::int64_t> shape;
+    std::size_t samples = 0;
+    std::size_t data_offset = 0;
+};
+
+// The header, from the file's first `size` bytes (the data need not be
+// among them). Throws std::invalid_argument as parse_npy does.
+NpyHeader read_npy_header(const std::uint8_t* bytes, std::size_t size);
+
 // Parses a whole .npy file's bytes. Throws std::invalid_argument with the
 // problem (`name` not included) for anything but float32 C-order data of 2
 // or 3 dimensions that exactly fills the file.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "base/errors.hpp"
 #include "io/codec_messages.hpp"
@@ -246,7 +247,13 @@ std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::string& 
     }
     if (format.name == "NPY") {
         try {
-            const cv::Mat packed = image.isContinuous() ? image : image.clone();
+            // RGB(A), as NumPy's image libraries (imageio, Pillow, Keras) hold colours.
+            cv::Mat packed = image.isContinuous() ? image : image.clone();
+            if (options.channels_are_colour && image.channels() == 3) {
+                cv::cvtColor(image, packed, cv::COLOR_BGR2RGB);
+            } else if (options.channels_are_colour && image.channels() == 4) {
+                cv::cvtColor(image, packed, cv::COLOR_BGRA2RGBA);
+            }
             return encode_npy({packed.rows, packed.cols, packed.channels()}, packed.ptr<float>());
         } catch (const std::bad_alloc&) {
             throw WorkError(name + ": out of memory encoding NPY");

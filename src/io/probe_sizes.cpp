@@ -7,7 +7,10 @@
 
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
+
+#include "io/npy.hpp"
 
 namespace cudaconv::detail {
 namespace {
@@ -146,6 +149,19 @@ void pfm_size(const Reader& r, FormatProbe& probe) {
     if (width && height) set_size(probe, *width, *height, r.byte(1) == 'F' ? 12 : 4);
 }
 
+// NumPy's header (io/npy.hpp): (H, W) or (H, W, C) float32 samples, the
+// size and pixel bytes told as for PFM. A header the reader refuses tells
+// no size; decoding says why.
+void npy_size(const std::uint8_t* data, std::size_t size, FormatProbe& probe) {
+    try {
+        const NpyHeader header = read_npy_header(data, size);
+        const std::int64_t channels = header.shape.size() == 3 ? header.shape[2] : 1;
+        if (channels > 4) return;  // not an image cudaconv filters: decoding says so
+        set_size(probe, header.shape[1], header.shape[0], static_cast<int>(4 * channels));
+    } catch (const std::invalid_argument&) {
+    }
+}
+
 // RIFF, then the first chunk: VP8 (lossy: a frame tag, a start code and
 // 14-bit sizes), VP8L (lossless: 14-bit sizes less one) or VP8X (extended:
 // 24-bit canvas sizes less one). OpenCV gives BGR or BGRA.
@@ -280,6 +296,7 @@ void read_header_size(const std::uint8_t* data, std::size_t size, FormatProbe& p
         case ImageFormat::pfm: pfm_size(r, probe); break;
         case ImageFormat::webp: webp_size(r, probe); break;
         case ImageFormat::sun_raster: sun_raster_size(r, probe); break;
+        case ImageFormat::npy: npy_size(data, size, probe); break;
         case ImageFormat::hdr: hdr_size(r, probe); break;
         case ImageFormat::exr: exr_size(r, probe); break;
         case ImageFormat::jpeg2000:

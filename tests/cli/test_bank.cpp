@@ -136,8 +136,9 @@ TEST_CASE("bank: stack writes every response to .npy, as NumPy reads it", "[cli]
             double worst = 0.0;
             for (int y = 0; y < src.rows; ++y) {
                 for (int x = 0; x < src.cols; ++x) {
-                    const float got =
-                        array.data[(static_cast<std::size_t>(y) * src.cols + x) * 10 + k * 3 + c];
+                    // .npy holds RGB: OpenCV's plane c (BGR) is channel 2 - c.
+                    const float got = array.data[(static_cast<std::size_t>(y) * src.cols + x) * 10 +
+                                                 k * 3 + (2 - c)];
                     worst = std::max(worst, std::abs(got - expected.at<double>(y, x)));
                 }
             }
