@@ -204,7 +204,7 @@ detail::FormatProbe checked_probe(const std::vector<std::uint8_t>& bytes, const 
 // `path` is empty for stdin: the bytes are all there is. `probe` is
 // checked_probe's, which has run.
 // A NumPy array (io/npy.hpp) as a float32 image: (H, W) is one channel,
-// (H, W, C) C channels, 1 to 4, the samples as they are; 3 or 4 channels
+// (H, W, C) C channels, 1, 3 or 4, the samples as they are; 3 or 4 channels
 // are RGB(A), as NumPy's image libraries hold them, made BGR(A).
 cv::Mat decode_npy(const std::vector<std::uint8_t>& bytes, const std::string& name) {
     NpyHeader header;
@@ -221,9 +221,9 @@ cv::Mat decode_npy(const std::vector<std::uint8_t>& bytes, const std::string& na
                         (data_bytes < needed ? " (truncated)" : ""));
     }
     const std::int64_t channels = header.shape.size() == 3 ? header.shape[2] : 1;
-    if (channels > 4) {
+    if (channels != 1 && channels != 3 && channels != 4) {
         throw WorkError(name + ": an array of " + std::to_string(channels) +
-                        " channels; cudaconv filters images of 1 to 4");
+                        " channels (cudaconv reads 1, 3 or 4 channels)");
     }
     constexpr std::int64_t kLargestSide = std::numeric_limits<int>::max();
     if (header.shape[0] > kLargestSide || header.shape[1] > kLargestSide) {

@@ -85,6 +85,7 @@ TEST_CASE("npy: malformed arrays are one line naming the file, nothing written",
     TempDir dir;
     const std::vector<float> five(2 * 2 * 5, 1.0f);
     write_npy(dir / "five.npy", {2, 2, 5}, five);
+    write_npy(dir / "two.npy", {2, 2, 2}, std::vector<float>(2 * 2 * 2, 1.0f));
     const std::vector<float> gray(4 * 4, 1.0f);
     std::vector<std::uint8_t> good = encode_npy({4, 4}, gray.data());
     write_file(dir / "truncated.npy", std::string(good.begin(), good.end() - 3));
@@ -96,7 +97,8 @@ TEST_CASE("npy: malformed arrays are one line naming the file, nothing written",
     write_file(dir / "fortran.npy", fortran);
     write_file(dir / "header.npy", std::string("\x93NUMPY\x01\x00\xff\xff{", 11));
     const std::vector<std::pair<std::string, std::string>> cases{
-        {"five.npy", "five.npy: an array of 5 channels; cudaconv filters images of 1 to 4"},
+        {"five.npy", "five.npy: an array of 5 channels (cudaconv reads 1, 3 or 4 channels)"},
+        {"two.npy", "two.npy: an array of 2 channels (cudaconv reads 1, 3 or 4 channels)"},
         {"truncated.npy", "truncated.npy: cannot decode NPY data: 61 bytes of data where the "
                           "shape needs 64 (truncated)"},
         {"f8.npy", "f8.npy: cannot decode NPY data: dtype '<f8': only float32 ('<f4') is read"},
