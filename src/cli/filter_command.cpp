@@ -21,6 +21,7 @@
 #include <spdlog/spdlog.h>
 
 #include "batch/cuda_warmup.hpp"
+#include "batch/filter_set.hpp"
 #include "batch/gpu_decoding.hpp"
 #include "batch/heap_reuse.hpp"
 #include "io/inputs.hpp"
@@ -46,7 +47,6 @@
 #include "core/auto_select.hpp"
 #include "core/bank.hpp"
 #include "core/chain.hpp"
-#include "base/printable.hpp"
 #include "base/errors.hpp"
 #include "variants/registry.hpp"
 #include "filters/spec.hpp"
@@ -237,10 +237,10 @@ public:
                 filters.push_back(parse_filter_spec(spec));
             }
             if (o.combine.empty()) {
-                chain_ = build_chain_params(o, std::move(filters));
+                filters_ = FilterSet::chain(build_chain_params(o, std::move(filters)));
             } else {
-                combine_ = parse_combine_option(o.combine);
-                chain_ = build_bank_params(o, std::move(filters));
+                const std::optional<Combine> how = parse_combine_option(o.combine);
+                filters_ = FilterSet::bank(build_bank_params(o, std::move(filters)), *how);
             }
         }
         if (o.kernel != "auto") {
@@ -253,7 +253,7 @@ public:
         if (o.depth != "same") out_depth_ = parse_depth(o.depth);
         // A stacked bank is float32 unless --depth says otherwise: .npy
         // holds that only.
-        if (combine_ == Combine::stack && !out_depth_) out_depth_ = Depth::f32;
+        if (filters_.is_stack() && !out_depth_) out_depth_ = Depth::f32;
         for (const auto& b : all_backends()) candidates_.push_back(b.get());
         if (!o.json_path.empty() && o.json_path == kStdStream && o.output == kStdStream) {
             throw UsageError("--json - and -o - would both write to stdout");
@@ -294,7 +294,7 @@ public:
             }
         }
         plan_ = plan_outputs(inputs, plan);
-        if (combine_ == Combine::stack) refuse_stack_outside_npy();
+        if (filters_.is_stack()) refuse_stack_outside_npy();
         if (shard_) {
             spdlog::debug("shard {}: {} of the {} inputs", shard_->text(), plan_.size(),
                           inputs.size());
@@ -321,7 +321,7 @@ public:
         // read_image's checks have passed its header (read_options_.accepted).
         // The header is read here only where it serves one of the two.
         const bool cpu_requested = requested_ && !requested_->uses_cuda();
-        if (!chain_.empty() && work.size() == 1 && (!requested_ || cpu_requested)) {
+        if (!filters_.none() && work.size() == 1 && (!requested_ || cpu_requested)) {
             const detail::FormatProbe header = claimed_header(plan_[work.front()].source.path);
             one_image_cpu_ = !requested_ && header.width > 0 && cpu_for_header(header);
             prefault_ = one_image_cpu_ || cpu_requested;
@@ -398,7 +398,7 @@ public:
 
 private:
     OutputRequest output_request(bool several, const std::string& kernel) const {
-        return {options_.output, options_.format, chain_.empty() ? kNoFilter : filter_label(),
+        return {options_.output, options_.format, filters_.none() ? kNoFilter : filters_.label(),
                 kernel, several};
     }
 
@@ -413,11 +413,11 @@ private:
     std::uint64_t bytes_beside(const ImageShape& in) const {
         constexpr int kEncoderCopies = 2;
         ImageShape out = in;
-        if (chain_.empty()) {
+        if (filters_.none()) {
             out.pixel_bytes *= kEncoderCopies;
             return out.bytes();
         }
-        const Size2D size = output_of(in.width, in.height);
+        const Size2D size = filters_.output_size(in.width, in.height);
         out.width = size.width;
         out.height = size.height;
         if (out_depth_) {  // the channels (4 at most where not told) at that depth
@@ -430,12 +430,13 @@ private:
         ImageShape between = in;
         between.pixel_bytes = 4 * (in.channels > 0 ? in.channels : 4);
         // A stacked bank's output holds every response.
-        if (combine_ == Combine::stack) out.pixel_bytes *= static_cast<int>(chain_.size());
+        if (filters_.is_stack()) out.pixel_bytes *= static_cast<int>(filters_.size());
         // A bank: every filter's response, float32, until they are combined.
-        const std::uint64_t chain_bytes =
-            combine_            ? chain_.size() * between.bytes()
-            : chain_.size() > 1 ? std::min<std::uint64_t>(chain_.size() - 1, 2) * between.bytes()
-                                : 0;
+        const std::size_t n = filters_.size();
+        const std::uint64_t chain_bytes = filters_.is_bank() ? n * between.bytes()
+                                          : n > 1
+                                              ? std::min<std::uint64_t>(n - 1, 2) * between.bytes()
+                                              : 0;
         if (options_.alpha == "premultiply" && in.channels == 4) {
             // The float32 premultiplied input and filtered output besides.
             ImageShape floats = in;
@@ -450,7 +451,7 @@ private:
     // type; called once the header's size passed read_image's checks.
     void prefault_output(const ImageShape& header) {
         if (header.width <= 0 || header.channels == 0) return;
-        const Size2D size = output_of(header.width, header.height);
+        const Size2D size = filters_.output_size(header.width, header.height);
         if (size.width <= 0 || size.height <= 0) return;
         const Depth in_depth = header.sample_bytes == 2 ? Depth::u16 : Depth::u8;
         prefaulted_.start(static_cast<int>(size.height), static_cast<int>(size.width),
@@ -461,36 +462,10 @@ private:
     int filter_runs() const { return std::max(1, options_.warmup + options_.repeat); }
 
     bool may_use_cuda() const {
-        if (chain_.empty()) return false;
+        if (filters_.none()) return false;
         if (requested_) return requested_->uses_cuda();
         return std::any_of(candidates_.begin(), candidates_.end(),
                            [](Backend* b) { return b->uses_cuda(); });
-    }
-
-    // The input a chain's output pixel depends on: its filters' sizes
-    // added up, less one a step (the filter's own size for one filter).
-    // A bank's filters each read the input: the largest of them.
-    Size2D chain_reach() const {
-        Size2D reach{1, 1};
-        for (const ConvParams& p : chain_) {
-            if (combine_) {
-                reach.width = std::max<std::int64_t>(reach.width, p.filter.width);
-                reach.height = std::max<std::int64_t>(reach.height, p.filter.height);
-            } else {
-                reach.width += p.filter.width - 1;
-                reach.height += p.filter.height - 1;
-            }
-        }
-        return reach;
-    }
-
-    // The output's channels for an input of `channels`: the same, or a
-    // stacked bank's (core/bank.hpp).
-    int output_channels(int channels) const {
-        if (!combine_) return channels;
-        const int filtered = channels == 4 && chain_.front().alpha == AlphaMode::keep ? 3
-                                                                                      : channels;
-        return combined_channels(*combine_, static_cast<int>(chain_.size()), channels, filtered);
     }
 
     // --combine stack: one float32 channel a filter and image channel,
@@ -503,41 +478,6 @@ private:
                 ".npy holds; name the output .npy",
                 image.target.path == kStdStream ? "<stdout>" : image.target.path));
         }
-    }
-
-    // The output's size: after every step of a chain; a bank's filters
-    // all leave the same (build_bank_params).
-    Size2D output_of(std::int64_t width, std::int64_t height) const {
-        return combine_ ? output_size(width, height, chain_.front())
-                        : chain_output_size(width, height, chain_);
-    }
-
-    // For logs, --json and {filter}: a chain's steps joined by '+', a
-    // bank's filters by ',' after how they combine ("magnitude:sobel-x,sobel-y").
-    std::string filter_label() const {
-        if (!combine_) return chain_label(chain_);
-        std::string label = std::string(combine_name(*combine_)) + ":";
-        for (std::size_t i = 0; i < chain_.size(); ++i) {
-            label += (i ? "," : "") + chain_[i].filter.label;
-        }
-        return label;
-    }
-
-    // The jobs of one image, from its input to `dst`: a chain's steps
-    // (core/chain.hpp), or a bank's filters, each from the input into a
-    // float32 response of dst's size (placed by filter()).
-    std::vector<Job> jobs_for(const ConstImageView& src, const ImageView& dst) const {
-        if (!combine_) return chain_jobs(src, dst, chain_);
-        std::vector<Job> jobs;
-        for (const ConvParams& p : chain_) {
-            Job job{src, dst, p};
-            job.dst.data = nullptr;
-            job.dst.channels = src.channels;  // a stacked output holds them all
-            job.dst.depth = Depth::f32;
-            job.dst.row_bytes = static_cast<std::int64_t>(job.dst.packed_row_bytes());
-            jobs.push_back(job);
-        }
-        return jobs;
     }
 
     bool names_kernel() const { return options_.output.find("{kernel}") != std::string::npos; }
@@ -598,7 +538,7 @@ private:
     // `option` gpu (--encoder, --decoder) where the command line runs
     // nothing on the GPU: -f none, or a CPU variant named with -k.
     void refuse_where_nothing_runs_on_gpu(const char* option, const char* codec_does) const {
-        if (chain_.empty()) {
+        if (filters_.none()) {
             throw UsageError(fmt::format("{} gpu: -f none runs nothing on the GPU, so the CPU "
                                          "{} ({} auto or cpu)",
                                          option, codec_does, option));
@@ -634,13 +574,13 @@ private:
         src.height = header.height;
         src.channels = channels > 0 ? channels : 3;
         src.depth = sample_bytes == 4 ? Depth::f32 : sample_bytes == 2 ? Depth::u16 : Depth::u8;
-        const Size2D out = output_of(header.width, header.height);
+        const Size2D out = filters_.output_size(header.width, header.height);
         ImageView dst;
         dst.width = out.width;
         dst.height = out.height;
         dst.channels = src.channels;
         dst.depth = out_depth_.value_or(src.depth);
-        const std::vector<Job> jobs = jobs_for(src, dst);
+        const std::vector<Job> jobs = filters_.jobs(src, dst);
         const std::int64_t pixels = header.width * header.height;
         const std::int64_t bytes =
             pixels * src.channels * static_cast<std::int64_t>(depth_bytes(src.depth));
@@ -658,13 +598,7 @@ private:
     // one filter, and each later step's among the variants on the same side
     // (CPU or CUDA), so that a chain on the GPU stays on the device.
     std::vector<Backend*> choose_backends(const std::vector<Job>& jobs, const std::string& input) {
-        const auto step_name = [&](std::size_t i) {
-            return jobs.size() == 1
-                       ? std::string("this job")
-                       : fmt::format("{} {} of the {} ({})", combine_ ? "filter" : "step", i + 1,
-                                     combine_ ? "bank" : "chain",
-                                     printable_spec(chain_[i].filter.label));
-        };
+        const auto step_name = [&](std::size_t i) { return filters_.part_name(i); };
         if (requested_) {
             for (std::size_t i = 0; i < jobs.size(); ++i) {
                 const Support support = requested_->can_run(jobs[i]);
@@ -716,7 +650,7 @@ private:
 
     // The chain's jobs for this image: from its input to its output.
     std::vector<Job> jobs_of(ImageWork& work) const {
-        return jobs_for(work.input_view(), view_of(work.dst));
+        return filters_.jobs(work.input_view(), view_of(work.dst));
     }
 
     std::unique_ptr<WorkItem> decode(std::size_t index) {
@@ -742,7 +676,7 @@ private:
         try {
             check_output_format(image.target.path, image.target.extension,
                                 fit.scales_16_bit ? Depth::u8 : out_depth,
-                                fit.flattens_alpha ? 3 : output_channels(in.channels));
+                                fit.flattens_alpha ? 3 : filters_.output_channels(in.channels));
         } catch (const UsageError& e) {
             throw WorkError(e.what());  // this input's problem: the batch goes on
         }
@@ -752,24 +686,26 @@ private:
         report.channels = in.channels;
         report.in_depth = in_depth;
         report.out_depth = out_depth;
-        if (chain_.empty()) {
+        if (filters_.none()) {
             work->dst = work->src;
             report.filter = report.variant = kNoFilter;
             return work;
         }
 
         work->premultiplied = options_.alpha == "premultiply" && in.channels == 4;
-        const Size2D size = output_of(in.width, in.height);
-        const Size2D reach = chain_reach();
+        const Size2D size = filters_.output_size(in.width, in.height);
+        const Size2D reach = filters_.reach();
         if (size.width <= 0 || size.height <= 0) {
             throw WorkError(fmt::format(
                 "{}: the {}x{} image is smaller than the {}x{} {}, so --border valid "
                 "leaves no output",
                 report.input, in.width, in.height, reach.width, reach.height,
-                combine_ || chain_.size() == 1 ? "filter" : "reach of the chain's filters"));
+                filters_.is_bank() || filters_.size() == 1 ? "filter"
+                                                           : "reach of the chain's filters"));
         }
-        const int dst_type =
-            work->premultiplied ? CV_32FC4 : cv_type_of(out_depth, output_channels(in.channels));
+        const int dst_type = work->premultiplied
+                                 ? CV_32FC4
+                                 : cv_type_of(out_depth, filters_.output_channels(in.channels));
         work->dst =
             prefaulted_.take(static_cast<int>(size.height), static_cast<int>(size.width), dst_type);
         if (work->dst.empty()) {
@@ -811,7 +747,7 @@ private:
         // A variant may name itself differently in the output path ({kernel}).
         if (options_.kernel == "auto" && names_kernel()) retarget(*work, image);
         if (work->backend) report.variant = variant_label(work->backends);
-        report.filter = filter_label();
+        report.filter = filters_.label();
         report.filter_width = static_cast<int>(reach.width);
         report.filter_height = static_cast<int>(reach.height);
         report.out_width = work->dst.cols;
@@ -978,7 +914,7 @@ private:
     // maps spent a third more on encoding than on the photos'
     // (docs/PERFORMANCE.md); here the workers only wrap the stream.
     bool png_rows_on_device(const ImageWork& work) const {
-        if (options_.encoder == "cpu" || work.premultiplied || combine_) return false;
+        if (options_.encoder == "cpu" || work.premultiplied || filters_.is_bank()) return false;
         return png_rows_stream_fits(work.target.extension, encode_) &&
                (work.report.out_depth == Depth::u8 || work.report.out_depth == Depth::u16);
     }
@@ -988,13 +924,13 @@ private:
     // bytes): the CPU's encode of a 12-megapixel image takes a worker
     // 60-70 ms, the GPU's under a millisecond.
     bool jpeg_on_device(const ImageWork& work) const {
-        return options_.encoder != "cpu" && !work.premultiplied && !combine_ &&
+        return options_.encoder != "cpu" && !work.premultiplied && !filters_.is_bank() &&
                is_jpeg_extension(work.target.extension) && work.report.out_depth == Depth::u8 &&
                work.dst.channels() != 4;
     }
 
     void filter(ImageWork& work) {
-        if (chain_.empty()) return;  // -f none
+        if (filters_.none()) return;  // -f none
         if (work.choose_on_gpu_thread) {
             // Usually a CUDA variant; otherwise (no usable device after all,
             // or a job only the CPU runs) it runs here, for the few images
@@ -1009,7 +945,7 @@ private:
         std::vector<Job> jobs = jobs_of(work);
         std::vector<ChainStep> steps;
         for (std::size_t i = 0; i < jobs.size(); ++i) steps.push_back({work.backends[i], jobs[i]});
-        if (combine_) {
+        if (filters_.is_bank()) {
             filter_bank(work, steps);
             return;
         }
@@ -1096,17 +1032,15 @@ private:
             // A stack goes to .npy, whose colours are RGB(A): each
             // response's block of channels in that order.
             for (cv::Mat& r : work.responses) {
-                if (combine_ != Combine::stack) break;
+                if (!filters_.is_stack()) break;
                 if (r.channels() == 3) cv::cvtColor(r, r, cv::COLOR_BGR2RGB);
                 if (r.channels() == 4) cv::cvtColor(r, r, cv::COLOR_BGRA2RGBA);
             }
             std::vector<ConstImageView> responses;
             for (const cv::Mat& r : work.responses) responses.push_back(view_of(r));
-            const int channels = work.responses.front().channels();
-            const int filtered =
-                channels == 4 && chain_.front().alpha == AlphaMode::keep ? 3 : channels;
-            combine_responses(responses, *combine_, filtered, options_.scale, options_.delta,
-                              options_.take_abs, view_of(work.dst));
+            const int filtered = filters_.filtered_channels(work.responses.front().channels());
+            combine_responses(responses, *filters_.combine(), filtered, options_.scale,
+                              options_.delta, options_.take_abs, view_of(work.dst));
             work.responses.clear();
         }
         if (work.premultiplied) {
@@ -1116,7 +1050,7 @@ private:
         }
         EncodeOptions encode = encode_;
         encode.threads = std::max(encode.threads, work.encode_threads);
-        encode.channels_are_colour = combine_ != Combine::stack;
+        encode.channels_are_colour = !filters_.is_stack();
         const bool jpeg_done = work.jpeg && work.jpeg->done;
         work.report.encoder = (work.png_rows && work.png_rows->done) || jpeg_done ? "gpu" : "cpu";
         if (options_.encoder == "gpu" && work.report.encoder != "gpu") warn_cpu_encoded(work);
@@ -1146,14 +1080,13 @@ private:
     // Outputs the GPU encodes never reach host memory and are not looked at.
     void warn_if_saturated(const ImageWork& work) {
         // A bank's gain is not its filters' sums: not told.
-        if (chain_.empty() || combine_ || saturation_warned_.load(std::memory_order_relaxed)) {
+        if (filters_.none() || filters_.is_bank() ||
+            saturation_warned_.load(std::memory_order_relaxed)) {
             return;
         }
-        const int filtered = work.dst.channels() == 4 && chain_.front().alpha == AlphaMode::keep
-                                 ? 3
-                                 : work.dst.channels();
+        const int filtered = filters_.filtered_channels(work.dst.channels());
         const std::string problem =
-            saturation_problem(work.dst, filtered, chain_, work.report.in_depth);
+            saturation_problem(work.dst, filtered, filters_.filters(), work.report.in_depth);
         if (problem.empty() || saturation_warned_.exchange(true)) return;
         progress_->log_above(fmt::format("{}: {}", work.report.input, problem),
                              spdlog::level::warn);
@@ -1180,9 +1113,7 @@ private:
     }
 
     const FilterOptions& options_;
-    // The filter, a chain's steps, or a bank's filters (combine_); none for -f none.
-    std::vector<ConvParams> chain_;
-    std::optional<Combine> combine_;  // --combine: chain_ is a bank
+    FilterSet filters_;  // -f's filter, chain or bank (--combine); none for -f none
     Backend* requested_ = nullptr;
     std::optional<Depth> out_depth_;
     std::vector<Backend*> candidates_;
