@@ -559,7 +559,7 @@ TEST_CASE("read_image names the file and the problem, and prints nothing else", 
         CHECK(read_failure(dir, "notes.jpg", Bytes(text.begin(), text.end())) ==
               dir / "notes.jpg" + ": not an image (unknown format; cudaconv reads JPEG, PNG, TIFF, "
                                   "WebP, BMP, PBM/PGM/PPM/PAM, PFM, OpenEXR, Radiance HDR, JPEG "
-                                  "2000 and Sun raster)");
+                                  "2000, Sun raster and NumPy .npy (float32))");
     }
     SECTION("permission denied") {
         if (::geteuid() == 0) {
