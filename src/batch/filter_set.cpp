@@ -73,12 +73,8 @@ std::vector<Job> FilterSet::jobs(const ConstImageView& src, const ImageView& dst
     if (!combine_) return chain_jobs(src, dst, filters_);
     std::vector<Job> jobs;
     for (const ConvParams& p : filters_) {
-        Job job{src, dst, p};
-        job.dst.data = nullptr;
-        job.dst.channels = src.channels;  // a stacked output holds them all
-        job.dst.depth = Depth::f32;
-        job.dst.row_bytes = static_cast<std::int64_t>(job.dst.packed_row_bytes());
-        jobs.push_back(job);
+        // The input's channels: a stacked output holds them all.
+        jobs.push_back({src, float32_view(dst.width, dst.height, src.channels), p});
     }
     return jobs;
 }

@@ -44,6 +44,15 @@ void parse_anchor(const std::string& text, const Filter& f, int* ax, int* ay) {
     }
 }
 
+// --anchor places one filter: refused (UsageError) for the several
+// filters of a chain or a bank (`kind`), which are each centred.
+void refuse_anchor_for_several(const FilterOptions& o, std::size_t filters, const char* kind) {
+    if (filters <= 1 || o.anchor.empty()) return;
+    throw UsageError(fmt::format("--anchor places one filter's anchor; the {} filters of a {} are "
+                                 "each centred (give one -f to use --anchor)",
+                                 filters, kind));
+}
+
 }  // namespace
 
 ConvParams build_conv_params(const FilterOptions& o, Filter filter, double largest_input,
@@ -111,11 +120,7 @@ ConvParams build_conv_params(const FilterOptions& o, Filter filter, double large
 }
 
 std::vector<ConvParams> build_chain_params(const FilterOptions& o, std::vector<Filter> filters) {
-    if (filters.size() > 1 && !o.anchor.empty()) {
-        throw UsageError(fmt::format("--anchor places one filter's anchor; the {} filters of a "
-                                     "chain are each centred (give one -f to use --anchor)",
-                                     filters.size()));
-    }
+    refuse_anchor_for_several(o, filters.size(), "chain");
     std::vector<ConvParams> steps;
     double largest = kLargestIntegerSample;  // the largest sample a step may read
     for (std::size_t i = 0; i < filters.size(); ++i) {
@@ -140,11 +145,7 @@ std::vector<ConvParams> build_bank_params(const FilterOptions& o, std::vector<Fi
         throw UsageError("--combine and --alpha premultiply: the combined responses are not "
                          "a colour to divide by alpha; use --alpha keep or filter");
     }
-    if (filters.size() > 1 && !o.anchor.empty()) {
-        throw UsageError(fmt::format("--anchor places one filter's anchor; the {} filters of a "
-                                     "bank are each centred (give one -f to use --anchor)",
-                                     filters.size()));
-    }
+    refuse_anchor_for_several(o, filters.size(), "bank");
     // --scale, --delta and --abs apply to the combination (core/bank.hpp).
     FilterOptions each = o;
     each.scale = 1.0;

@@ -945,10 +945,6 @@ private:
         std::vector<Job> jobs = jobs_of(work);
         std::vector<ChainStep> steps;
         for (std::size_t i = 0; i < jobs.size(); ++i) steps.push_back({work.backends[i], jobs[i]});
-        if (filters_.is_bank()) {
-            filter_bank(work, steps);
-            return;
-        }
         try {
             const auto start = Clock::now();
             RunOptions run_options;
@@ -962,53 +958,11 @@ private:
                 run_options.device_src_pitch = work.gpu->pitch;
             }
             work.report.run = reporting_out_of_memory(
-                work.report.input, shape_of(jobs.front().src), read_options_,
-                [&] { return run_chain(steps, run_options); });
+                work.report.input, shape_of(jobs.front().src), read_options_, [&] {
+                    return filters_.is_bank() ? run_bank(work, steps, run_options)
+                                              : run_chain(steps, run_options);
+                });
             work.report.run_ms = ms_since(start);
-        } catch (const UsageError&) {
-            throw;
-        } catch (const WorkError&) {
-            throw;
-        } catch (const std::exception& e) {
-            throw WorkError(
-                fmt::format("{}: {}: {}", work.report.input, work.backend->name(), e.what()));
-        }
-        work.src.release();  // the input is no longer needed: memory for the next
-        work.pinned.reset();
-        work.gpu.reset();
-        work.encoded.reset();
-    }
-
-    // A bank (--combine): each filter's response into a float32 image of
-    // its own, on its variant; encode() combines them. The timings are the
-    // filters' together.
-    void filter_bank(ImageWork& work, std::vector<ChainStep>& steps) {
-        const auto start = Clock::now();
-        RunOptions run_options;
-        run_options.warmup = options_.warmup;
-        run_options.repeat = options_.repeat;
-        run_options.stop_repeating = stop_requested_;
-        RunTimings total;
-        std::vector<std::string> paths;
-        const ConstImageView in = work.input_view();
-        try {
-            for (ChainStep& step : steps) {
-                cv::Mat response =
-                    reporting_out_of_memory(work.report.input, shape_of(in), read_options_, [&] {
-                        return cv::Mat(work.dst.rows, work.dst.cols, CV_32FC(in.channels));
-                    });
-                step.job.dst = view_of(response);
-                const RunTimings t = run_chain({step}, run_options);
-                total.upload_ms += t.upload_ms;
-                total.download_ms += t.download_ms;
-                if (total.filter_ms.empty()) total.filter_ms.assign(t.filter_ms.size(), 0.0);
-                total.filter_ms.resize(std::min(total.filter_ms.size(), t.filter_ms.size()));
-                for (std::size_t r = 0; r < total.filter_ms.size(); ++r) {
-                    total.filter_ms[r] += t.filter_ms[r];
-                }
-                paths.push_back(t.path.empty() ? std::string(step.backend->name()) : t.path);
-                work.responses.push_back(std::move(response));
-            }
         } catch (const UsageError&) {
             throw;
         } catch (const WorkError&) {
@@ -1017,13 +971,25 @@ private:
             throw WorkError(fmt::format("{}: {}: {}", work.report.input,
                                         variant_label(work.backends), e.what()));
         }
-        for (const std::string& p : paths) total.path += (total.path.empty() ? "" : ",") + p;
-        work.report.run = std::move(total);
-        work.report.run_ms = ms_since(start);
-        work.src.release();
+        work.src.release();  // the input is no longer needed: memory for the next
         work.pinned.reset();
         work.gpu.reset();
         work.encoded.reset();
+    }
+
+    // A bank (--combine): each filter's response into a float32 image of
+    // its own (work.responses), on its variant; encode() combines them.
+    // The timings are the filters' together.
+    RunTimings run_bank(ImageWork& work, std::vector<ChainStep>& steps, const RunOptions& options) {
+        RunTimings total;
+        for (ChainStep& step : steps) {
+            cv::Mat response(static_cast<int>(step.job.dst.height),
+                             static_cast<int>(step.job.dst.width), CV_32FC(step.job.dst.channels));
+            step.job.dst = view_of(response);
+            add_step_timings(total, run_chain({step}, options), *step.backend, ',');
+            work.responses.push_back(std::move(response));
+        }
+        return total;
     }
 
     void encode(ImageWork& work) {

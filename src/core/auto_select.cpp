@@ -103,6 +103,13 @@ double image_bytes(const ConstImageView& v) {
     return static_cast<double>(v.packed_row_bytes()) * static_cast<double>(v.height);
 }
 
+// The `cpu` variant among the candidates, or nullptr.
+Backend* cpu_candidate(const std::vector<Backend*>& candidates) {
+    const auto it = std::find_if(candidates.begin(), candidates.end(),
+                                 [](Backend* b) { return b->name() == "cpu"; });
+    return it == candidates.end() ? nullptr : *it;
+}
+
 }  // namespace
 
 OneImageCosts one_image_costs(const Job& job, const Backend& cpu, unsigned threads, int runs,
@@ -120,12 +127,11 @@ OneImageCosts one_image_costs(const Job& job, const Backend& cpu, unsigned threa
 
 AutoChoice cpu_for_one_image(const Job& job, const std::vector<Backend*>& candidates,
                              unsigned threads, int runs, double decode_ms) {
-    const auto it = std::find_if(candidates.begin(), candidates.end(),
-                                 [](Backend* b) { return b->name() == "cpu"; });
-    if (it == candidates.end() || !(*it)->can_run(job).ok) return {};
-    const OneImageCosts costs = one_image_costs(job, **it, threads, runs, decode_ms);
+    Backend* cpu = cpu_candidate(candidates);
+    if (cpu == nullptr || !cpu->can_run(job).ok) return {};
+    const OneImageCosts costs = one_image_costs(job, *cpu, threads, runs, decode_ms);
     if (!(costs.cpu_ms < costs.cuda_ms)) return {};
-    return {*it, fmt::format("one image: the CPU should take about {:.1f} ms on {} threads, "
+    return {cpu, fmt::format("one image: the CPU should take about {:.1f} ms on {} threads, "
                              "less than CUDA's start-up, transfers and teardown (about {:.0f} ms)",
                              costs.cpu_ms, std::max(1u, threads), costs.cuda_ms)};
 }
@@ -134,21 +140,20 @@ AutoChoice cpu_for_one_image(const std::vector<Job>& steps, const std::vector<Ba
                              unsigned threads, int runs, double decode_ms) {
     if (steps.size() == 1)
         return cpu_for_one_image(steps.front(), candidates, threads, runs, decode_ms);
-    const auto it = std::find_if(candidates.begin(), candidates.end(),
-                                 [](Backend* b) { return b->name() == "cpu"; });
-    if (it == candidates.end() || steps.empty()) return {};
+    Backend* cpu = cpu_candidate(candidates);
+    if (cpu == nullptr || steps.empty()) return {};
     // The CPU's time is every step's; CUDA's is the first step's costs with
     // the image's transfers, the later steps' device time next to nothing.
     double cpu_ms = 0.0;
     for (const Job& step : steps) {
-        if (!(*it)->can_run(step).ok) return {};
-        cpu_ms += one_image_costs(step, **it, threads, runs, decode_ms).cpu_ms;
+        if (!cpu->can_run(step).ok) return {};
+        cpu_ms += one_image_costs(step, *cpu, threads, runs, decode_ms).cpu_ms;
     }
     Job whole = steps.front();
     whole.dst = steps.back().dst;
-    const double cuda_ms = one_image_costs(whole, **it, threads, runs, decode_ms).cuda_ms;
+    const double cuda_ms = one_image_costs(whole, *cpu, threads, runs, decode_ms).cuda_ms;
     if (!(cpu_ms < cuda_ms)) return {};
-    return {*it, fmt::format("one image: the CPU should take about {:.1f} ms for its {} filters "
+    return {cpu, fmt::format("one image: the CPU should take about {:.1f} ms for its {} filters "
                              "on {} threads, less than CUDA's start-up, transfers and "
                              "teardown (about {:.0f} ms)",
                              cpu_ms, steps.size(), std::max(1u, threads), cuda_ms)};

@@ -1,5 +1,6 @@
 #include "core/chain.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <stdexcept>
@@ -9,10 +10,7 @@
 #include <fmt/format.h>
 
 namespace cudaconv {
-namespace {
-
-// The image between two steps: float32, every channel, packed rows.
-ImageView between_view(std::int64_t width, std::int64_t height, int channels) {
+ImageView float32_view(std::int64_t width, std::int64_t height, int channels) {
     ImageView v;
     v.width = width;
     v.height = height;
@@ -21,19 +19,6 @@ ImageView between_view(std::int64_t width, std::int64_t height, int channels) {
     v.row_bytes = static_cast<std::int64_t>(v.packed_row_bytes());
     return v;
 }
-
-std::string joined_paths(const std::vector<std::string>& paths) {
-    std::string out;
-    for (const std::string& p : paths) out += (out.empty() ? "" : "+") + p;
-    return out;
-}
-
-// A step's name in RunTimings::path: its path, or its variant's name.
-std::string step_path(const ChainStep& step, const RunTimings& timings) {
-    return timings.path.empty() ? std::string(step.backend->name()) : timings.path;
-}
-
-}  // namespace
 
 std::string chain_label(const std::vector<ConvParams>& steps) {
     std::string label;
@@ -61,7 +46,7 @@ std::vector<Job> chain_jobs(const ConstImageView& src, const ImageView& dst,
             job.dst = dst;
         } else {
             const Size2D size = output_size(in.width, in.height, steps[i]);
-            job.dst = between_view(size.width, size.height, src.channels);
+            job.dst = float32_view(size.width, size.height, src.channels);
         }
         in = cudaconv::as_const(job.dst);
         jobs.push_back(std::move(job));
@@ -89,7 +74,6 @@ RunTimings run_chain(const std::vector<ChainStep>& steps, const RunOptions& opti
     // On the host: each step into a float32 image of its own, freed once
     // the next step has read it.
     RunTimings total;
-    std::vector<std::string> paths;
     std::unique_ptr<float[]> previous;  // what the step reads, when not the input
     ConstImageView in = steps.front().job.src;
     for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -103,25 +87,30 @@ RunTimings run_chain(const std::vector<ChainStep>& steps, const RunOptions& opti
             out.reset(new float[samples]);
             job.dst.data = reinterpret_cast<std::byte*>(out.get());
         }
-        const RunTimings step = steps[i].backend->run(job, options);
-        if (total.filter_ms.empty()) {
-            total.filter_ms = step.filter_ms;
-        } else {
-            for (std::size_t r = 0; r < total.filter_ms.size() && r < step.filter_ms.size(); ++r) {
-                total.filter_ms[r] += step.filter_ms[r];
-            }
-        }
-        // A step stopped early (Ctrl-C) ran fewer times: the chain ran as
-        // often as its least step.
-        if (step.filter_ms.size() < total.filter_ms.size()) {
-            total.filter_ms.resize(step.filter_ms.size());
-        }
-        paths.push_back(step_path(steps[i], step));
+        add_step_timings(total, steps[i].backend->run(job, options), *steps[i].backend, '+');
         in = cudaconv::as_const(job.dst);
         previous = std::move(out);
     }
-    total.path = joined_paths(paths);
     return total;
+}
+
+void add_step_timings(RunTimings& total, const RunTimings& step, const Backend& backend,
+                      char separator) {
+    const bool first = total.path.empty();  // every step adds a name
+    total.upload_ms += step.upload_ms;
+    total.download_ms += step.download_ms;
+    if (first) {
+        total.filter_ms = step.filter_ms;
+    } else {
+        // A step stopped early (Ctrl-C) ran fewer times: the whole ran as
+        // often as its least step.
+        total.filter_ms.resize(std::min(total.filter_ms.size(), step.filter_ms.size()));
+        for (std::size_t r = 0; r < total.filter_ms.size(); ++r) {
+            total.filter_ms[r] += step.filter_ms[r];
+        }
+        total.path += separator;
+    }
+    total.path += step.path.empty() ? std::string(backend.name()) : step.path;
 }
 
 }  // namespace cudaconv

@@ -20,6 +20,10 @@ std::string chain_label(const std::vector<ConvParams>& steps);
 Size2D chain_output_size(std::int64_t width, std::int64_t height,
                          const std::vector<ConvParams>& steps);
 
+// A float32 image of `channels` channels, packed rows, no pixels (data
+// null): an image between a chain's steps, or a bank's response.
+ImageView float32_view(std::int64_t width, std::int64_t height, int channels);
+
 // The jobs of `steps` from `src` to `dst`: step i reads step i-1's output.
 // The images between steps are float32, of src's channels, at the size the
 // steps before leave; their views carry no pixels (data null, row_bytes
@@ -37,5 +41,12 @@ std::vector<Job> chain_jobs(const ConstImageView& src, const ImageView& dst,
 // variant's run. Throws std::invalid_argument for a chain that mixes CPU
 // and CUDA variants.
 RunTimings run_chain(const std::vector<ChainStep>& steps, const RunOptions& options);
+
+// Adds one step's timings, run on `backend`, to those of the steps before
+// it in `total` (empty for none): its transfers, each timed filter run's
+// time (as many runs as the step that ran fewest, one Ctrl-C stopped), and
+// its path, or its variant's name, after `separator`.
+void add_step_timings(RunTimings& total, const RunTimings& step, const Backend& backend,
+                      char separator);
 
 }  // namespace cudaconv

@@ -210,16 +210,11 @@ cv::Mat decode_npy(const std::vector<std::uint8_t>& bytes, const std::string& na
     NpyHeader header;
     try {
         header = read_npy_header(bytes.data(), bytes.size());
+        check_npy_data(header, bytes.size());
     } catch (const std::invalid_argument& e) {
         throw WorkError(name + ": cannot decode NPY data: " + e.what());
     }
-    const std::size_t data_bytes = bytes.size() - header.data_offset;
     const std::size_t needed = header.samples * sizeof(float);
-    if (data_bytes != needed) {
-        throw WorkError(name + ": cannot decode NPY data: " + std::to_string(data_bytes) +
-                        " bytes of data where the shape needs " + std::to_string(needed) +
-                        (data_bytes < needed ? " (truncated)" : ""));
-    }
     const std::int64_t channels = header.shape.size() == 3 ? header.shape[2] : 1;
     if (channels != 1 && channels != 3 && channels != 4) {
         throw WorkError(name + ": an array of " + std::to_string(channels) +

@@ -167,14 +167,19 @@ NpyHeader read_npy_header(const std::uint8_t* bytes, std::size_t size) {
     return header;
 }
 
+void check_npy_data(const NpyHeader& header, std::size_t size) {
+    const std::size_t data_bytes = size - header.data_offset;
+    const std::size_t needed = header.samples * sizeof(float);
+    if (data_bytes != needed) {
+        fail(std::to_string(data_bytes) + " bytes of data where the shape needs " +
+             std::to_string(needed) + (data_bytes < needed ? " (truncated)" : ""));
+    }
+}
+
 NpyArray parse_npy(const std::uint8_t* bytes, std::size_t size) {
     const NpyHeader header = read_npy_header(bytes, size);
+    check_npy_data(header, size);
     const std::size_t data_bytes = size - header.data_offset;
-    if (data_bytes != header.samples * sizeof(float)) {
-        fail(std::to_string(data_bytes) + " bytes of data where the shape needs " +
-             std::to_string(header.samples * sizeof(float)) +
-             (data_bytes < header.samples * sizeof(float) ? " (truncated)" : ""));
-    }
     NpyArray array;
     array.shape = header.shape;
     array.data.resize(header.samples);

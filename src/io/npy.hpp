@@ -34,6 +34,10 @@ struct NpyHeader {
 // among them). Throws std::invalid_argument as parse_npy does.
 NpyHeader read_npy_header(const std::uint8_t* bytes, std::size_t size);
 
+// Throws std::invalid_argument as parse_npy does unless the data after
+// `header` fills a file of `size` bytes exactly.
+void check_npy_data(const NpyHeader& header, std::size_t size);
+
 // Parses a whole .npy file's bytes. Throws std::invalid_argument with the
 // problem (`name` not included) for anything but float32 C-order data of 2
 // or 3 dimensions that exactly fills the file.
