@@ -3,7 +3,8 @@
 # missing; with --test also what scripts/test.sh's fuzz stage needs (clang
 # 14 and its libFuzzer), its format stage (clang-format 14) and the Slurm
 # test (slurm-wlm, munge, jq: tests/slurm/test_array.sh) and the zsh
-# completion's (zsh: tests/package/test_deb.sh). The CUDA
+# completion's (zsh: tests/package/test_deb.sh) and the layer test's
+# (python3-numpy: tests/layer/test_apply_conv2d.py). The CUDA
 # toolkit (nvcc, cuFFT, optionally cuDNN) is not a Debian package: where it
 # is installed (in its default prefix or on PATH) the CUDA variants are
 # built, otherwise the CPU variants only.
@@ -13,7 +14,7 @@ packages=(cmake ninja-build g++ pkg-config libopencv-dev libcli11-dev libspdlog-
           nlohmann-json3-dev catch2 libdeflate-dev libtbb-dev libpng-dev libjpeg62-turbo-dev zlib1g-dev
           libfftw3-dev libhwy-dev help2man dpkg-dev)
 if [[ ${1:-} == --test ]]; then
-  packages+=(clang-14 libclang-rt-14-dev clang-format-14 slurm-wlm munge jq zsh)
+  packages+=(clang-14 libclang-rt-14-dev clang-format-14 slurm-wlm munge jq zsh python3-numpy)
 fi
 
 missing=()

@@ -10,6 +10,7 @@
 
 #include "base/errors.hpp"
 #include "kernels/codecs/gpu_jpeg_encoder.hpp"
+#include "kernels/cudnn/cudnn_layer.hpp"
 #include "kernels/codecs/jpeg_batch.hpp"
 #include "kernels/runtime/copy_bandwidth.hpp"
 #include "kernels/runtime/cuda_host.hpp"
@@ -51,7 +52,23 @@ std::unique_ptr<Backend> not_built(std::string_view name) {
     return std::make_unique<NotBuiltBackend>(name);
 }
 
+class NotBuiltLayer final : public LayerVariant {
+public:
+    std::string_view name() const override { return "cudnn"; }
+    std::string_view summary() const override {
+        return "not in this build (built without the CUDA toolkit)";
+    }
+    bool uses_cuda() const override { return true; }
+    std::string refusal(const ConvLayer&) const override { return no_device_reason(); }
+    LayerTimings run(const ConvLayer&, const Tensor3&, Tensor3&, int, int,
+                     const std::function<bool()>&) override {
+        throw WorkError("cudnn: " + no_device_reason());
+    }
+};
+
 }  // namespace
+
+std::unique_ptr<LayerVariant> make_cudnn_layer() { return std::make_unique<NotBuiltLayer>(); }
 
 const DeviceProbe& probe_devices() {
     static const DeviceProbe kProbe{{}, kNoCuda};

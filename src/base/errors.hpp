@@ -8,8 +8,9 @@
 namespace cudaconv {
 
 constexpr int kExitOk = 0;
-constexpr int kExitWorkFailed = 1;  // an input could not be read, filtered or written
-constexpr int kExitUsage = 2;       // bad options, filter specs or variant choice
+constexpr int kExitWorkFailed = 1;    // an input could not be read, filtered or written
+constexpr int kExitUsage = 2;         // bad options, filter specs or variant choice
+constexpr int kExitSignalBase = 128;  // + the signal that stopped a run, as the shell reports it
 
 // A problem with the command line or the configuration: exit 2.
 class UsageError : public std::runtime_error {

@@ -22,7 +22,8 @@ FilterStats filter_stats(const ImageReport& r) {
         const double seconds = s.median_ms * 1e-3;
         const double bytes = static_cast<double>(r.width * r.height) * r.channels *
                                  static_cast<double>(depth_bytes(r.in_depth)) +
-                             static_cast<double>(r.out_width * r.out_height) * r.channels *
+                             static_cast<double>(r.out_width * r.out_height) *
+                                 (r.out_channels > 0 ? r.out_channels : r.channels) *
                                  static_cast<double>(depth_bytes(r.out_depth));
         s.mpix_per_s = static_cast<double>(r.out_width * r.out_height) / seconds * 1e-6;
         s.gb_per_s = bytes / seconds * 1e-9;
@@ -77,7 +78,10 @@ nlohmann::json to_json(const ImageReport& r) {
           {"channels", r.channels},
           {"depth", depth_name(r.in_depth)}}},
         {"output_image",
-         {{"width", r.out_width}, {"height", r.out_height}, {"depth", depth_name(r.out_depth)}}},
+         {{"width", r.out_width},
+          {"height", r.out_height},
+          {"channels", r.out_channels > 0 ? r.out_channels : r.channels},
+          {"depth", depth_name(r.out_depth)}}},
         {"timings_ms",
          {{"decode", r.decode_ms},
           {"upload", r.run.upload_ms},

@@ -28,6 +28,7 @@ struct ImageReport {
     std::int64_t out_width = 0;
     std::int64_t out_height = 0;
     int channels = 0;
+    int out_channels = 0;  // a layer's C_out; 0: the output has the input's channels
     Depth in_depth = Depth::u8;
     Depth out_depth = Depth::u8;
     double decode_ms = 0.0;

@@ -41,6 +41,7 @@
 #include "batch/shard.hpp"
 #include "cli/conv_params.hpp"
 #include "cli/filter_options.hpp"
+#include "cli/layer_command.hpp"
 #include "cli/terminal.hpp"
 #include "io/output_path.hpp"
 #include "batch/image_report.hpp"
@@ -89,8 +90,6 @@ constexpr std::size_t kGpuDecodeLeastImages = 400;
 // The most images the GPU thread decodes in one call of nvJPEG's batched
 // decoder (batch/gpu_decoding.hpp bounds their bytes too).
 constexpr std::size_t kGpuDecodeGroup = 16;
-// A signal's exit status, as the shell reports a process it ended.
-constexpr int kExitSignalBase = 128;
 
 double ms_since(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -1119,6 +1118,12 @@ private:
 }  // namespace
 
 int run_filter_command(const FilterOptions& options) {
+    if (!options.weights.empty()) return run_layer_command(options);
+    check_layer_options_need_weights(options);
+    if (options.filter_specs.empty()) {
+        throw UsageError("--filter is required: -f FILTER (see 'cudaconv list filters'), or "
+                         "--weights W.npy for a convolution layer");
+    }
     if (!keep_freed_buffers_in_heap()) {  // first: before any thread
         spdlog::debug("the C library refused the heap settings that keep freed images for reuse");
     }

@@ -63,13 +63,31 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
                    "Filter: a name (edge, gaussian:5, ...), WxH:v,v,... or a file "
                    "(see 'cudaconv list filters'); none: decode and encode only. Repeated: "
                    "a chain, applied in order")
-        ->required()
         ->allow_extra_args(false);
     app.add_option("--combine", o.combine,
                    "Several -f as a bank over the input, their responses combined: magnitude "
                    "(a gradient's length), max, sum, or stack (one channel a filter, to .npy); "
                    "without it, several -f are a chain")
         ->transform(ascii_lower);
+    app.add_option("--weights", o.weights,
+                   "A CNN's convolution layer in place of -f: weights (k_h, k_w, C_in, C_out) "
+                   "float32 .npy (Keras's HWIO); the output is an (H, W, C_out) .npy")
+        ->option_text("W.npy");
+    app.add_option("--bias", o.bias, "The layer's bias, (C_out,) float32 .npy (default: zeros)")
+        ->option_text("B.npy");
+    app.add_option("--activation", o.activation, "After the layer's bias: none or relu")
+        ->transform(ascii_lower)
+        ->check(CLI::IsMember({"none", "relu"}))
+        ->capture_default_str();
+    app.add_option("--pool", o.pool,
+                   "After the activation: none, or max2 (the maximum of each 2x2 block; even "
+                   "sizes only)")
+        ->transform(ascii_lower)
+        ->check(CLI::IsMember({"none", "max2"}))
+        ->capture_default_str();
+    app.add_flag("--allow-tf32", o.allow_tf32,
+                 "Let a GPU layer round its inputs to TF32 on tensor cores (10-bit mantissa; "
+                 "default: float32 products)");
     app.add_option("-k,--kernel", o.kernel,
                    "Variant to run, or auto, in any case (see 'cudaconv list kernels')")
         ->transform(ascii_lower)
@@ -102,7 +120,9 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
         "--format", o.format,
         "Format of stdout (-o -) and of stdin's {ext} (png, jpg, tif, ...); default png");
     app.add_option("--border", o.border,
-                   "reflect101 | reflect | replicate | constant | wrap | valid (and aliases)")
+                   "reflect101 | reflect | replicate | constant | wrap | valid (and aliases); "
+                   "a layer's default is zero (padding 'same')")
+        ->each([&o](const std::string&) { o.border_given = true; })
         ->capture_default_str();
     app.add_option("--border-value", o.border_value,
                    "Value outside the image for --border constant (default 0)");

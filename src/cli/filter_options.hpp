@@ -28,10 +28,18 @@ struct FilterOptions {
     // -f, in order: one filter, or a chain (core/chain.hpp); {"none"}: no filter.
     std::vector<std::string> filter_specs;
     std::string combine;  // --combine: several -f as a bank ("" = a chain)
+    // A convolution layer in place of -f (cli/layer_command.hpp): --weights
+    // W.npy, --bias b.npy, --activation, --pool, --allow-tf32.
+    std::string weights;
+    std::string bias;
+    std::string activation = "none";
+    std::string pool = "none";
+    bool allow_tf32 = false;
     std::string kernel = "auto";
     std::string output;
     std::string format;  // output extension when writing stdout
     std::string border = "reflect101";
+    bool border_given = false;  // --border was given: a layer pads with zeros otherwise
     std::optional<double> border_value;
     std::string anchor;  // "X,Y"; empty means the centre
     bool flip = false;

@@ -4,6 +4,7 @@ set(CUDACONV_CLI_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/compare_command.cpp
   ${CMAKE_CURRENT_LIST_DIR}/conv_params.cpp
   ${CMAKE_CURRENT_LIST_DIR}/filter_command.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/layer_command.cpp
   ${CMAKE_CURRENT_LIST_DIR}/filter_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/help_format.cpp
   ${CMAKE_CURRENT_LIST_DIR}/list_command.cpp

@@ -139,6 +139,62 @@ void MultiplySpectra(double* HWY_RESTRICT z, const double* HWY_RESTRICT f, std::
     }
 }
 
+// Six pixels by two vectors of output channels: twelve sums in registers,
+// which a weight pair and six broadcasts feed per input channel (load
+// ports and multiply-add ports both kept near their limit on AVX2).
+void LayerPixels(const float* const* HWY_RESTRICT sources, std::size_t taps, std::int64_t cin,
+                 const float* HWY_RESTRICT weights, const float* HWY_RESTRICT bias,
+                 std::int64_t cout_pad, float* HWY_RESTRICT out) {
+    static_assert(kLayerPixels == 6, "the sums below are written out for six pixels");
+    const hn::ScalableTag<float> d;
+    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
+    for (std::int64_t co = 0; co < cout_pad; co += 2 * lanes) {
+        const auto b0 = hn::LoadU(d, bias + co);
+        const auto b1 = hn::LoadU(d, bias + co + lanes);
+        auto a0 = b0, a1 = b0, a2 = b0, a3 = b0, a4 = b0, a5 = b0;
+        auto c0 = b1, c1 = b1, c2 = b1, c3 = b1, c4 = b1, c5 = b1;
+        for (std::size_t t = 0; t < taps; ++t) {
+            const float* const* s = sources + t * kLayerPixels;
+            const float* w = weights + static_cast<std::int64_t>(t) * cin * cout_pad + co;
+            for (std::int64_t ci = 0; ci < cin; ++ci, w += cout_pad) {
+                const auto w0 = hn::LoadU(d, w);
+                const auto w1 = hn::LoadU(d, w + lanes);
+                auto v = hn::Set(d, s[0][ci]);
+                a0 = hn::MulAdd(v, w0, a0);
+                c0 = hn::MulAdd(v, w1, c0);
+                v = hn::Set(d, s[1][ci]);
+                a1 = hn::MulAdd(v, w0, a1);
+                c1 = hn::MulAdd(v, w1, c1);
+                v = hn::Set(d, s[2][ci]);
+                a2 = hn::MulAdd(v, w0, a2);
+                c2 = hn::MulAdd(v, w1, c2);
+                v = hn::Set(d, s[3][ci]);
+                a3 = hn::MulAdd(v, w0, a3);
+                c3 = hn::MulAdd(v, w1, c3);
+                v = hn::Set(d, s[4][ci]);
+                a4 = hn::MulAdd(v, w0, a4);
+                c4 = hn::MulAdd(v, w1, c4);
+                v = hn::Set(d, s[5][ci]);
+                a5 = hn::MulAdd(v, w0, a5);
+                c5 = hn::MulAdd(v, w1, c5);
+            }
+        }
+        float* o = out + co;
+        hn::StoreU(a0, d, o);
+        hn::StoreU(c0, d, o + lanes);
+        hn::StoreU(a1, d, o + cout_pad);
+        hn::StoreU(c1, d, o + cout_pad + lanes);
+        hn::StoreU(a2, d, o + 2 * cout_pad);
+        hn::StoreU(c2, d, o + 2 * cout_pad + lanes);
+        hn::StoreU(a3, d, o + 3 * cout_pad);
+        hn::StoreU(c3, d, o + 3 * cout_pad + lanes);
+        hn::StoreU(a4, d, o + 4 * cout_pad);
+        hn::StoreU(c4, d, o + 4 * cout_pad + lanes);
+        hn::StoreU(a5, d, o + 5 * cout_pad);
+        hn::StoreU(c5, d, o + 5 * cout_pad + lanes);
+    }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace cudaconv
 HWY_AFTER_NAMESPACE();
@@ -200,6 +256,7 @@ std::size_t target_index() {
 CUDACONV_DISPATCH_TABLE(WidenU8);
 CUDACONV_DISPATCH_TABLE(WidenU16);
 CUDACONV_DISPATCH_TABLE(CorrelatePass);
+CUDACONV_DISPATCH_TABLE(LayerPixels);
 CUDACONV_DISPATCH_TABLE(MultiplySpectra);
 CUDACONV_DISPATCH_TABLE(FinishU8);
 CUDACONV_DISPATCH_TABLE(FinishU16);
@@ -239,6 +296,11 @@ void finish_unscaled(const float* sums, std::int64_t n, bool take_abs, std::uint
 
 void multiply_spectra(double* z, const double* f, std::int64_t n) {
     MultiplySpectraTable[target_index()](z, f, n);
+}
+
+void layer_pixels(const float* const* sources, std::size_t taps, std::int64_t cin,
+                  const float* weights, const float* bias, std::int64_t cout_pad, float* out) {
+    LayerPixelsTable[target_index()](sources, taps, cin, weights, bias, cout_pad, out);
 }
 
 }  // namespace cudaconv

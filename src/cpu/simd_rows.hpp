@@ -49,6 +49,18 @@ struct PassTaps {
 // one another, never sums.
 void correlate_pass(const PassTaps& pass, std::int64_t n, float* sums);
 
+// A convolution layer's output pixels (cpu/conv_layer_cpu.cpp), a block of
+// kLayerPixels at once: out[p * cout_pad + co] = bias[co] plus, over taps t
+// and input channels ci in that order, sources[t * kLayerPixels + p][ci] *
+// weights[(t * cin + ci) * cout_pad + co], each sum in float32 with fused
+// multiply-adds. cout_pad is a multiple of kLayerChunk. Each block of
+// output channels is held in registers across every tap: a weight vector
+// loaded once serves the block's pixels.
+constexpr int kLayerPixels = 6;
+constexpr std::int64_t kLayerChunk = 32;
+void layer_pixels(const float* const* sources, std::size_t taps, std::int64_t cin,
+                  const float* weights, const float* bias, std::int64_t cout_pad, float* out);
+
 // The Highway targets (HWY_AVX3 | HWY_AVX2 | ...) this CPU runs, as the
 // functions above tell them: the best of these that Highway compiled is
 // the one they use.

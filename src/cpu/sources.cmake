@@ -3,6 +3,7 @@ set(CUDACONV_CPU_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cpu_parallel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_paths.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cpu_fft.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/conv_layer_cpu.cpp
   ${CMAKE_CURRENT_LIST_DIR}/finish_row.cpp
   ${CMAKE_CURRENT_LIST_DIR}/simd_rows.cpp
 )

@@ -128,7 +128,7 @@ std::uint32_t little_endian(const std::uint8_t* p, int bytes) {
 
 }  // namespace
 
-NpyHeader read_npy_header(const std::uint8_t* bytes, std::size_t size) {
+NpyHeader read_npy_header(const std::uint8_t* bytes, std::size_t size, const NpyRank& rank) {
     if (size < 10 || std::memcmp(bytes, kMagic.data(), kMagic.size()) != 0) {
         fail("not a .npy file (no \\x93NUMPY at its start)");
     }
@@ -149,10 +149,11 @@ NpyHeader read_npy_header(const std::uint8_t* bytes, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(bytes + prefix), length);
     NpyHeader header;
     header.shape = HeaderReader(text).read().shape;
-    if (header.shape.size() < 2 || header.shape.size() > 3) {
-        fail(std::to_string(header.shape.size()) + " dimensions: an image is (H, W) or (H, W, C)");
+    const int dims = static_cast<int>(header.shape.size());
+    if (dims < rank.min || dims > rank.max) {
+        fail(std::to_string(dims) + (dims == 1 ? " dimension: " : " dimensions: ") + rank.expected);
     }
-    // Each size is at most 2^31, so the product of three stays within 2^93:
+    // Each size is at most 2^31, so the product of four stays within 2^124:
     // it is counted in double first.
     double samples = 1.0;
     for (std::int64_t s : header.shape) {
@@ -176,8 +177,8 @@ void check_npy_data(const NpyHeader& header, std::size_t size) {
     }
 }
 
-NpyArray parse_npy(const std::uint8_t* bytes, std::size_t size) {
-    const NpyHeader header = read_npy_header(bytes, size);
+NpyArray parse_npy(const std::uint8_t* bytes, std::size_t size, const NpyRank& rank) {
+    const NpyHeader header = read_npy_header(bytes, size, rank);
     check_npy_data(header, size);
     const std::size_t data_bytes = size - header.data_offset;
     NpyArray array;

@@ -12,6 +12,7 @@ set(CUDACONV_IO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/atomic_write.cpp
   ${CMAKE_CURRENT_LIST_DIR}/png_chunks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/npy.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/layer_files.cpp
   ${CMAKE_CURRENT_LIST_DIR}/png_encoder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/jpeg_fit.cpp
   ${CMAKE_CURRENT_LIST_DIR}/metadata.cpp

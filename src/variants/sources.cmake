@@ -1,3 +1,4 @@
 set(CUDACONV_VARIANTS_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/registry.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/layer_registry.cpp
 )

@@ -1,0 +1,329 @@
+#include "cli/layer_command.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <opencv2/core.hpp>
+#include <spdlog/spdlog.h>
+
+#include "base/errors.hpp"
+#include "batch/image_report.hpp"
+#include "batch/interrupt.hpp"
+#include "batch/json_lines.hpp"
+#include "batch/plan.hpp"
+#include "batch/progress.hpp"
+#include "batch/shard.hpp"
+#include "cli/terminal.hpp"
+#include "core/conv_layer.hpp"
+#include "io/image_io.hpp"
+#include "io/inputs.hpp"
+#include "io/layer_files.hpp"
+#include "variants/layer_registry.hpp"
+#include "variants/registry.hpp"
+
+namespace cudaconv {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::string display(const std::string& input) { return input == kStdStream ? "<stdin>" : input; }
+
+// The main job's options that shape or encode a filtered image: a layer
+// has no use for them, so each is refused rather than ignored.
+void refuse_filter_options(const FilterOptions& o) {
+    const FilterOptions defaults;
+    std::vector<std::string> refused;
+    const auto refuse_if = [&refused](bool given, const char* name) {
+        if (given) refused.emplace_back(name);
+    };
+    refuse_if(!o.filter_specs.empty(), "-f");
+    refuse_if(!o.combine.empty(), "--combine");
+    refuse_if(o.anchor != defaults.anchor, "--anchor");
+    refuse_if(o.flip, "--flip");
+    refuse_if(o.scale != defaults.scale, "--scale");
+    refuse_if(o.delta != defaults.delta, "--delta");
+    refuse_if(o.take_abs, "--abs");
+    refuse_if(o.normalize, "--normalize");
+    refuse_if(o.depth != defaults.depth && o.depth != "f32", "--depth");
+    refuse_if(o.alpha != defaults.alpha, "--alpha");
+    refuse_if(o.encode.jpeg.quality != defaults.encode.jpeg.quality, "--jpeg-quality");
+    refuse_if(o.encode.jpeg.sampling != defaults.encode.jpeg.sampling, "--jpeg-sampling");
+    refuse_if(o.encode.png_level != defaults.encode.png_level, "--png-level");
+    refuse_if(o.background != defaults.background, "--background");
+    refuse_if(o.encoder != defaults.encoder, "--encoder");
+    refuse_if(o.decoder != defaults.decoder, "--decoder");
+    refuse_if(o.pinned_slots.has_value(), "--pinned-slots");
+    refuse_if(o.in_flight != defaults.in_flight, "--in-flight");
+    refuse_if(o.jobs != defaults.jobs, "-j");
+    refuse_if(o.strip, "--strip");
+    if (!refused.empty()) {
+        throw UsageError(fmt::format(
+            "--weights runs a convolution layer, which writes float32 .npy; {} appl{} to -f's "
+            "image filters only",
+            fmt::join(refused, ", "), refused.size() == 1 ? "ies" : "y"));
+    }
+}
+
+ConvLayer layer_from_options(const FilterOptions& o) {
+    ConvLayer layer = load_conv_layer(o.weights, o.bias);
+    layer.activation = *parse_activation(o.activation);
+    layer.pool = o.pool == "max2";
+    layer.allow_tf32 = o.allow_tf32;
+    if (o.border_given) {
+        bool forces_zero = false;
+        const std::optional<BorderMode> border = parse_border(o.border, &forces_zero);
+        if (!border) {
+            throw UsageError(fmt::format("--border \"{}\": unknown border mode", o.border));
+        }
+        layer.border = *border;
+    }
+    if (o.border_value) {
+        if (layer.border != BorderMode::constant) {
+            throw UsageError("--border-value is the value of --border constant");
+        }
+        layer.border_value = static_cast<float>(*o.border_value);
+    }
+    return layer;
+}
+
+// Multiply-adds a second, measured on the machines the defaults were set
+// on: the cpu variant on 16 cores of the GPU machine (also about 2e9 a
+// core here), and cuDNN's float32 on the H100 for VGG16's layers. CUDA's
+// and cuDNN's start-up, with the algorithm search, costs about 1 s.
+constexpr double kCpuMultiplyAddsPerCoreSecond = 2e9;
+constexpr double kGpuStartSeconds = 1.0;
+
+class LayerCommand {
+public:
+    explicit LayerCommand(const FilterOptions& o) : options_(o) {
+        refuse_filter_options(o);
+        layer_ = layer_from_options(o);
+        variants_ = make_layer_variants();
+        if (o.kernel != "auto") chosen_ = named_variant(o.kernel);
+        refuse_image_data_to_terminal(o.output, stdout_is_terminal());
+        if (o.inputs.empty() && o.from.empty()) {
+            throw UsageError("no input: name files, folders or patterns, or --from FILE|-");
+        }
+        if (!o.json_path.empty() && o.json_path == kStdStream && o.output == kStdStream) {
+            throw UsageError("--json - and -o - would both write to stdout");
+        }
+        existing_ = existing_outputs_policy(o.skip_existing, o.overwrite);
+        std::optional<Shard> shard;
+        if (!o.shard.empty()) shard = parse_shard(o.shard);
+        shard_text_ = shard ? shard->text() : "";
+        const std::vector<InputFile> inputs =
+            expand_inputs({o.inputs, o.recursive, o.from, o.from_root});
+        PlanRequest request{
+            {o.output, o.format.empty() && o.output == kStdStream ? "npy" : o.format, label(),
+             chosen_ ? o.kernel : "auto", inputs.size() > 1},
+            existing_,
+            std::nullopt,  // check_outputs below says what a layer writes
+            o.json_path,
+            {},
+            {o.weights},
+            [](const std::vector<PlannedImage>& planned) {
+                for (const PlannedImage& p : planned) {
+                    if (p.target.extension != ".npy") {
+                        throw UsageError(
+                            fmt::format("{}: a layer writes an (H, W, C_out) float32 .npy, not {}",
+                                        p.target.path == kStdStream ? "-o -" : p.target.path,
+                                        p.target.extension.empty() ? "a file without an extension"
+                                                                   : p.target.extension));
+                    }
+                }
+            },
+            shard};
+        if (!o.bias.empty()) request.other_inputs.push_back(o.bias);
+        if (!o.from.empty() && o.from != kStdStream) request.other_inputs.push_back(o.from);
+        plan_ = plan_outputs(inputs, request);
+        check_headers();
+        read_options_.max_pixels = o.max_pixels;
+        read_options_.auto_orient = !o.no_auto_orient;
+    }
+
+    int run() {
+        std::optional<JsonLines> json;
+        if (!options_.json_path.empty()) {
+            json.emplace(options_.json_path, existing_ == ExistingOutputs::overwrite);
+        }
+        std::size_t work = 0;
+        for (const PlannedImage& p : plan_) work += p.skip ? 0 : 1;
+        const bool bar = progress_bar_wanted({stderr_is_terminal(), stdout_is_terminal(),
+                                              options_.json_path == kStdStream,
+                                              !spdlog::should_log(spdlog::level::info), work});
+        BatchProgress progress(
+            {plan_.size(), bar, options_.timings, json ? &*json : nullptr, shard_text_});
+        const GracefulStop stop;
+        read_options_.cancelled = [&stop] { return stop.requested(); };
+        for (std::size_t i = 0; i < plan_.size(); ++i) {
+            const PlannedImage& image = plan_[i];
+            if (image.skip) {
+                progress.skipped(display(image.source.path), image.target.path);
+                continue;
+            }
+            if (stop.requested()) break;
+            try {
+                progress.done(run_one(image, stop), i);
+            } catch (const UsageError&) {
+                throw;
+            } catch (const Cancelled&) {
+                break;
+            } catch (const std::bad_alloc&) {
+                progress.failed(display(image.source.path),
+                                display(image.source.path) + ": out of memory");
+            } catch (const std::exception& e) {
+                progress.failed(display(image.source.path), e.what());
+            }
+        }
+        const int signal_number = stop.signal_number();
+        const BatchSummary summary = progress.finish(signal_number);
+        if (signal_number != 0) return kExitSignalBase + signal_number;
+        return summary.failed || progress.json_failed() ? kExitWorkFailed : kExitOk;
+    }
+
+private:
+    std::string label() const { return std::filesystem::path(options_.weights).stem().string(); }
+
+    LayerVariant* named_variant(const std::string& name) {
+        for (const auto& v : variants_) {
+            if (v->name() != name) continue;
+            if (const std::string why = v->refusal(layer_); !why.empty()) {
+                throw UsageError(fmt::format("-k {} cannot run this layer: {}", name, why));
+            }
+            return v.get();
+        }
+        std::vector<std::string> names;
+        for (const auto& v : variants_) names.emplace_back(v->name());
+        throw UsageError(
+            fmt::format("-k {}: {} (a layer runs on {}, or auto)", name,
+                        find_backend(name) ? "an image filter's variant" : "unknown variant",
+                        fmt::join(names, ", ")));
+    }
+
+    LayerVariant* variant(const std::string& name) const {
+        for (const auto& v : variants_) {
+            if (v->name() == name) return v.get();
+        }
+        return nullptr;
+    }
+
+    // -k auto: the CPU where it would finish before the GPU had started
+    // (by the measured rates above), else cudnn where it can run.
+    LayerVariant* choose(const LayerGeometry& g) {
+        if (chosen_) return chosen_;
+        const double cores = std::max(1, cv::getNumThreads());
+        const double cpu_s = layer_multiply_adds(layer_, g) * static_cast<double>(plan_.size()) /
+                             (kCpuMultiplyAddsPerCoreSecond * cores);
+        LayerVariant* cpu = variant("cpu");
+        chosen_ = cpu;
+        if (cpu_s > kGpuStartSeconds) {
+            LayerVariant* gpu = variant("cudnn");
+            if (const std::string why = gpu->refusal(layer_); why.empty()) {
+                chosen_ = gpu;
+            } else {
+                spdlog::debug("auto: cudnn cannot run ({}): cpu", why);
+            }
+        }
+        spdlog::debug("auto: {} (the cpu variant would take about {:.2f} s)", chosen_->name(),
+                      cpu_s);
+        return chosen_;
+    }
+
+    // Each input whose header tells its shape, against the layer: exit 2
+    // before any input is read.
+    void check_headers() const {
+        for (const PlannedImage& p : plan_) {
+            if (p.skip) continue;
+            const TensorShape shape = probe_layer_input(p.source.path);
+            if (shape.channels == 0) continue;  // reading it will tell
+            try {
+                layer_geometry(layer_, shape.height, shape.width, shape.channels);
+            } catch (const std::invalid_argument& e) {
+                throw UsageError(fmt::format("{}: {}", display(p.source.path), e.what()));
+            }
+        }
+    }
+
+    ImageReport run_one(const PlannedImage& image, const GracefulStop& stop) {
+        ImageReport report;
+        report.started = Clock::now();
+        report.input = display(image.source.path);
+        report.output = image.target.path == kStdStream ? "<stdout>" : image.target.path;
+        const Tensor3 input = read_layer_input(image.source.path, read_options_);
+        report.decode_ms = ms_since(report.started);
+        LayerGeometry g;
+        try {
+            g = layer_geometry(layer_, input.height, input.width, input.channels);
+        } catch (const std::invalid_argument& e) {
+            throw WorkError(report.input + ": " + e.what());
+        }
+        LayerVariant* v = choose(g);
+        Tensor3 output(g.out_height, g.out_width, layer_.out_channels);
+        const auto run_start = Clock::now();
+        const LayerTimings t = v->run(layer_, input, output, options_.warmup, options_.repeat,
+                                      [&stop] { return stop.requested(); });
+        report.run_ms = ms_since(run_start);
+        const auto encode_start = Clock::now();
+        write_file_atomically(image.target.path, encode_tensor(output));
+        report.encode_ms = ms_since(encode_start);
+        report.total_ms = ms_since(report.started);
+        report.variant = std::string(v->name());
+        report.decoder = "cpu";
+        report.encoder = "cpu";
+        report.filter = layer_label(layer_);
+        report.filter_width = layer_.kernel_width;
+        report.filter_height = layer_.kernel_height;
+        report.width = input.width;
+        report.height = input.height;
+        report.channels = static_cast<int>(input.channels);
+        report.out_width = output.width;
+        report.out_height = output.height;
+        report.out_channels = static_cast<int>(output.channels);
+        report.in_depth = Depth::f32;
+        report.out_depth = Depth::f32;
+        report.run.upload_ms = t.upload_ms;
+        report.run.download_ms = t.download_ms;
+        report.run.filter_ms = t.layer_ms;
+        report.run.path = t.path;
+        return report;
+    }
+
+    const FilterOptions& options_;
+    ConvLayer layer_;
+    std::vector<std::unique_ptr<LayerVariant>> variants_;
+    LayerVariant* chosen_ = nullptr;  // -k's, or auto's once it has chosen
+    ExistingOutputs existing_ = ExistingOutputs::refuse;
+    std::string shard_text_;
+    std::vector<PlannedImage> plan_;
+    ReadOptions read_options_;
+};
+
+}  // namespace
+
+void check_layer_options_need_weights(const FilterOptions& o) {
+    const FilterOptions defaults;
+    std::vector<std::string> given;
+    if (!o.bias.empty()) given.emplace_back("--bias");
+    if (o.activation != defaults.activation) given.emplace_back("--activation");
+    if (o.pool != defaults.pool) given.emplace_back("--pool");
+    if (o.allow_tf32) given.emplace_back("--allow-tf32");
+    if (!given.empty()) {
+        throw UsageError(fmt::format("{} belong{} to a convolution layer: give its --weights W.npy",
+                                     fmt::join(given, ", "), given.size() == 1 ? "s" : ""));
+    }
+}
+
+int run_layer_command(const FilterOptions& options) { return LayerCommand(options).run(); }
+
+}  // namespace cudaconv

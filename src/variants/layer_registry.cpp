@@ -1,0 +1,22 @@
+#include "variants/layer_registry.hpp"
+
+#include "cpu/conv_layer_cpu.hpp"
+#include "kernels/cudnn/cudnn_layer.hpp"
+
+namespace cudaconv {
+
+std::vector<std::unique_ptr<LayerVariant>> make_layer_variants() {
+    std::vector<std::unique_ptr<LayerVariant>> variants;
+    variants.push_back(make_cpu_ref_layer());
+    variants.push_back(make_cpu_layer());
+    variants.push_back(make_cudnn_layer());
+    return variants;
+}
+
+std::vector<std::string> layer_variant_names() {
+    std::vector<std::string> names;
+    for (const auto& v : make_layer_variants()) names.emplace_back(v->name());
+    return names;
+}
+
+}  // namespace cudaconv
