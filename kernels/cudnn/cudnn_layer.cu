@@ -125,10 +125,12 @@ __global__ void finish_layer_kernel(const float* __restrict__ conv, const float*
 
 #if CUDACONV_HAVE_CUDNN
 
+// The algorithms timed. Not FFT and FFT_TILING: their error scales with
+// the whole input's magnitude, not each sum's, so a small output beside
+// large ones misses the tolerance of docs/SPEC.md's layers.
 constexpr cudnnConvolutionFwdAlgo_t kCandidates[] = {
     CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
     CUDNN_CONVOLUTION_FWD_ALGO_GEMM,          CUDNN_CONVOLUTION_FWD_ALGO_DIRECT,
-    CUDNN_CONVOLUTION_FWD_ALGO_FFT,           CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING,
     CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD,      CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED};
 
 const char* algo_name(cudnnConvolutionFwdAlgo_t algo) {

@@ -45,6 +45,10 @@ step nvjpeg-header g++ -std=c++17 -fsyntax-only -I. -isystem /usr/local/cuda/inc
   scripts/gpu/nvjpeg_header_check.cpp
 step unit-tests "$bin/cudaconv_unit_tests" --durations yes
 step cli-tests "$bin/cudaconv_cli_tests"
+# A convolution layer on every variant against applyConv2d in NumPy (the
+# system python3 there has numpy).
+step layer-numpy python3 tests/layer/test_apply_conv2d.py --cudaconv "$bin/cudaconv" \
+  --variants cpu-ref,cpu,cudnn
 for tool in memcheck racecheck initcheck synccheck; do
   extra=()
   [[ $tool == memcheck ]] && extra=(--leak-check full)
@@ -108,6 +112,7 @@ step targets env OUT="$final" scripts/gpu/targets.sh
 
 echo "== GPU"; cat "$out/gpu.txt"
 echo "== unit tests (GPU part)"; grep -E "passed|failed|not supported|SKIPPED|test cases" "$out/unit-tests.log" | tail -40
+echo "== layer against NumPy"; grep -c "^ok" "$out/layer-numpy.log"; grep "^FAIL" "$out/layer-numpy.log"
 echo "== sanitizers"; for t in memcheck racecheck initcheck synccheck; do
   echo "$t: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/sanitizer-$t.log" | tail -1)"; done
 echo "memcheck, a batch decoded on the GPU: $(grep "ERROR SUMMARY" "$out/sanitizer-gpu-decode.log" | tail -1)"

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -14,11 +15,14 @@
 
 #include "core/border.hpp"
 #include "core/conv_layer.hpp"
+#include "io/layer_files.hpp"
 #include "io/npy.hpp"
+#include "support/source_dir.hpp"
 #include "support/skip_without_device.hpp"
 #include "variants/layer_registry.hpp"
 
 namespace cudaconv::test {
+namespace fs = std::filesystem;
 namespace {
 
 struct LayerCase {
@@ -213,6 +217,35 @@ TEST_CASE("npy: weights are 4-D and a bias 1-D, each refused by its own words", 
           std::vector<std::int64_t>{5});
     CHECK_THROWS_WITH(parse_npy(b.data(), b.size(), weights),
                       "1 dimension: weights are (k_h, k_w, C_in, C_out)");
+}
+
+TEST_CASE("layer: the sample weights load, and luma-sobel does what it says", "[layer]") {
+    const fs::path samples = source_dir() / "filters" / "samples";
+    int loaded = 0;
+    for (const auto& entry : fs::directory_iterator(samples)) {
+        if (entry.path().extension() != ".npy") continue;
+        INFO(entry.path());
+        CHECK_NOTHROW(load_conv_layer(entry.path().string(), ""));
+        ++loaded;
+    }
+    CHECK(loaded >= 1);
+    const ConvLayer layer = load_conv_layer((samples / "luma-sobel.npy").string(), "");
+    // A ramp rising by 1 a column in every channel: d/dx of the luma is
+    // 8 (Sobel's weights sum to 4 a side), d/dy 0, the luma the value.
+    Tensor3 in(4, 5, 3);
+    for (std::int64_t y = 0; y < 4; ++y) {
+        for (std::int64_t x = 0; x < 5; ++x) {
+            for (int c = 0; c < 3; ++c) in.pixel(y, x)[c] = static_cast<float>(x);
+        }
+    }
+    ConvLayer valid = layer;
+    valid.border = BorderMode::valid;
+    Tensor3 out(2, 3, 3);
+    const auto variants = make_layer_variants();
+    find(variants, "cpu-ref")->run(valid, in, out, 0, 1, {});
+    CHECK(out.pixel(0, 0)[0] == Approx(8.0f));
+    CHECK(out.pixel(1, 2)[1] == Approx(0.0f).margin(1e-6));
+    CHECK(out.pixel(1, 2)[2] == Approx(3.0f));
 }
 
 }  // namespace cudaconv::test
