@@ -1,16 +1,18 @@
 // cudnn for a convolution layer (core/conv_layer.hpp): cuDNN's forward
 // convolution over all C_in channels into C_out (one group), between two
-// kernels of ours. A "pad" kernel builds the bordered input (zeros for
-// 'same', or any border; Keras's uneven split for even kernels, which
-// cuDNN's symmetric padding cannot express), cuDNN runs a valid
-// correlation on it, and a "finish" kernel adds the bias, applies the
-// activation and the 2x2 max pool, and writes our H x W x C_out order.
+// kernels of ours. A "pad" kernel builds the tensor cuDNN reads from our
+// (H, W, C_in) input: the border (any of core/border.hpp, and Keras's
+// uneven split for even kernels, which cuDNN's symmetric zero padding
+// cannot express) and the transposition to planes for NCHW. Where cuDNN's
+// own padding serves (zeros around an odd kernel, or `valid`) and the
+// layout is NHWC, cuDNN reads the input as uploaded and the pad kernel does
+// not run. A "finish" kernel adds the bias, applies the activation and the
+// 2x2 max pool, and writes our (H, W, C_out) order.
 //
 // The first image of each size times every candidate algorithm in both of
-// cuDNN's layouts (NCHW and NHWC; the pad and finish kernels convert for
-// free) on the image's own data and keeps the fastest; `cudaconv -v` logs
-// each one's time or status. Without --allow-tf32 the math is FMA only:
-// float32 products, never TF32.
+// cuDNN's layouts (NCHW and NHWC) on the image's own data and keeps the
+// fastest; `cudaconv -v` logs each one's time or status. Without
+// --allow-tf32 the math is FMA only: float32 products, never TF32.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -42,16 +44,26 @@ constexpr std::int64_t kCudnnMaxElements = (std::int64_t{1} << 31) - 1;
 constexpr std::size_t kMaxWorkspaceBytes = std::size_t{512} << 20;
 constexpr int kThreads = 256;
 
-// The sizes the kernels need, all counted in elements.
+// The sizes the kernels need, all counted in elements. Every tensor holds
+// fewer than 2^31 (kCudnnMaxElements), so the kernels index in 32 bits.
 struct LayerDims {
     std::int64_t in_height = 0, in_width = 0;
+    // The tensor cuDNN reads: the input, bordered by the pad kernel unless
+    // cuDNN pads it (cudnn_pad_*) or it needs no padding.
     std::int64_t padded_height = 0, padded_width = 0;
     std::int64_t conv_height = 0, conv_width = 0;
     std::int64_t out_height = 0, out_width = 0;
     int in_channels = 0, out_channels = 0;
-    int pad_top = 0, pad_left = 0;
-    bool nhwc = false;  // cuDNN's tensors channels-last; else planar
+    int pad_top = 0, pad_left = 0;         // what the pad kernel puts before the input
+    int cudnn_pad_h = 0, cudnn_pad_w = 0;  // the zeros cuDNN adds each side
+    bool nhwc = false;                     // cuDNN's tensors channels-last; else planar
 
+    // cuDNN reads the input as uploaded: channels-last, and no border for
+    // the pad kernel to build.
+    bool reads_input() const {
+        return nhwc && padded_height == in_height && padded_width == in_width && pad_top == 0 &&
+               pad_left == 0;
+    }
     __host__ __device__ std::int64_t padded_elements() const {
         return padded_height * padded_width * in_channels;
     }
@@ -63,6 +75,14 @@ struct LayerDims {
     }
 };
 
+// cuDNN pads with zeros, the same amount each side: Keras's padding of an
+// odd kernel with a zero border. `valid` needs none.
+bool cudnn_pads(const ConvLayer& layer) {
+    return layer.border == BorderMode::valid ||
+           (layer.border == BorderMode::constant && layer.border_value == 0.0f &&
+            layer.kernel_height % 2 == 1 && layer.kernel_width % 2 == 1);
+}
+
 LayerDims dims_of(const ConvLayer& layer, const LayerGeometry& g, std::int64_t height,
                   std::int64_t width) {
     LayerDims d;
@@ -70,52 +90,69 @@ LayerDims dims_of(const ConvLayer& layer, const LayerGeometry& g, std::int64_t h
     d.in_width = width;
     d.conv_height = g.conv_height;
     d.conv_width = g.conv_width;
-    d.padded_height = g.conv_height + layer.kernel_height - 1;
-    d.padded_width = g.conv_width + layer.kernel_width - 1;
     d.out_height = g.out_height;
     d.out_width = g.out_width;
     d.in_channels = layer.in_channels;
     d.out_channels = layer.out_channels;
-    d.pad_top = g.pad_top;
-    d.pad_left = g.pad_left;
+    if (cudnn_pads(layer)) {
+        d.padded_height = height;
+        d.padded_width = width;
+        d.cudnn_pad_h = g.pad_top;
+        d.cudnn_pad_w = g.pad_left;
+    } else {
+        d.padded_height = g.conv_height + layer.kernel_height - 1;
+        d.padded_width = g.conv_width + layer.kernel_width - 1;
+        d.pad_top = g.pad_top;
+        d.pad_left = g.pad_left;
+    }
     return d;
 }
 
 unsigned int grid_for(std::int64_t n) { return blocks_for(n, kThreads); }
 
-// One thread an element of the bordered input, in the input's (H, W, C)
-// order, so that reads are coalesced whichever layout cuDNN takes.
+// One thread an element of the tensor cuDNN reads, in the input's (H, W, C)
+// order, so that reads are coalesced whichever layout cuDNN takes: the
+// border, and the transposition to planes for NCHW.
 __global__ void pad_layer_kernel(const float* __restrict__ input, LayerDims d, BorderMode border,
                                  float border_value, float* __restrict__ padded) {
-    const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= d.padded_elements()) return;
-    const int c = static_cast<int>(i % d.in_channels);
-    const std::int64_t p = i / d.in_channels;
-    const std::int64_t x = p % d.padded_width;
-    const std::int64_t y = p / d.padded_width;
-    const std::int64_t sy = border_index(border, y - d.pad_top, d.in_height);
-    const std::int64_t sx = border_index(border, x - d.pad_left, d.in_width);
-    const float v = sy == kBorderConstant || sx == kBorderConstant
-                        ? border_value
-                        : input[(sy * d.in_width + sx) * d.in_channels + c];
-    padded[d.nhwc ? i : (c * d.padded_height + y) * d.padded_width + x] = v;
+    const auto channels = static_cast<unsigned int>(d.in_channels);
+    const auto width = static_cast<unsigned int>(d.padded_width);
+    const unsigned int c = i % channels;
+    const unsigned int p = i / channels;
+    const unsigned int x = p % width;
+    const unsigned int y = p / width;
+    const std::int64_t sy = border_index(border, std::int64_t{y} - d.pad_top, d.in_height);
+    const std::int64_t sx = border_index(border, std::int64_t{x} - d.pad_left, d.in_width);
+    const float v =
+        sy == kBorderConstant || sx == kBorderConstant
+            ? border_value
+            : input[(static_cast<unsigned int>(sy) * static_cast<unsigned int>(d.in_width) +
+                     static_cast<unsigned int>(sx)) *
+                        channels +
+                    c];
+    padded[d.nhwc ? i : (c * static_cast<unsigned int>(d.padded_height) + y) * width + x] = v;
 }
 
 // One thread an output element, in (H, W, C_out) order: the bias and
 // activation of one convolution sum, or the maximum of a 2x2 block's.
 __global__ void finish_layer_kernel(const float* __restrict__ conv, const float* __restrict__ bias,
                                     LayerDims d, bool relu, bool pool, float* __restrict__ out) {
-    const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= d.out_elements()) return;
-    const int co = static_cast<int>(i % d.out_channels);
-    const std::int64_t p = i / d.out_channels;
-    const std::int64_t x = p % d.out_width;
-    const std::int64_t y = p / d.out_width;
+    const auto channels = static_cast<unsigned int>(d.out_channels);
+    const auto conv_width = static_cast<unsigned int>(d.conv_width);
+    const auto conv_height = static_cast<unsigned int>(d.conv_height);
+    const unsigned int co = i % channels;
+    const unsigned int p = i / channels;
+    const unsigned int x = p % static_cast<unsigned int>(d.out_width);
+    const unsigned int y = p / static_cast<unsigned int>(d.out_width);
     const float b = bias[co];
-    const auto at = [&](std::int64_t cy, std::int64_t cx) {
-        const std::int64_t at = d.nhwc ? (cy * d.conv_width + cx) * d.out_channels + co
-                                       : (co * d.conv_height + cy) * d.conv_width + cx;
-        const float v = conv[at] + b;
+    const auto at = [&](unsigned int cy, unsigned int cx) {
+        const unsigned int k = d.nhwc ? (cy * conv_width + cx) * channels + co
+                                      : (co * conv_height + cy) * conv_width + cx;
+        const float v = conv[k] + b;
         return relu && v < 0.0f ? 0.0f : v;
     };
     out[i] = pool ? fmaxf(fmaxf(at(2 * y, 2 * x), at(2 * y, 2 * x + 1)),
@@ -181,8 +218,9 @@ std::unique_ptr<Descriptors> describe(const CudnnApi& api, const LayerDims& d, b
                                                d.out_channels, d.in_channels, kernel_height,
                                                kernel_width));
     CUDNN_CHECK(api.cudnnCreateConvolutionDescriptor(&desc->conv));
-    CUDNN_CHECK(api.cudnnSetConvolution2dDescriptor(desc->conv, 0, 0, 1, 1, 1, 1,
-                                                    CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+    CUDNN_CHECK(api.cudnnSetConvolution2dDescriptor(desc->conv, d.cudnn_pad_h, d.cudnn_pad_w, 1, 1,
+                                                    1, 1, CUDNN_CROSS_CORRELATION,
+                                                    CUDNN_DATA_FLOAT));
     // The default lets Ampere and later round float operands to TF32.
     CUDNN_CHECK(api.cudnnSetConvolutionMathType(desc->conv,
                                                 allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
@@ -248,10 +286,21 @@ public:
         return library.api ? "" : library.problem;
     }
 
-    LayerTimings run(const ConvLayer& layer, const Tensor3& input, Tensor3& output, int warmup,
-                     int repeat, const std::function<bool()>& stop) override {
+    // The handle and stream once; the layer's bias now, its weights with
+    // each plan (in the layout it chooses).
+    void prepare(const ConvLayer& layer) override {
+        start();
+        plan_.reset();
+        layer_ = &layer;
+        d_bias_ = device_array<float>(layer.bias.size());
+        CUDA_CHECK(cudaMemcpy(d_bias_.get(), layer.bias.data(), layer.bias.size() * sizeof(float),
+                              cudaMemcpyHostToDevice));
+    }
+
+    LayerTimings run(const Tensor3& input, Tensor3& output, int warmup, int repeat,
+                     const std::function<bool()>& stop) override {
+        const ConvLayer& layer = *layer_;
         const LayerGeometry g = layer_geometry(layer, input.height, input.width, input.channels);
-        start(layer);
         LayerPlan& plan = plan_for(layer, g, input);
         const LayerDims& d = plan.dims;
         const cudaStream_t s = stream_->get();
@@ -290,8 +339,7 @@ public:
     }
 
 private:
-    // The handle, the stream and the bias on the device: once a run.
-    void start(const ConvLayer& layer) {
+    void start() {
         if (handle_) return;
         api_ = load_cudnn().api;
         if (!api_) throw CudaError(load_cudnn().problem);
@@ -299,9 +347,6 @@ private:
         run_start_ = std::make_unique<Event>();
         CUDNN_CHECK(api_->cudnnCreate(&handle_));
         CUDNN_CHECK(api_->cudnnSetStream(handle_, stream_->get()));
-        d_bias_ = device_array<float>(layer.bias.size());
-        CUDA_CHECK(cudaMemcpy(d_bias_.get(), layer.bias.data(), layer.bias.size() * sizeof(float),
-                              cudaMemcpyHostToDevice));
     }
 
     // The plan for this input's size: the last one made, or a new one.
@@ -309,8 +354,9 @@ private:
         if (plan_ && plan_->height == input.height && plan_->width == input.width) return *plan_;
         plan_.reset();  // its device memory first
         LayerDims d = dims_of(layer, g, input.height, input.width);
-        const std::int64_t largest = std::max({d.padded_elements(), d.conv_elements(),
-                                               static_cast<std::int64_t>(layer.weights.size())});
+        const std::int64_t largest =
+            std::max({static_cast<std::int64_t>(input.data.size()), d.padded_elements(),
+                      d.conv_elements(), static_cast<std::int64_t>(layer.weights.size())});
         if (largest > kCudnnMaxElements) {
             throw CudaError(fmt::format(
                 "cudnn: cuDNN tensors hold fewer than 2^31 elements; this layer needs {}",
@@ -321,6 +367,8 @@ private:
         plan->width = input.width;
         const cudaStream_t s = stream_->get();
         plan->d_input = device_array<float>(input.data.size());
+        // The padded input, unless cuDNN reads the input (in either layout: d
+        // is not yet chosen).
         plan->d_padded = device_array<float>(d.padded_elements());
         plan->d_conv = device_array<float>(d.conv_elements());
         plan->d_output = device_array<float>(d.out_elements());
@@ -356,7 +404,7 @@ private:
                 const auto forward = [&] {
                     const float one = 1.0f, zero = 0.0f;
                     return api_->cudnnConvolutionForward(
-                        handle_, &one, desc->padded, plan.d_padded.get(), desc->filter,
+                        handle_, &one, desc->padded, cudnn_input(d, plan), desc->filter,
                         plan.d_filter.get(), desc->conv, algo, workspace.get(), bytes, &zero,
                         desc->sums, plan.d_conv.get());
                 };
@@ -408,7 +456,14 @@ private:
         CUDA_CHECK(cudaStreamSynchronize(stream_->get()));  // `filter` leaves scope
     }
 
+    // What cuDNN reads: the input, or the tensor the pad kernel makes.
+    static const float* cudnn_input(const LayerDims& d, const LayerPlan& plan) {
+        return d.reads_input() ? plan.d_input.get() : plan.d_padded.get();
+    }
+
+    // The pad kernel, where cuDNN does not read the input as it is.
     void pad(const ConvLayer& layer, const LayerDims& d, const LayerPlan& plan) {
+        if (d.reads_input()) return;
         pad_layer_kernel<<<grid_for(d.padded_elements()), kThreads, 0, stream_->get()>>>(
             plan.d_input.get(), d, layer.border, layer.border_value, plan.d_padded.get());
         CUDA_CHECK_LAUNCH();
@@ -422,7 +477,7 @@ private:
         pad(layer, d, plan);
         const float one = 1.0f, zero = 0.0f;
         CUDNN_CHECK(api_->cudnnConvolutionForward(
-            handle_, &one, plan.desc->padded, plan.d_padded.get(), plan.desc->filter,
+            handle_, &one, plan.desc->padded, cudnn_input(d, plan), plan.desc->filter,
             plan.d_filter.get(), plan.desc->conv, plan.algo, plan.d_workspace.get(),
             plan.workspace_bytes, &zero, plan.desc->sums, plan.d_conv.get()));
         finish_layer_kernel<<<grid_for(d.out_elements()), kThreads, 0, s>>>(
@@ -435,6 +490,7 @@ private:
     cudnnHandle_t handle_ = nullptr;
     std::unique_ptr<Stream> stream_;
     std::unique_ptr<Event> run_start_;
+    const ConvLayer* layer_ = nullptr;  // prepare()'s
     DeviceArray<float> d_bias_;
     std::unique_ptr<LayerPlan> plan_;
 };
@@ -448,8 +504,8 @@ public:
     std::string_view summary() const override { return "cuDNN forward convolution"; }
     bool uses_cuda() const override { return true; }
     std::string refusal(const ConvLayer&) const override { return load_cudnn().problem; }
-    LayerTimings run(const ConvLayer&, const Tensor3&, Tensor3&, int, int,
-                     const std::function<bool()>&) override {
+    void prepare(const ConvLayer&) override {}
+    LayerTimings run(const Tensor3&, Tensor3&, int, int, const std::function<bool()>&) override {
         throw CudaError("cudnn: " + load_cudnn().problem);
     }
 };

@@ -60,8 +60,8 @@ public:
     }
     bool uses_cuda() const override { return true; }
     std::string refusal(const ConvLayer&) const override { return no_device_reason(); }
-    LayerTimings run(const ConvLayer&, const Tensor3&, Tensor3&, int, int,
-                     const std::function<bool()>&) override {
+    void prepare(const ConvLayer&) override {}
+    LayerTimings run(const Tensor3&, Tensor3&, int, int, const std::function<bool()>&) override {
         throw WorkError("cudnn: " + no_device_reason());
     }
 };

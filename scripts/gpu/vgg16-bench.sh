@@ -93,7 +93,7 @@ for i in $(seq 1 13); do
     -k "${KERNEL:-cudnn}" -q --overwrite -o "$work/stack$i.npy" || echo "stack layer $i failed"
   x=$work/stack$i.npy
 done
-echo "stack: 13 commands in $(echo "$(date +%s.%N) - $start" | bc) s"
+echo "stack: 13 commands in $(python3 -c "print(f'{$(date +%s.%N) - $start:.2f}')") s"
 python3 - "$work" <<'PY'
 import sys
 import numpy as np

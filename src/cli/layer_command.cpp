@@ -269,9 +269,13 @@ private:
             throw WorkError(report.input + ": " + e.what());
         }
         LayerVariant* v = choose(g);
+        if (v != prepared_) {
+            v->prepare(layer_);
+            prepared_ = v;
+        }
         Tensor3 output(g.out_height, g.out_width, layer_.out_channels);
         const auto run_start = Clock::now();
-        const LayerTimings t = v->run(layer_, input, output, options_.warmup, options_.repeat,
+        const LayerTimings t = v->run(input, output, options_.warmup, options_.repeat,
                                       [&stop] { return stop.requested(); });
         report.run_ms = ms_since(run_start);
         const auto encode_start = Clock::now();
@@ -302,7 +306,8 @@ private:
     const FilterOptions& options_;
     ConvLayer layer_;
     std::vector<std::unique_ptr<LayerVariant>> variants_;
-    LayerVariant* chosen_ = nullptr;  // -k's, or auto's once it has chosen
+    LayerVariant* chosen_ = nullptr;    // -k's, or auto's once it has chosen
+    LayerVariant* prepared_ = nullptr;  // the variant layer_ was given to
     ExistingOutputs existing_ = ExistingOutputs::refuse;
     std::string shard_text_;
     std::vector<PlannedImage> plan_;

@@ -30,11 +30,14 @@ public:
     // "" when it can run `layer` here, else why not, in words for the user.
     // May probe the device and load libraries; cheap after the first call.
     virtual std::string refusal(const ConvLayer& layer) const = 0;
-    // The layer of `input` into `output` (sized by layer_geometry). Runs it
-    // `warmup` times untimed and `repeat` times timed; `stop` (may be
-    // empty), asked before each run after the first, ends them early.
-    virtual LayerTimings run(const ConvLayer& layer, const Tensor3& input, Tensor3& output,
-                             int warmup, int repeat, const std::function<bool()>& stop) = 0;
+    // The layer every later run() applies: `layer` must outlive them. A
+    // variant may pack or upload its weights here, once for a whole run.
+    virtual void prepare(const ConvLayer& layer) = 0;
+    // The prepared layer of `input` into `output` (sized by layer_geometry).
+    // Runs it `warmup` times untimed and `repeat` times timed; `stop` (may
+    // be empty), asked before each run after the first, ends them early.
+    virtual LayerTimings run(const Tensor3& input, Tensor3& output, int warmup, int repeat,
+                             const std::function<bool()>& stop) = 0;
 };
 
 }  // namespace cudaconv

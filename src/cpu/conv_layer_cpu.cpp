@@ -78,9 +78,11 @@ public:
     }
     bool uses_cuda() const override { return false; }
     std::string refusal(const ConvLayer&) const override { return ""; }
+    void prepare(const ConvLayer& layer) override { layer_ = &layer; }
 
-    LayerTimings run(const ConvLayer& layer, const Tensor3& input, Tensor3& output, int warmup,
-                     int repeat, const std::function<bool()>& stop) override {
+    LayerTimings run(const Tensor3& input, Tensor3& output, int warmup, int repeat,
+                     const std::function<bool()>& stop) override {
+        const ConvLayer& layer = *layer_;
         return timed_runs(
             layer, input, output, warmup, repeat, stop,
             [&](const TapSources& taps, const LayerGeometry& g, int y0, int y1, Tensor3& conv) {
@@ -103,6 +105,8 @@ public:
     }
 
 private:
+    const ConvLayer* layer_ = nullptr;
+
     static void accumulate(const ConvLayer& layer, const float* pixel, int ky, int kx,
                            std::vector<double>& sums) {
         for (int ci = 0; ci < layer.in_channels; ++ci) {
@@ -121,10 +125,14 @@ public:
     }
     bool uses_cuda() const override { return false; }
     std::string refusal(const ConvLayer&) const override { return ""; }
-
-    LayerTimings run(const ConvLayer& layer, const Tensor3& input, Tensor3& output, int warmup,
-                     int repeat, const std::function<bool()>& stop) override {
+    void prepare(const ConvLayer& layer) override {
+        layer_ = &layer;
         pack(layer);
+    }
+
+    LayerTimings run(const Tensor3& input, Tensor3& output, int warmup, int repeat,
+                     const std::function<bool()>& stop) override {
+        const ConvLayer& layer = *layer_;
         const int taps = layer.kernel_height * layer.kernel_width;
         return timed_runs(
             layer, input, output, warmup, repeat, stop,
@@ -178,6 +186,7 @@ private:
         std::copy(layer.bias.begin(), layer.bias.end(), bias_.begin());
     }
 
+    const ConvLayer* layer_ = nullptr;
     std::int64_t cout_pad_ = 0;
     std::vector<float> packed_, bias_;
 };

@@ -124,8 +124,10 @@ void check_against_reference(std::string_view name) {
         const LayerGeometry g = layer_geometry(layer, in.height, in.width, in.channels);
         Tensor3 expected(g.out_height, g.out_width, layer.out_channels);
         Tensor3 got(g.out_height, g.out_width, layer.out_channels);
-        reference->run(layer, in, expected, 0, 1, {});
-        const LayerTimings t = variant->run(layer, in, got, 1, 2, {});
+        reference->prepare(layer);
+        reference->run(in, expected, 0, 1, {});
+        variant->prepare(layer);
+        const LayerTimings t = variant->run(in, got, 1, 2, {});
         CHECK(t.layer_ms.size() == 2);
         const Tensor3 m = magnitudes(layer, in);
         const double n =
@@ -190,7 +192,8 @@ TEST_CASE("layer: cpu-ref's sums are double's, rounded once", "[layer]") {
     layer.border = BorderMode::valid;
     Tensor3 out(1, 1, 1);
     const auto variants = make_layer_variants();
-    find(variants, "cpu-ref")->run(layer, in, out, 0, 1, {});
+    find(variants, "cpu-ref")->prepare(layer);
+    find(variants, "cpu-ref")->run(in, out, 0, 1, {});
     CHECK(out.data[0] == 1.0f + std::ldexp(1.0f, -23));
 }
 
@@ -242,7 +245,8 @@ TEST_CASE("layer: the sample weights load, and luma-sobel does what it says", "[
     valid.border = BorderMode::valid;
     Tensor3 out(2, 3, 3);
     const auto variants = make_layer_variants();
-    find(variants, "cpu-ref")->run(valid, in, out, 0, 1, {});
+    find(variants, "cpu-ref")->prepare(valid);
+    find(variants, "cpu-ref")->run(in, out, 0, 1, {});
     CHECK(out.pixel(0, 0)[0] == Approx(8.0f));
     CHECK(out.pixel(1, 2)[1] == Approx(0.0f).margin(1e-6));
     CHECK(out.pixel(1, 2)[2] == Approx(3.0f));
