@@ -161,6 +161,69 @@ __global__ void finish_layer_kernel(const float* __restrict__ conv, const float*
                   : at(y, x);
 }
 
+// NCHW's transpositions through shared memory, a tile of 32 pixels by 32
+// channels a block of 32x8 threads: the side read in rows of 32 floats and
+// the side written likewise, where the kernels above read or write one of
+// the two with a stride of a plane.
+constexpr int kTile = 32;
+constexpr int kTileRows = 8;
+
+dim3 tile_grid(std::int64_t pixels, int channels) {
+    return dim3(blocks_for(pixels, kTile), blocks_for(channels, kTile));
+}
+
+// The input (pixels, C_in) to cuDNN's planes (C_in, pixels), where no
+// border is built (cuDNN pads, or `valid`).
+__global__ void transpose_input_kernel(const float* __restrict__ input, LayerDims d,
+                                       float* __restrict__ planes) {
+    __shared__ float tile[kTile][kTile + 1];
+    const auto pixels = static_cast<unsigned int>(d.in_height * d.in_width);
+    const auto channels = static_cast<unsigned int>(d.in_channels);
+    const unsigned int p0 = blockIdx.x * kTile, c0 = blockIdx.y * kTile;
+    for (unsigned int r = threadIdx.y; r < kTile; r += kTileRows) {
+        const unsigned int p = p0 + r, c = c0 + threadIdx.x;
+        if (p < pixels && c < channels) tile[r][threadIdx.x] = input[p * channels + c];
+    }
+    __syncthreads();
+    for (unsigned int r = threadIdx.y; r < kTile; r += kTileRows) {
+        const unsigned int c = c0 + r, p = p0 + threadIdx.x;
+        if (p < pixels && c < channels) planes[c * pixels + p] = tile[threadIdx.x][r];
+    }
+}
+
+// finish_layer_kernel from cuDNN's planes (C_out, conv pixels): a tile of
+// 32 output pixels by 32 channels, each value (bias, activation, pool)
+// made reading along the pixels and written along the channels.
+__global__ void finish_planes_kernel(const float* __restrict__ conv, const float* __restrict__ bias,
+                                     LayerDims d, bool relu, bool pool, float* __restrict__ out) {
+    __shared__ float tile[kTile][kTile + 1];
+    const auto pixels = static_cast<unsigned int>(d.out_height * d.out_width);
+    const auto channels = static_cast<unsigned int>(d.out_channels);
+    const auto out_width = static_cast<unsigned int>(d.out_width);
+    const auto conv_width = static_cast<unsigned int>(d.conv_width);
+    const auto plane = static_cast<unsigned int>(d.conv_height * d.conv_width);
+    const unsigned int p0 = blockIdx.x * kTile, c0 = blockIdx.y * kTile;
+    for (unsigned int r = threadIdx.y; r < kTile; r += kTileRows) {
+        const unsigned int c = c0 + r, p = p0 + threadIdx.x;
+        if (p >= pixels || c >= channels) continue;
+        const float* planes = conv + c * plane;
+        const float b = bias[c];
+        const auto at = [&](unsigned int cy, unsigned int cx) {
+            const float v = planes[cy * conv_width + cx] + b;
+            return relu && v < 0.0f ? 0.0f : v;
+        };
+        const unsigned int x = p % out_width, y = p / out_width;
+        tile[r][threadIdx.x] = pool ? fmaxf(fmaxf(at(2 * y, 2 * x), at(2 * y, 2 * x + 1)),
+                                            fmaxf(at(2 * y + 1, 2 * x), at(2 * y + 1, 2 * x + 1)))
+                                    : at(y, x);
+    }
+    __syncthreads();
+    for (unsigned int r = threadIdx.y; r < kTile; r += kTileRows) {
+        const unsigned int p = p0 + r, c = c0 + threadIdx.x;
+        if (p < pixels && c < channels) out[p * channels + c] = tile[threadIdx.x][r];
+    }
+}
+
 #if CUDACONV_HAVE_CUDNN
 
 // The algorithms timed. Not FFT and FFT_TILING: their error scales with
@@ -476,8 +539,17 @@ private:
     // The pad kernel, where cuDNN does not read the input as it is.
     void pad(const ConvLayer& layer, const LayerDims& d, const LayerPlan& plan) {
         if (d.reads_input()) return;
-        pad_layer_kernel<<<grid_for(d.padded_elements()), kThreads, 0, stream_->get()>>>(
-            plan.d_input.get(), d, layer.border, layer.border_value, plan.d_padded.get());
+        const bool transpose_only = !d.nhwc && d.padded_height == d.in_height &&
+                                    d.padded_width == d.in_width && d.pad_top == 0 &&
+                                    d.pad_left == 0;
+        if (transpose_only) {
+            transpose_input_kernel<<<tile_grid(d.in_height * d.in_width, d.in_channels),
+                                     dim3(kTile, kTileRows), 0, stream_->get()>>>(
+                plan.d_input.get(), d, plan.d_padded.get());
+        } else {
+            pad_layer_kernel<<<grid_for(d.padded_elements()), kThreads, 0, stream_->get()>>>(
+                plan.d_input.get(), d, layer.border, layer.border_value, plan.d_padded.get());
+        }
         CUDA_CHECK_LAUNCH();
     }
 
@@ -492,9 +564,15 @@ private:
             handle_, &one, plan.desc->padded, cudnn_input(d, plan), plan.desc->filter,
             plan.d_filter.get(), plan.desc->conv, plan.algo, plan.d_workspace.get(),
             plan.workspace_bytes, &zero, plan.desc->sums, plan.d_conv.get()));
-        finish_layer_kernel<<<grid_for(d.out_elements()), kThreads, 0, s>>>(
-            plan.d_conv.get(), d_bias_.get(), d, layer.activation == Activation::relu, layer.pool,
-            plan.d_output.get());
+        const bool relu = layer.activation == Activation::relu;
+        if (d.nhwc) {
+            finish_layer_kernel<<<grid_for(d.out_elements()), kThreads, 0, s>>>(
+                plan.d_conv.get(), d_bias_.get(), d, relu, layer.pool, plan.d_output.get());
+        } else {
+            finish_planes_kernel<<<tile_grid(d.out_height * d.out_width, d.out_channels),
+                                   dim3(kTile, kTileRows), 0, s>>>(
+                plan.d_conv.get(), d_bias_.get(), d, relu, layer.pool, plan.d_output.get());
+        }
         CUDA_CHECK_LAUNCH();
     }
 

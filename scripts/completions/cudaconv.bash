@@ -25,11 +25,13 @@ _cudaconv() {
     --depth) COMPREPLY=($(compgen -W "same u8 u16 f32" -- "$cur")); return ;;
     --alpha) COMPREPLY=($(compgen -W "keep filter premultiply" -- "$cur")); return ;;
     --combine) COMPREPLY=($(compgen -W "magnitude max sum stack" -- "$cur")); return ;;
+    --activation) COMPREPLY=($(compgen -W "none relu" -- "$cur")); return ;;
+    --pool) COMPREPLY=($(compgen -W "none max2" -- "$cur")); return ;;
     --decoder | --encoder) COMPREPLY=($(compgen -W "auto cpu gpu" -- "$cur")); return ;;
     --jpeg-sampling) COMPREPLY=($(compgen -W "420 422 444" -- "$cur")); return ;;
     --background) COMPREPLY=($(compgen -W "white black" -- "$cur")); return ;;
     --log-level) COMPREPLY=($(compgen -W "trace debug info warn error off" -- "$cur")); return ;;
-    -o | --output | --from | --json | --csv | --diff) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    -o | --output | --from | --json | --csv | --diff | --weights | --bias) COMPREPLY=($(compgen -f -- "$cur")); return ;;
   esac
   if [[ $sub == list && $COMP_CWORD -eq 2 ]]; then
     COMPREPLY=($(compgen -W "filters kernels devices" -- "$cur")); return

@@ -39,10 +39,18 @@ void print_timings(std::FILE* stream, const ImageReport& r) {
             fmt::print(stream, "  {:<9}{:>10.3f} ms{}\n", name, ms, by.empty() ? "" : "  " + by);
         else fmt::print(stream, "  {:<9}{:>10} \n", name, "-");
     };
-    fmt::print(stream, "{} -> {}: {}x{} {}ch {} -> {}, {} {}x{}, {}\n", printable(r.input),
-               printable(r.output), r.width, r.height, r.channels, depth_name(r.in_depth),
-               depth_name(r.out_depth), printable_spec(r.filter), r.filter_width, r.filter_height,
-               r.run.path.empty() ? r.variant : fmt::format("{} ({})", r.variant, r.run.path));
+    const std::string variant = r.run.path.empty() ? r.variant
+                                                   : fmt::format("{} ({})", r.variant, r.run.path);
+    if (r.out_channels > 0) {  // a layer: its label says the kernel's size
+        fmt::print(stream, "{} -> {}: {}x{} {}ch -> {}x{} {}ch {}, {}, {}\n", printable(r.input),
+                   printable(r.output), r.width, r.height, r.channels, r.out_width, r.out_height,
+                   r.out_channels, depth_name(r.out_depth), printable_spec(r.filter), variant);
+    } else {
+        fmt::print(stream, "{} -> {}: {}x{} {}ch {} -> {}, {} {}x{}, {}\n", printable(r.input),
+                   printable(r.output), r.width, r.height, r.channels, depth_name(r.in_depth),
+                   depth_name(r.out_depth), printable_spec(r.filter), r.filter_width,
+                   r.filter_height, variant);
+    }
     stage("decode", r.decode_ms, true, r.decoder);
     stage("upload", r.run.upload_ms, on_gpu);
     fmt::print(stream, "  {:<9}{:>10.3f} ms", "filter", s.median_ms);

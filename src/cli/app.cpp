@@ -30,6 +30,7 @@ namespace {
 
 // What `cudaconv` alone prints (on stderr, exit 2), and the start of --help.
 constexpr const char* kUsage = R"(  cudaconv INPUT... -f FILTER -o OUTPUT [OPTIONS]
+  cudaconv INPUT... --weights W.npy [--bias B.npy] -o OUTPUT.npy [OPTIONS]
   cudaconv list filters|kernels|devices
   cudaconv compare A B [--max-abs N ...]
   cudaconv bench [--size WxH,...] [-f FILTER,...] [-k all|NAME,...]
@@ -41,6 +42,7 @@ constexpr const char* kExamples = R"(Examples:
   cudaconv scan.png -f sobel-x --depth f32 -o gradient.tif
   cudaconv a.png b.png -f 3x3:0,-1,0,-1,5,-1,0,-1,0 -o out/{stem}-sharp.{ext}
   cudaconv - -f filters/samples/gaussian5x5.mat -o - --format png <a.png >b.png
+  cudaconv x.npy --weights w.npy --bias b.npy --activation relu -o y.npy
   cudaconv list filters | kernels | devices
   cudaconv compare out.png golden.png --max-abs 1  (see cudaconv compare --help)
 

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "base/edit_distance.hpp"
@@ -15,6 +16,7 @@
 #include "variants/registry.hpp"
 #include "filters/spec.hpp"
 #include "kernels/runtime/device_info.hpp"
+#include "variants/layer_registry.hpp"
 
 namespace cudaconv {
 namespace {
@@ -105,6 +107,16 @@ int list_kernels() {
                           fmt::format("{} ({} to {})", p.meaning, p.min, p.max), kParamColumn + 2);
         }
     }
+    // A convolution layer's variants are a list of their own (--weights).
+    std::vector<std::string> layers;
+    for (const auto& v : make_layer_variants()) {
+        layers.push_back(fmt::format("{} ({})", v->name(), v->summary()));
+    }
+    // Indented, so that no line reads as a variant's (the completions and
+    // scripts take a line's first word as one).
+    fmt::print("\n");
+    print_wrapped("  A convolution layer (--weights) runs on ",
+                  fmt::format("{}.", fmt::join(layers, "; ")), 2);
     return 0;
 }
 

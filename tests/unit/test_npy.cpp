@@ -104,7 +104,7 @@ TEST_CASE("npy: malformed files are one clear error each") {
         {npy_with("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", 48), "'<f8'"},
         {npy_with("{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }", 24), "'>f4'"},
         {npy_with("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", 24), "Fortran"},
-        {npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (6,), }", 24), "1 dimensions"},
+        {npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (6,), }", 24), "1 dimension:"},
         {npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 3, 1), }", 24),
          "4 dimensions"},
         {npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }", 0), "empty"},
