@@ -13,6 +13,8 @@ cd "$(dirname "$0")/../.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 tar xzf .carry/binaries.tgz -C "$work" cudaconv
+# CUDACONV: another binary in place of the one build.sh packed (an A/B).
+[[ -n ${CUDACONV:-} ]] && cp "$CUDACONV" "$work/cudaconv"
 for d in /opt/torch/.venv/lib/python3*/site-packages/nvidia/cudnn/lib; do
   [[ -d $d ]] && export LD_LIBRARY_PATH=$d:${LD_LIBRARY_PATH:-}
 done
