@@ -135,20 +135,6 @@ constexpr cudnnConvolutionFwdAlgo_t kCandidates[] = {
 // kernels); the fastest counts, as cudnnFind* does.
 constexpr int kTimedRuns = 3;
 
-const char* algo_name(cudnnConvolutionFwdAlgo_t algo) {
-    switch (algo) {
-        case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "IMPLICIT_GEMM";
-        case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "IMPLICIT_PRECOMP_GEMM";
-        case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "GEMM";
-        case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "DIRECT";
-        case CUDNN_CONVOLUTION_FWD_ALGO_FFT: return "FFT";
-        case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "FFT_TILING";
-        case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "WINOGRAD";
-        case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "WINOGRAD_NONFUSED";
-        default: return "unknown";
-    }
-}
-
 // Everything one run owns: the handle, the descriptors and the buffers.
 // The destructor frees what was made, so plan() can throw at any step.
 struct CudnnPlan {
@@ -240,7 +226,7 @@ void choose_algorithm(CudnnPlan& plan, cudaStream_t stream) {
             &bytes);
         if (status == CUDNN_STATUS_SUCCESS && bytes > kMaxWorkspaceBytes) {
             spdlog::debug("cudnn: algo {} needs {} MiB of workspace, over the {} MiB allowed",
-                          algo_name(algo), bytes >> 20, kMaxWorkspaceBytes >> 20);
+                          cudnn_algo_name(algo), bytes >> 20, kMaxWorkspaceBytes >> 20);
             continue;
         }
         if (status == CUDNN_STATUS_SUCCESS) status = plan.forward(algo, bytes);  // untimed
@@ -255,10 +241,11 @@ void choose_algorithm(CudnnPlan& plan, cudaStream_t stream) {
             ms = std::min(ms, run_ms);
         }
         if (status != CUDNN_STATUS_SUCCESS) {
-            spdlog::debug("cudnn: algo {} {}", algo_name(algo), api.cudnnGetErrorString(status));
+            spdlog::debug("cudnn: algo {} {}", cudnn_algo_name(algo),
+                          api.cudnnGetErrorString(status));
             continue;
         }
-        spdlog::debug("cudnn: algo {} {:.3f} ms ({} bytes of workspace)", algo_name(algo), ms,
+        spdlog::debug("cudnn: algo {} {:.3f} ms ({} bytes of workspace)", cudnn_algo_name(algo), ms,
                       bytes);
         if (!found || ms < best_ms) {
             found = true;
@@ -274,7 +261,7 @@ void choose_algorithm(CudnnPlan& plan, cudaStream_t stream) {
             plan.shape.filter_width, plan.shape.filter_height, plan.shape.channels,
             plan.shape.padded_width, plan.shape.padded_height));
     }
-    spdlog::debug("cudnn: chose {} ({:.3f} ms)", algo_name(plan.algo), best_ms);
+    spdlog::debug("cudnn: chose {} ({:.3f} ms)", cudnn_algo_name(plan.algo), best_ms);
 }
 
 void pad(const DeviceJob& job, const CudnnPlan& plan, cudaStream_t stream) {

@@ -234,20 +234,6 @@ constexpr cudnnConvolutionFwdAlgo_t kCandidates[] = {
     CUDNN_CONVOLUTION_FWD_ALGO_GEMM,          CUDNN_CONVOLUTION_FWD_ALGO_DIRECT,
     CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD,      CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED};
 
-const char* algo_name(cudnnConvolutionFwdAlgo_t algo) {
-    switch (algo) {
-        case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "IMPLICIT_GEMM";
-        case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "IMPLICIT_PRECOMP_GEMM";
-        case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "GEMM";
-        case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "DIRECT";
-        case CUDNN_CONVOLUTION_FWD_ALGO_FFT: return "FFT";
-        case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "FFT_TILING";
-        case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "WINOGRAD";
-        case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "WINOGRAD_NONFUSED";
-        default: return "unknown";
-    }
-}
-
 // Timed runs per candidate after an untimed one, each the device's time
 // alone (queued behind a hold); the fastest counts.
 constexpr int kTimedRuns = 5;
@@ -404,7 +390,8 @@ public:
         CUDA_CHECK(cudaEventElapsedTime(&down, ran.get(), downloaded.get()));
         timings.upload_ms = up;
         timings.download_ms = down;
-        timings.path = fmt::format("cudnn.{}.{}", d.nhwc ? "nhwc" : "nchw", algo_name(plan.algo));
+        timings.path =
+            fmt::format("cudnn.{}.{}", d.nhwc ? "nhwc" : "nchw", cudnn_algo_name(plan.algo));
         return timings;
     }
 
@@ -474,7 +461,8 @@ private:
                     handle_, desc->padded, desc->filter, desc->conv, desc->sums, algo, &bytes);
                 if (status == CUDNN_STATUS_SUCCESS && bytes > kMaxWorkspaceBytes) {
                     spdlog::debug("cudnn layer: {} {} needs {} MiB of workspace, over {} MiB",
-                                  layout, algo_name(algo), bytes >> 20, kMaxWorkspaceBytes >> 20);
+                                  layout, cudnn_algo_name(algo), bytes >> 20,
+                                  kMaxWorkspaceBytes >> 20);
                     continue;
                 }
                 const auto forward = [&] {
@@ -501,12 +489,12 @@ private:
                     if (hold_->timed_out()) break;
                 }
                 if (status != CUDNN_STATUS_SUCCESS) {
-                    spdlog::debug("cudnn layer: {} {} {}", layout, algo_name(algo),
+                    spdlog::debug("cudnn layer: {} {} {}", layout, cudnn_algo_name(algo),
                                   api_->cudnnGetErrorString(status));
                     continue;
                 }
                 spdlog::debug("cudnn layer: {} {} {:.3f} ms ({} bytes of workspace)", layout,
-                              algo_name(algo), ms, bytes);
+                              cudnn_algo_name(algo), ms, bytes);
                 if (!best_ms || ms < *best_ms) {
                     best_ms = ms;
                     plan.algo = algo;
@@ -521,7 +509,7 @@ private:
                                         layer_label(layer)));
         }
         spdlog::debug("cudnn layer: chose {} {} ({:.3f} ms)", plan.dims.nhwc ? "nhwc" : "nchw",
-                      algo_name(plan.algo), *best_ms);
+                      cudnn_algo_name(plan.algo), *best_ms);
         plan.desc =
             describe(*api_, plan.dims, layer.allow_tf32, layer.kernel_height, layer.kernel_width);
         upload_filter(layer, plan.dims.nhwc, plan);

@@ -107,6 +107,20 @@ const CudnnLibrary& load_cudnn() {
 }
 
 #if CUDACONV_HAVE_CUDNN
+const char* cudnn_algo_name(cudnnConvolutionFwdAlgo_t algo) {
+    switch (algo) {
+        case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "IMPLICIT_GEMM";
+        case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "IMPLICIT_PRECOMP_GEMM";
+        case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "GEMM";
+        case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "DIRECT";
+        case CUDNN_CONVOLUTION_FWD_ALGO_FFT: return "FFT";
+        case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "FFT_TILING";
+        case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "WINOGRAD";
+        case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "WINOGRAD_NONFUSED";
+        default: return "unknown";
+    }
+}
+
 void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file, int line) {
     const CudnnLibrary& library = load_cudnn();
     std::string message = fmt::format("cuDNN error in {} at {}:{}: ", call, file, line);

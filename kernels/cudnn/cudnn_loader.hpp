@@ -78,6 +78,10 @@ CudnnLibrary open_cudnn(const std::vector<std::string>& names);
 const CudnnLibrary& load_cudnn();
 
 #if CUDACONV_HAVE_CUDNN
+// "IMPLICIT_GEMM" for CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: for -v's
+// lines and --json's path.
+const char* cudnn_algo_name(cudnnConvolutionFwdAlgo_t algo);
+
 [[noreturn]] void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file,
                                     int line);
 #endif

@@ -97,12 +97,14 @@ ConvLayer layer_from_options(const FilterOptions& o) {
     return layer;
 }
 
-// Multiply-adds a second, measured on the machines the defaults were set
-// on: the cpu variant on 16 cores of the GPU machine (also about 2e9 a
-// core here), and cuDNN's float32 on the H100 for VGG16's layers. CUDA's
-// and cuDNN's start-up, with the algorithm search, costs about 1 s.
-constexpr double kCpuMultiplyAddsPerCoreSecond = 2e9;
-constexpr double kGpuStartSeconds = 1.0;
+// -k auto's rule: the cpu variant's multiply-adds a second a core (a 3x3
+// 64->64 layer on 112x112, 4.6e8 of them, took 8.3 ms on 2 cores of the
+// build machine with AVX-512: 2.8e10 a core; less assumed for older
+// vectors), against what a process pays to start CUDA and cuDNN and
+// search cuDNN's algorithms (0.4-0.6 s a VGG16 layer on the H100 machine,
+// `cudaconv -v`'s total less the layer).
+constexpr double kCpuMultiplyAddsPerCoreSecond = 1e10;
+constexpr double kGpuStartSeconds = 0.5;
 
 class LayerCommand {
 public:
@@ -278,6 +280,9 @@ private:
         const LayerTimings t = v->run(input, output, options_.warmup, options_.repeat,
                                       [&stop] { return stop.requested(); });
         report.run_ms = ms_since(run_start);
+        // Stopped by a signal: the runs ended early, and the image is not
+        // written (docs/SPEC.md, "Exit codes").
+        if (stop.requested()) throw Cancelled(report.input + ": stopped");
         const auto encode_start = Clock::now();
         write_file_atomically(image.target.path, encode_tensor(output));
         report.encode_ms = ms_since(encode_start);

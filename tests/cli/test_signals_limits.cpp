@@ -17,12 +17,14 @@
 #include <iostream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
 #include "kernels/runtime/device_info.hpp"
+#include "io/npy.hpp"
 #include "support/child_process.hpp"
 #include "support/files.hpp"
 #include "support/run_command.hpp"
@@ -195,6 +197,38 @@ TEST_CASE("a stop signal ends --repeat's runs at once", "[cli][signal]") {
                               Catch::Contains("stopped by SIGINT"));
         CHECK_FALSE(fs::exists(dir / "out.png"));
     }
+}
+
+// And a convolution layer's --repeat (cli/layer_command.cpp) the same way.
+TEST_CASE("a stop signal ends a layer's --repeat at once", "[cli][signal][layer]") {
+    TempDir dir;
+    const std::vector<float> weights(3 * 3 * 3 * 8, 0.5f);
+    const std::vector<float> input(64 * 64 * 3, 1.0f);
+    for (const auto& [name, shape, data] :
+         {std::tuple{"w.npy", std::vector<std::int64_t>{3, 3, 3, 8}, &weights},
+          std::tuple{"x.npy", std::vector<std::int64_t>{64, 64, 3}, &input}}) {
+        const std::vector<std::uint8_t> file = encode_npy(shape, data->data());
+        write_file(dir / name, std::string(file.begin(), file.end()));
+    }
+    Child child({"x.npy", "--weights", "w.npy", "-k", "cpu", "--repeat", "1000000", "--json",
+                 "runs.jsonl", "-o", "out.npy"},
+                dir.path());
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (child.running() && !fs::exists(dir / "runs.jsonl") &&
+           std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    REQUIRE(child.running());
+    const auto signalled = std::chrono::steady_clock::now();
+    child.signal(SIGTERM);
+    const ChildExit m = child.wait();
+    INFO(m.err);
+    CHECK(m.exit_code == 143);
+    CHECK(std::chrono::steady_clock::now() - signalled < std::chrono::seconds(2));
+    CHECK_THAT(m.err,
+               Catch::Contains("not done 1 of 1 image") && Catch::Contains("stopped by SIGTERM"));
+    CHECK_FALSE(fs::exists(dir / "out.npy"));
 }
 
 // The others end at once: the temporary file removed, then the signal's
