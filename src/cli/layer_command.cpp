@@ -39,9 +39,14 @@ double ms_since(Clock::time_point start) {
 
 std::string display(const std::string& input) { return input == kStdStream ? "<stdin>" : input; }
 
+// The token of -o that names one image a layer's output channel.
+constexpr std::string_view kChannelField = "{channel}";
+
 // The main job's options that shape or encode a filtered image: a layer
-// has no use for them, so each is refused rather than ignored.
-void refuse_filter_options(const FilterOptions& o) {
+// has no use for them, so each is refused rather than ignored. Those that
+// encode an image (--depth, the JPEG and PNG options) serve one image a
+// channel ({channel} in -o).
+void refuse_filter_options(const FilterOptions& o, bool per_channel) {
     const FilterOptions defaults;
     std::vector<std::string> refused;
     const auto refuse_if = [&refused](bool given, const char* name) {
@@ -55,11 +60,13 @@ void refuse_filter_options(const FilterOptions& o) {
     refuse_if(o.delta != defaults.delta, "--delta");
     refuse_if(o.take_abs, "--abs");
     refuse_if(o.normalize, "--normalize");
-    refuse_if(o.depth != defaults.depth && o.depth != "f32", "--depth");
+    refuse_if(!per_channel && o.depth != defaults.depth && o.depth != "f32", "--depth");
     refuse_if(o.alpha != defaults.alpha, "--alpha");
-    refuse_if(o.encode.jpeg.quality != defaults.encode.jpeg.quality, "--jpeg-quality");
-    refuse_if(o.encode.jpeg.sampling != defaults.encode.jpeg.sampling, "--jpeg-sampling");
-    refuse_if(o.encode.png_level != defaults.encode.png_level, "--png-level");
+    refuse_if(!per_channel && o.encode.jpeg.quality != defaults.encode.jpeg.quality,
+              "--jpeg-quality");
+    refuse_if(!per_channel && o.encode.jpeg.sampling != defaults.encode.jpeg.sampling,
+              "--jpeg-sampling");
+    refuse_if(!per_channel && o.encode.png_level != defaults.encode.png_level, "--png-level");
     refuse_if(o.background != defaults.background, "--background");
     refuse_if(o.encoder != defaults.encoder, "--encoder");
     refuse_if(o.decoder != defaults.decoder, "--decoder");
@@ -69,8 +76,8 @@ void refuse_filter_options(const FilterOptions& o) {
     refuse_if(o.strip, "--strip");
     if (!refused.empty()) {
         throw UsageError(fmt::format(
-            "--weights runs a convolution layer, which writes float32 .npy; {} appl{} to -f's "
-            "image filters only",
+            "--weights runs a convolution layer, which writes float32 .npy (or one image a "
+            "channel, {{channel}} in -o); {} appl{} to -f's image filters only",
             fmt::join(refused, ", "), refused.size() == 1 ? "ies" : "y"));
     }
 }
@@ -108,8 +115,9 @@ constexpr double kGpuStartSeconds = 0.5;
 
 class LayerCommand {
 public:
-    explicit LayerCommand(const FilterOptions& o) : options_(o) {
-        refuse_filter_options(o);
+    explicit LayerCommand(const FilterOptions& o)
+        : options_(o), per_channel_(o.output.find(kChannelField) != std::string::npos) {
+        refuse_filter_options(o, per_channel_);
         layer_ = layer_from_options(o);
         variants_ = make_layer_variants();
         if (o.kernel != "auto") chosen_ = named_variant(o.kernel);
@@ -126,29 +134,34 @@ public:
         shard_text_ = shard ? shard->text() : "";
         const std::vector<InputFile> inputs =
             expand_inputs({o.inputs, o.recursive, o.from, o.from_root});
-        PlanRequest request{
-            {o.output, o.format.empty() && o.output == kStdStream ? "npy" : o.format, label(),
-             chosen_ ? o.kernel : "auto", inputs.size() > 1},
-            existing_,
-            std::nullopt,  // check_outputs below says what a layer writes
-            o.json_path,
-            {},
-            {o.weights},
-            [](const std::vector<PlannedImage>& planned) {
-                for (const PlannedImage& p : planned) {
-                    if (p.target.extension != ".npy") {
-                        throw UsageError(
-                            fmt::format("{}: a layer writes an (H, W, C_out) float32 .npy, not {}",
-                                        p.target.path == kStdStream ? "-o -" : p.target.path,
-                                        p.target.extension.empty() ? "a file without an extension"
-                                                                   : p.target.extension));
-                    }
-                }
-            },
-            shard};
+        PlanRequest request{{o.output,
+                             o.format.empty() && o.output == kStdStream ? "npy" : o.format, label(),
+                             chosen_ ? o.kernel : "auto", inputs.size() > 1},
+                            existing_,
+                            std::nullopt,
+                            o.json_path,
+                            {},
+                            {o.weights},
+                            {},
+                            shard};
         if (!o.bias.empty()) request.other_inputs.push_back(o.bias);
         if (!o.from.empty() && o.from != kStdStream) request.other_inputs.push_back(o.from);
-        plan_ = plan_outputs(inputs, request);
+        if (per_channel_) {
+            plan_channels(inputs, request);
+        } else {
+            request.check_outputs = [](const std::vector<PlannedImage>& planned) {
+                for (const PlannedImage& p : planned) {
+                    if (p.target.extension == ".npy") continue;
+                    throw UsageError(fmt::format(
+                        "{}: a layer writes an (H, W, C_out) float32 .npy, not {} (or one image "
+                        "a channel: put {{channel}} in -o)",
+                        p.target.path == kStdStream ? "-o -" : p.target.path,
+                        p.target.extension.empty() ? "a file without an extension"
+                                                   : p.target.extension));
+                }
+            };
+            plan_ = plan_outputs(inputs, request);
+        }
         check_headers();
         read_options_.max_pixels = o.max_pixels;
         read_options_.auto_orient = !o.no_auto_orient;
@@ -176,7 +189,7 @@ public:
             }
             if (stop.requested()) break;
             try {
-                progress.done(run_one(image, stop), i);
+                progress.done(run_one(image, i, stop), i);
             } catch (const UsageError&) {
                 throw;
             } catch (const Cancelled&) {
@@ -242,6 +255,37 @@ private:
         return chosen_;
     }
 
+    // One image an output channel: -o with {channel} as the channel's
+    // number (zero-padded to C_out's digits), planned as one output a
+    // channel, each checked against the others and the inputs as any plan
+    // is, and each channel's format against --depth (default f32). An input
+    // is skipped (--skip-existing) when all its channels' images exist.
+    void plan_channels(const std::vector<InputFile>& inputs, PlanRequest request) {
+        if (options_.output == kStdStream) throw UsageError("{channel} names files, not -o -");
+        depth_ = options_.depth == "same" ? Depth::f32 : *parse_depth(options_.depth);
+        request.out_depth = depth_;
+        const int digits = static_cast<int>(std::to_string(layer_.out_channels - 1).size());
+        std::vector<std::vector<PlannedImage>> plans;
+        for (int c = 0; c < layer_.out_channels; ++c) {
+            std::string& output = request.output.output;
+            output = options_.output;
+            for (std::size_t at; (at = output.find(kChannelField)) != std::string::npos;) {
+                output.replace(at, kChannelField.size(), fmt::format("{:0{}}", c, digits));
+            }
+            plans.push_back(plan_outputs(inputs, request));
+        }
+        plan_ = plans.front();
+        channel_targets_.resize(plan_.size());
+        for (std::size_t i = 0; i < plan_.size(); ++i) {
+            bool all_skipped = true;
+            for (const auto& plan : plans) {
+                channel_targets_[i].push_back(plan[i].skip ? OutputTarget{} : plan[i].target);
+                all_skipped = all_skipped && plan[i].skip;
+            }
+            plan_[i].skip = all_skipped;
+        }
+    }
+
     // Each input whose header tells its shape, against the layer: exit 2
     // before any input is read.
     void check_headers() const {
@@ -257,7 +301,26 @@ private:
         }
     }
 
-    ImageReport run_one(const PlannedImage& image, const GracefulStop& stop) {
+    // Each channel of `output` as a one-channel image at `depth_` (rounded
+    // and saturated for u8 and u16), to its target ("" where it exists and
+    // --skip-existing keeps it).
+    void write_channels(const Tensor3& output, const std::vector<OutputTarget>& targets) const {
+        const int h = static_cast<int>(output.height), w = static_cast<int>(output.width);
+        cv::Mat plane(h, w, CV_32FC1);
+        for (std::size_t c = 0; c < targets.size(); ++c) {
+            if (targets[c].path.empty()) continue;
+            for (int y = 0; y < h; ++y) {
+                auto* row = plane.ptr<float>(y);
+                for (int x = 0; x < w; ++x) row[x] = output.pixel(y, x)[c];
+            }
+            cv::Mat image;
+            plane.convertTo(image, cv_type_of(depth_, 1));
+            write_file_atomically(targets[c].path, encode_image(image, targets[c].extension,
+                                                                options_.encode, targets[c].path));
+        }
+    }
+
+    ImageReport run_one(const PlannedImage& image, std::size_t index, const GracefulStop& stop) {
         ImageReport report;
         report.started = Clock::now();
         report.input = display(image.source.path);
@@ -284,7 +347,11 @@ private:
         // written (docs/SPEC.md, "Exit codes").
         if (stop.requested()) throw Cancelled(report.input + ": stopped");
         const auto encode_start = Clock::now();
-        write_file_atomically(image.target.path, encode_tensor(output));
+        if (channel_targets_.empty()) {
+            write_file_atomically(image.target.path, encode_tensor(output));
+        } else {
+            write_channels(output, channel_targets_[index]);
+        }
         report.encode_ms = ms_since(encode_start);
         report.total_ms = ms_since(report.started);
         report.variant = std::string(v->name());
@@ -309,6 +376,7 @@ private:
     }
 
     const FilterOptions& options_;
+    const bool per_channel_;
     ConvLayer layer_;
     std::vector<std::unique_ptr<LayerVariant>> variants_;
     LayerVariant* chosen_ = nullptr;    // -k's, or auto's once it has chosen
@@ -316,6 +384,10 @@ private:
     ExistingOutputs existing_ = ExistingOutputs::refuse;
     std::string shard_text_;
     std::vector<PlannedImage> plan_;
+    // With {channel} in -o (per_channel_): each input's image a channel, in
+    // channel order (an empty path: it exists, and --skip-existing keeps it).
+    std::vector<std::vector<OutputTarget>> channel_targets_;
+    Depth depth_ = Depth::f32;  // the channel images' depth
     ReadOptions read_options_;
 };
 

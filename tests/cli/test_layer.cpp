@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
 #include "io/npy.hpp"
@@ -106,6 +107,43 @@ TEST_CASE("layer: the pool halves the size; {filter}, --json", "[cli][layer]") {
     CHECK(a["output_image"]["width"] == 4);
 }
 
+TEST_CASE("layer: {channel} in -o writes one image a channel", "[cli][layer]") {
+    TempDir dir;
+    write_layer(dir.path());
+    write_npy(dir / "x.npy", {6, 8, 3}, ramp(6 * 8 * 3, 0.11f));
+    auto r = run_cudaconv({"x.npy", "--weights", "w.npy", "-o", "all.npy"}, dir.path());
+    REQUIRE(r.exit_code == 0);
+    r = run_cudaconv({"x.npy", "--weights", "w.npy", "-o", "c/{stem}-{channel}.pfm"}, dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    r = run_cudaconv(
+        {"x.npy", "--weights", "w.npy", "-o", "c/{stem}-{channel}.png", "--depth", "u16"},
+        dir.path());
+    REQUIRE(r.exit_code == 0);
+    const NpyArray all = read_npy(dir / "all.npy");
+    for (int c = 0; c < 4; ++c) {
+        INFO("channel " << c);
+        const std::string stem = (dir / ("c/x-" + std::to_string(c))).string();
+        const cv::Mat f = cv::imread(stem + ".pfm", cv::IMREAD_UNCHANGED);
+        const cv::Mat u = cv::imread(stem + ".png", cv::IMREAD_UNCHANGED);
+        REQUIRE(f.type() == CV_32FC1);
+        REQUIRE(u.type() == CV_16UC1);
+        REQUIRE((f.rows == 6 && f.cols == 8));
+        for (int y = 0; y < 6; ++y) {
+            for (int x = 0; x < 8; ++x) {
+                const float v = all.data[(static_cast<std::size_t>(y) * 8 + x) * 4 + c];
+                CHECK(f.at<float>(y, x) == v);
+                CHECK(u.at<std::uint16_t>(y, x) == cv::saturate_cast<std::uint16_t>(v));
+            }
+        }
+    }
+    // A float32 channel PNG cannot hold, refused before any work.
+    r = run_cudaconv({"x.npy", "--weights", "w.npy", "-o", "d/{channel}.png"}, dir.path());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("PNG holds 8- or 16-bit samples"));
+    CHECK_FALSE(fs::exists(dir / "d"));
+}
+
 TEST_CASE("layer: bad inputs are one line and exit 2, before any work", "[cli][layer]") {
     TempDir dir;
     write_layer(dir.path());
@@ -153,6 +191,7 @@ TEST_CASE("layer: bad inputs are one line and exit 2, before any work", "[cli][l
          "-k smem: an image filter's variant (a layer runs on cpu-ref, cpu, cudnn, or auto)"},
         {{"x.npy", "--weights", "w.npy", "--border", "reflect", "--border-value", "3"},
          "--border-value is the value of --border constant"},
+        {{"x.npy", "--weights", "w.npy", "--depth", "u8"}, "--depth appl"},
     };
     for (const Case& c : cases) {
         std::vector<std::string> args = c.args;
