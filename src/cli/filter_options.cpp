@@ -69,9 +69,11 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
                    "(a gradient's length), max, sum, or stack (one channel a filter, to .npy); "
                    "without it, several -f are a chain")
         ->transform(ascii_lower);
-    app.add_option("--weights", o.weights,
-                   "A CNN's convolution layer in place of -f: weights (k_h, k_w, C_in, C_out) "
-                   "float32 .npy (Keras's HWIO); the output is an (H, W, C_out) .npy")
+    app.add_option(
+           "--weights", o.weights,
+           "A CNN's convolution layer in place of -f: weights (k_h, k_w, C_in, C_out) "
+           "float32 .npy (Keras's HWIO); the output is an (H, W, C_out) .npy, or one image a "
+           "channel")
         ->option_text("W.npy");
     app.add_option("--bias", o.bias, "The layer's bias, (C_out,) float32 .npy (default: zeros)")
         ->option_text("B.npy");
@@ -94,7 +96,8 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
         ->capture_default_str();
     app.add_option("-o,--output", o.output,
                    "Output file, folder (ends in / or exists; mirrors -r trees), template with "
-                   "{stem} {ext} {filter} {kernel} {dir}, or - for stdout")
+                   "{stem} {ext} {filter} {kernel} {dir} ({channel}: a layer's, one image a "
+                   "channel), or - for stdout")
         ->required();
     app.add_flag("--skip-existing", o.skip_existing,
                  "Leave outputs that exist and skip their inputs (default: refuse to start)");
