@@ -398,7 +398,7 @@ public:
 private:
     OutputRequest output_request(bool several, const std::string& kernel) const {
         return {options_.output, options_.format, filters_.none() ? kNoFilter : filters_.label(),
-                kernel, several};
+                kernel,          several,         ""};
     }
 
     static std::string display(const std::string& input) {

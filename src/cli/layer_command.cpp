@@ -136,7 +136,7 @@ public:
             expand_inputs({o.inputs, o.recursive, o.from, o.from_root});
         PlanRequest request{{o.output,
                              o.format.empty() && o.output == kStdStream ? "npy" : o.format, label(),
-                             chosen_ ? o.kernel : "auto", inputs.size() > 1},
+                             chosen_ ? o.kernel : "auto", inputs.size() > 1, ""},
                             existing_,
                             std::nullopt,
                             o.json_path,
@@ -255,9 +255,9 @@ private:
         return chosen_;
     }
 
-    // One image an output channel: -o with {channel} as the channel's
-    // number (zero-padded to C_out's digits), planned as one output a
-    // channel, each checked against the others and the inputs as any plan
+    // One image an output channel: -o's {channel} the channel's number
+    // (zero-padded to C_out's digits, io/output_path.hpp), planned as one
+    // output a channel, each checked against the others and the inputs as any plan
     // is, and each channel's format against --depth (default f32). An input
     // is skipped (--skip-existing) when all its channels' images exist.
     void plan_channels(const std::vector<InputFile>& inputs, PlanRequest request) {
@@ -267,11 +267,7 @@ private:
         const int digits = static_cast<int>(std::to_string(layer_.out_channels - 1).size());
         std::vector<std::vector<PlannedImage>> plans;
         for (int c = 0; c < layer_.out_channels; ++c) {
-            std::string& output = request.output.output;
-            output = options_.output;
-            for (std::size_t at; (at = output.find(kChannelField)) != std::string::npos;) {
-                output.replace(at, kChannelField.size(), fmt::format("{:0{}}", c, digits));
-            }
+            request.output.channel = fmt::format("{:0{}}", c, digits);
             plans.push_back(plan_outputs(inputs, request));
         }
         plan_ = plans.front();

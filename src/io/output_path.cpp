@@ -43,9 +43,13 @@ std::string field_text(const std::string& field, const std::string& pattern, con
     if (field == "filter") return file_name_safe(r.filter);
     if (field == "kernel") return r.kernel;
     if (field == "dir") return source.dir;
+    if (field == "channel" && !r.channel.empty()) return r.channel;
     throw UsageError(fmt::format("-o \"{}\": unknown field {{{}}} (use {{stem}}, {{ext}}, "
-                                 "{{filter}}, {{kernel}}, {{dir}})",
-                                 pattern, field));
+                                 "{{filter}}, {{kernel}}, {{dir}}{})",
+                                 pattern, field,
+                                 field == "channel" ? "; {channel} names a layer's (--weights) "
+                                                      "output channels"
+                                                    : ""));
 }
 
 // One component of the pattern (the text between two '/') with its fields

@@ -2,6 +2,7 @@
 // Where each input's output goes: -o names a file, a folder (ends in / or
 // exists), a template with {stem} {ext} {filter} {kernel} {dir}, or -
 // (stdout). A folder mirrors the inputs' trees: DIR/{dir}/{stem}.{ext}.
+// A layer's run (--weights) knows {channel} too: one image a channel.
 #include <string>
 #include <utility>
 
@@ -13,6 +14,9 @@ struct OutputRequest {
     std::string filter;  // the filter's label, for {filter}
     std::string kernel;  // the variant's name, for {kernel}
     bool several_inputs = false;
+    // A layer's output channel, for {channel} (cli/layer_command.cpp);
+    // empty: {channel} is not a field of this run.
+    std::string channel;
 };
 
 // One input: its path and, for {dir}, its folder relative to the folder

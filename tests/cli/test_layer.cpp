@@ -137,6 +137,15 @@ TEST_CASE("layer: {channel} in -o writes one image a channel", "[cli][layer]") {
             }
         }
     }
+    // {channel} alone is a template too: its folders are made.
+    r = run_cudaconv({"x.npy", "--weights", "w.npy", "-o", "e/f/{channel}.pfm"}, dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(fs::exists(dir / "e/f/3.pfm"));
+    // Only a layer has channels to name.
+    r = run_cudaconv({"x.npy", "-f", "edge", "-o", "{channel}.pfm"}, dir.path());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("{channel} names a layer's (--weights) output channels"));
     // A float32 channel PNG cannot hold, refused before any work.
     r = run_cudaconv({"x.npy", "--weights", "w.npy", "-o", "d/{channel}.png"}, dir.path());
     CHECK(r.exit_code == 2);

@@ -187,7 +187,7 @@ TEST_CASE("normalize works on taps whose sum overflows a double", "[cli]") {
 }
 
 TEST_CASE("output paths: file, folder, template, stdout", "[cli]") {
-    OutputRequest r{"out.png", "", "gaussian:sigma=2", "cpu-ref", false};
+    OutputRequest r{"out.png", "", "gaussian:sigma=2", "cpu-ref", false, ""};
     CHECK(resolve_output(r, "in/cat.jpg").path == "out.png");
     CHECK(resolve_output(r, "in/cat.jpg").extension == ".png");
 
@@ -230,7 +230,7 @@ TEST_CASE("template roots: the folder named before the first field", "[cli]") {
 }
 
 TEST_CASE("templates: an empty {dir} is the root, never /", "[cli]") {
-    OutputRequest r{"{dir}/{stem}.png", "", "edge", "cpu", true};
+    OutputRequest r{"{dir}/{stem}.png", "", "edge", "cpu", true, ""};
     CHECK(resolve_output(r, {"in.png", ""}).path == "in.png");
     CHECK(resolve_output(r, {"tree/x/a.png", "x"}).path == "x/a.png");
     r.output = "{dir}/{stem}-e.png";
@@ -248,7 +248,7 @@ TEST_CASE("templates: an empty {dir} is the root, never /", "[cli]") {
 }
 
 TEST_CASE("templates: no field leads outside the root, a literal .. does", "[cli]") {
-    OutputRequest r{"out/{dir}/{stem}.png", "", "edge", "cpu", true};
+    OutputRequest r{"out/{dir}/{stem}.png", "", "edge", "cpu", true, ""};
     // ".." in {dir} (a pattern such as 'in/*/../../top.png' gives it).
     CHECK_THROWS_WITH(resolve_output(r, {"in/a/../../top.png", ".."}),
                       "in/a/../../top.png: -o \"out/{dir}/{stem}.png\" would write top.png, "
@@ -284,7 +284,7 @@ TEST_CASE("templates: no field leads outside the root, a literal .. does", "[cli
 
 TEST_CASE("output paths: --format applies to stdout and to the {ext} of an input without one",
           "[cli]") {
-    OutputRequest r{"-", "jpg", "edge", "cpu", false};
+    OutputRequest r{"-", "jpg", "edge", "cpu", false, ""};
     CHECK(format_applies(r, "a.png"));
     r.output = "out/{stem}.{ext}";
     CHECK(format_applies(r, "-"));
