@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -87,19 +90,27 @@ ConvLayer layer_from_options(const FilterOptions& o) {
     layer.activation = *parse_activation(o.activation);
     layer.pool = o.pool == "max2";
     layer.allow_tf32 = o.allow_tf32;
+    bool forces_zero = false;  // --border zero
     if (o.border_given) {
-        bool forces_zero = false;
         const std::optional<BorderMode> border = parse_border(o.border, &forces_zero);
         if (!border) {
             throw UsageError(fmt::format("--border \"{}\": unknown border mode", o.border));
         }
         layer.border = *border;
     }
+    // As the filter command takes it (cli/conv_params.cpp): finite, and
+    // ignored, with a warning, but for --border constant.
     if (o.border_value) {
-        if (layer.border != BorderMode::constant) {
-            throw UsageError("--border-value is the value of --border constant");
+        if (!std::isfinite(*o.border_value) ||
+            std::abs(*o.border_value) > std::numeric_limits<float>::max()) {
+            throw UsageError("--border-value must be a finite float32 number");
         }
-        layer.border_value = static_cast<float>(*o.border_value);
+        if (layer.border != BorderMode::constant || forces_zero) {
+            spdlog::warn("--border-value {} is ignored: it applies to --border constant only",
+                         *o.border_value);
+        } else {
+            layer.border_value = static_cast<float>(*o.border_value);
+        }
     }
     return layer;
 }
@@ -303,16 +314,25 @@ private:
     void write_channels(const Tensor3& output, const std::vector<OutputTarget>& targets) const {
         const int h = static_cast<int>(output.height), w = static_cast<int>(output.width);
         cv::Mat plane(h, w, CV_32FC1);
-        for (std::size_t c = 0; c < targets.size(); ++c) {
-            if (targets[c].path.empty()) continue;
-            for (int y = 0; y < h; ++y) {
-                auto* row = plane.ptr<float>(y);
-                for (int x = 0; x < w; ++x) row[x] = output.pixel(y, x)[c];
+        std::vector<std::string> written;
+        try {
+            for (std::size_t c = 0; c < targets.size(); ++c) {
+                if (targets[c].path.empty()) continue;
+                for (int y = 0; y < h; ++y) {
+                    auto* row = plane.ptr<float>(y);
+                    for (int x = 0; x < w; ++x) row[x] = output.pixel(y, x)[c];
+                }
+                cv::Mat image;
+                plane.convertTo(image, cv_type_of(depth_, 1));
+                write_file_atomically(
+                    targets[c].path,
+                    encode_image(image, targets[c].extension, options_.encode, targets[c].path));
+                written.push_back(targets[c].path);
             }
-            cv::Mat image;
-            plane.convertTo(image, cv_type_of(depth_, 1));
-            write_file_atomically(targets[c].path, encode_image(image, targets[c].extension,
-                                                                options_.encode, targets[c].path));
+        } catch (...) {
+            // An input's channels are written whole or not at all.
+            for (const std::string& path : written) std::remove(path.c_str());
+            throw;
         }
     }
 
@@ -363,7 +383,7 @@ private:
         report.out_height = output.height;
         report.out_channels = static_cast<int>(output.channels);
         report.in_depth = Depth::f32;
-        report.out_depth = Depth::f32;
+        report.out_depth = depth_;
         report.run.upload_ms = t.upload_ms;
         report.run.download_ms = t.download_ms;
         report.run.filter_ms = t.layer_ms;

@@ -198,8 +198,10 @@ TEST_CASE("layer: bad inputs are one line and exit 2, before any work", "[cli][l
         {{"x.npy", "-f", "edge", "--bias", "b.npy"}, "--bias belongs to a convolution layer"},
         {{"x.npy", "--weights", "w.npy", "-k", "smem"},
          "-k smem: an image filter's variant (a layer runs on cpu-ref, cpu, cudnn, or auto)"},
-        {{"x.npy", "--weights", "w.npy", "--border", "reflect", "--border-value", "3"},
-         "--border-value is the value of --border constant"},
+        {{"x.npy", "--weights", "w.npy", "--border-value", "nan"},
+         "--border-value must be a finite float32 number"},
+        {{"x.npy", "--weights", "w.npy", "--border-value", "1e300"},
+         "--border-value must be a finite float32 number"},
         {{"x.npy", "--weights", "w.npy", "--depth", "u8"}, "--depth appl"},
     };
     for (const Case& c : cases) {

@@ -64,7 +64,8 @@ def apply_conv2d(x, w, b, border, relu, pool, valid):
 
 
 def cases():
-    """(name, H, W, kh, kw, C_in, C_out, border, relu, pool, valid)."""
+    """(name, H, W, kh, kw, C_in, C_out, border, relu, pool, valid[, scales]):
+    scales (weights, bias) multiply the random weights and bias."""
     yield "vgg-like 3x3 rgb->64 relu pool", 32, 30, 3, 3, 3, 64, "zero", True, True, False
     yield "1x1 5->7", 9, 11, 1, 1, 5, 7, "zero", False, False, False
     yield "5x5 odd channels 3->5", 17, 13, 5, 5, 3, 5, "zero", True, False, False
@@ -77,13 +78,26 @@ def cases():
     for border in ("replicate", "reflect101", "reflect", "wrap"):
         yield f"3x3 border {border}", 10, 12, 3, 3, 3, 5, border, False, False, False
     yield "5x5 border reflect101 pool", 12, 16, 5, 5, 2, 3, "reflect101", True, True, False
+    # A bias far larger than the sums: added once, after them.
+    yield "3x3 64->32 large bias", 9, 10, 3, 3, 64, 32, "zero", False, False, False, (1e-3, 1e4)
+    # Sparse weights over a sparse input: outputs that are exactly zero
+    # beside large ones, which only a sum of each output's own products
+    # keeps zero.
+    yield "3x3 sparse", 12, 12, 3, 3, 8, 16, "zero", True, False, False, "sparse"
 
 
 def run_case(binary, variant, tf32, folder, case, rng):
-    name, h, wd, kh, kw, cin, cout, border, relu, pool, valid = case
+    name, h, wd, kh, kw, cin, cout, border, relu, pool, valid, *extra = case
     x = rng.standard_normal((h, wd, cin)).astype(np.float32)
     w = rng.standard_normal((kh, kw, cin, cout)).astype(np.float32)
     b = rng.standard_normal(cout).astype(np.float32)
+    if extra and extra[0] == "sparse":
+        x *= (rng.random(x.shape) < 0.1) * np.float32(1e4)
+        w *= rng.random(w.shape) < 0.2
+        b[:] = 0
+    elif extra:
+        w *= np.float32(extra[0][0])
+        b *= np.float32(extra[0][1])
     paths = {k: os.path.join(folder, k + ".npy") for k in ("x", "w", "b", "y")}
     np.save(paths["x"], x)
     np.save(paths["w"], w)
