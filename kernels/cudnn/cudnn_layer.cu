@@ -11,8 +11,9 @@
 //
 // The first image, and each whose size differs from the one before, times
 // every candidate algorithm in both of cuDNN's layouts (NCHW and NHWC) on
-// the image's own data and keeps the fastest; `cudaconv -v` logs each one's time or status. Without
-// --allow-tf32 the math is FMA only: float32 products, never TF32.
+// the image's own data and keeps the fastest; `cudaconv -v` logs each
+// one's time or status. Without --allow-tf32 the math is FMA only: float32
+// products, never TF32.
 #include <cuda_runtime.h>
 
 #include <algorithm>
