@@ -8,7 +8,6 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
-#include <fstream>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -133,14 +132,8 @@ unsigned cpu_threads() { return static_cast<unsigned>(std::max(1, cv::getNumThre
 // of 0 when they cannot be told (stdin, an unreadable file, a header
 // further in) or are not plausible.
 detail::FormatProbe claimed_header(const std::string& path) {
-    constexpr std::size_t kHeadBytes = 256 * 1024;  // past a large EXIF block
-    if (path == "-") return {};
-    std::ifstream file(path, std::ios::binary);
-    std::vector<char> head(kHeadBytes);
-    file.read(head.data(), static_cast<std::streamsize>(head.size()));
-    const auto got = static_cast<std::size_t>(std::max<std::streamsize>(file.gcount(), 0));
-    detail::FormatProbe probe =
-        detail::probe_image(reinterpret_cast<const std::uint8_t*>(head.data()), got);
+    const std::vector<std::uint8_t> head = read_file_head(path);
+    detail::FormatProbe probe = detail::probe_image(head.data(), head.size());
     // A corrupt header may claim anything; decoding will say what is wrong.
     constexpr std::int64_t kPlausibleSide = std::int64_t{1} << 20;
     if (probe.width <= 0 || probe.height <= 0 || probe.width > kPlausibleSide ||

@@ -15,6 +15,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <mutex>
 #include <stdexcept>
@@ -318,6 +319,16 @@ void configure_opencv_io() {
 
 cv::Mat read_image(const std::string& path, const ReadOptions& options) {
     return decode_image(read_encoded_image(path, options), options);
+}
+
+std::vector<std::uint8_t> read_file_head(const std::string& path) {
+    constexpr std::size_t kHeadBytes = 256 * 1024;
+    if (path == kStdStream) return {};
+    std::ifstream file(path, std::ios::binary);
+    std::vector<std::uint8_t> head(kHeadBytes);
+    file.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(std::max<std::streamsize>(file.gcount(), 0)));
+    return head;
 }
 
 EncodedImage read_encoded_image(const std::string& path, const ReadOptions& options) {

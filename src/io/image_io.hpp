@@ -54,6 +54,12 @@ struct EncodedImage {
     int orientation = 1;
 };
 EncodedImage read_encoded_image(const std::string& path, const ReadOptions& options = {});
+
+// A file's first 256 KiB (all of a shorter one; nothing for stdin or a file
+// that cannot be read): enough for the header any probe reads, a JPEG's
+// frame header past a large EXIF block included. For looks before any
+// work; reading the file says what is wrong with it.
+std::vector<std::uint8_t> read_file_head(const std::string& path);
 cv::Mat decode_image(const EncodedImage& image, const ReadOptions& options = {});
 
 Depth depth_of(const cv::Mat& m);  // the Mat must hold u8, u16 or f32 samples

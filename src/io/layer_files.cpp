@@ -19,9 +19,6 @@ namespace {
 // VGG16's largest layer holds 9.4 MB of weights; a file past this is not
 // a layer's.
 constexpr std::uintmax_t kLargestWeightsFile = std::uintmax_t{1} << 30;
-// The first bytes of an input, enough for any .npy header the reader takes
-// and a JPEG's frame header past a large EXIF block.
-constexpr std::size_t kHeadBytes = 256 * 1024;
 
 std::vector<std::uint8_t> read_small_file(const std::string& path, const char* what) {
     std::ifstream file(path, std::ios::binary | std::ios::ate);
@@ -88,16 +85,12 @@ ConvLayer load_conv_layer(const std::string& weights_path, const std::string& bi
 }
 
 TensorShape probe_layer_input(const std::string& path) {
-    if (path == kStdStream) return {};
-    std::ifstream file(path, std::ios::binary);
-    std::vector<std::uint8_t> head(kHeadBytes);
-    file.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
-    const auto got = static_cast<std::size_t>(std::max<std::streamsize>(file.gcount(), 0));
-    const detail::FormatProbe probe = detail::probe_image(head.data(), got);
+    const std::vector<std::uint8_t> head = read_file_head(path);
+    const detail::FormatProbe probe = detail::probe_image(head.data(), head.size());
     TensorShape shape;
     if (probe.format == detail::ImageFormat::npy) {
         try {
-            const NpyHeader header = read_npy_header(head.data(), got);
+            const NpyHeader header = read_npy_header(head.data(), head.size());
             shape.height = header.shape[0];
             shape.width = header.shape[1];
             shape.channels = header.shape.size() == 3 ? header.shape[2] : 1;

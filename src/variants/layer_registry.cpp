@@ -13,10 +13,4 @@ std::vector<std::unique_ptr<LayerVariant>> make_layer_variants() {
     return variants;
 }
 
-std::vector<std::string> layer_variant_names() {
-    std::vector<std::string> names;
-    for (const auto& v : make_layer_variants()) names.emplace_back(v->name());
-    return names;
-}
-
 }  // namespace cudaconv

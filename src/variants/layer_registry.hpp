@@ -2,7 +2,6 @@
 // The variants that run a convolution layer (`--weights`), in the order
 // `list kernels` shows them: cpu-ref, cpu, cudnn.
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "core/layer_variant.hpp"
@@ -12,8 +11,5 @@ namespace cudaconv {
 // A fresh set for one run: a variant keeps state (a GPU's handle, weights
 // on the device) between the images of a run.
 std::vector<std::unique_ptr<LayerVariant>> make_layer_variants();
-
-// Their names, for messages (constructing a variant touches no device).
-std::vector<std::string> layer_variant_names();
 
 }  // namespace cudaconv

@@ -163,6 +163,20 @@ TEST_CASE("a stop signal during a write lets it finish and leaves no temporary f
     CHECK(decodes(run.out / "big.ppm"));
 }
 
+namespace {
+
+// A run of --repeat 1000000 --json FILE is repeating once FILE is there
+// (made before any image starts) and a moment has passed.
+void wait_until_repeating(const Child& child, const fs::path& json) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (child.running() && !fs::exists(json) && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+}
+
+}  // namespace
+
 // Ctrl-C during --repeat ends the runs at once, on the CPU and on the GPU
 // (a million repeats would take minutes): the image under way is not
 // written, as any image a stopped batch has not begun to write, and the
@@ -176,14 +190,7 @@ TEST_CASE("a stop signal ends --repeat's runs at once", "[cli][signal]") {
         Child child({sample("camera.png"), "-f", "edge", "-k", variant, "--repeat", "1000000",
                      "--json", "runs.jsonl", "-o", "out.png"},
                     dir.path());
-        // Repeating once the JSON file is there (made before any image
-        // starts) and a moment has passed.
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-        while (child.running() && !fs::exists(dir / "runs.jsonl") &&
-               std::chrono::steady_clock::now() < deadline) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        wait_until_repeating(child, dir / "runs.jsonl");
         REQUIRE(child.running());
         const auto signalled = std::chrono::steady_clock::now();
         child.signal(SIGINT);
@@ -213,12 +220,7 @@ TEST_CASE("a stop signal ends a layer's --repeat at once", "[cli][signal][layer]
     Child child({"x.npy", "--weights", "w.npy", "-k", "cpu", "--repeat", "1000000", "--json",
                  "runs.jsonl", "-o", "out.npy"},
                 dir.path());
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (child.running() && !fs::exists(dir / "runs.jsonl") &&
-           std::chrono::steady_clock::now() < deadline) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    wait_until_repeating(child, dir / "runs.jsonl");
     REQUIRE(child.running());
     const auto signalled = std::chrono::steady_clock::now();
     child.signal(SIGTERM);
