@@ -72,7 +72,7 @@ void print_timings(std::FILE* stream, const ImageReport& r) {
 
 nlohmann::json to_json(const ImageReport& r) {
     const FilterStats s = filter_stats(r);
-    return {
+    nlohmann::json line = {
         {"input", r.input},
         {"output", r.output},
         {"variant", r.variant},
@@ -109,6 +109,8 @@ nlohmann::json to_json(const ImageReport& r) {
           {"gb_per_s", s.gb_per_s},
           {"all_ms", r.run.filter_ms}}},
     };
+    if (!r.outputs.empty()) line["outputs"] = r.outputs;
+    return line;
 }
 
 }  // namespace cudaconv

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +16,9 @@ namespace cudaconv {
 struct ImageReport {
     std::string input;
     std::string output;
+    // A stack written one file a filter ({filter} in -o): the files
+    // written, in the filters' order (output is the first); else empty.
+    std::vector<std::string> outputs;
     std::string variant;
     // What decoded the input: "cpu", or nvJPEG's "nvjpeg-hardware" or
     // "nvjpeg-hybrid" (kernels/codecs/jpeg_batch.hpp).

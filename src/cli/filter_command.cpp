@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -185,6 +186,10 @@ struct ImageWork : WorkItem {
     // A bank (--combine): each filter's float32 response, until encode()
     // combines them into dst.
     std::vector<cv::Mat> responses;
+    // A stack written one file a filter: each filter's file, as
+    // FilterCommand::filter_targets_ holds them; dst then holds one
+    // response at a time.
+    std::vector<OutputTarget> filter_targets;
 
     // The input as the variants see it: src, or the JPEG the GPU decodes
     // (8-bit, as nvJPEG inspected it; no pixels on the host).
@@ -235,6 +240,7 @@ public:
                 filters_ = FilterSet::bank(build_bank_params(o, std::move(filters)), *how);
             }
         }
+        per_filter_ = filters_.is_stack() && o.output.find("{filter}") != std::string::npos;
         if (o.kernel != "auto") {
             requested_ = find_backend(o.kernel);
             if (!requested_) {
@@ -243,8 +249,8 @@ public:
             }
         }
         if (o.depth != "same") out_depth_ = parse_depth(o.depth);
-        // A stacked bank is float32 unless --depth says otherwise: .npy
-        // holds that only.
+        // A stacked bank is float32 unless --depth says otherwise, in one
+        // .npy (which holds that only) or in a file a filter alike.
         if (filters_.is_stack() && !out_depth_) out_depth_ = Depth::f32;
         for (const auto& b : all_backends()) candidates_.push_back(b.get());
         if (!o.json_path.empty() && o.json_path == kStdStream && o.output == kStdStream) {
@@ -267,15 +273,17 @@ public:
         const std::vector<InputFile> inputs =
             expand_inputs({o.inputs, o.recursive, o.from, o.from_root});
         several_inputs_ = inputs.size() > 1;
-        PlanRequest plan{
-            output_request(several_inputs_, o.kernel),
-            existing_,
-            out_depth_,
-            o.json_path,
-            {},
-            {},
-            [this](const std::vector<PlannedImage>& planned) { check_gpu_encoder(planned); },
-            shard_};
+        PlanRequest plan{output_request(several_inputs_, o.kernel),
+                         existing_,
+                         out_depth_,
+                         o.json_path,
+                         {},
+                         {},
+                         [this](const std::vector<PlannedImage>& planned) {
+                             check_gpu_encoder(planned);
+                             refuse_stack_outside_npy(planned);
+                         },
+                         shard_};
         if (o.kernel == "auto" && names_kernel()) {
             for (const Backend* b : candidates_) plan.later_kernels.emplace_back(b->name());
         }
@@ -285,8 +293,7 @@ public:
                 plan.other_inputs.push_back(file);
             }
         }
-        plan_ = plan_outputs(inputs, plan);
-        if (filters_.is_stack()) refuse_stack_outside_npy();
+        plan_ = per_filter_ ? plan_each_filter(inputs, plan) : plan_outputs(inputs, plan);
         if (shard_) {
             spdlog::debug("shard {}: {} of the {} inputs", shard_->text(), plan_.size(),
                           inputs.size());
@@ -421,8 +428,11 @@ private:
         // writes (core/chain.hpp), of every channel (4 where not told).
         ImageShape between = in;
         between.pixel_bytes = 4 * (in.channels > 0 ? in.channels : 4);
-        // A stacked bank's output holds every response.
-        if (filters_.is_stack()) out.pixel_bytes *= static_cast<int>(filters_.size());
+        // A stacked bank's output holds every response, unless each goes to
+        // a file of its own.
+        if (filters_.is_stack() && !per_filter_) {
+            out.pixel_bytes *= static_cast<int>(filters_.size());
+        }
         // A bank: every filter's response, float32, until they are combined.
         const std::size_t n = filters_.size();
         const std::uint64_t chain_bytes = filters_.is_bank() ? n * between.bytes()
@@ -460,19 +470,95 @@ private:
                            [](Backend* b) { return b->uses_cuda(); });
     }
 
-    // --combine stack: one float32 channel a filter and image channel,
-    // which only .npy holds; refused before any work for another output.
-    void refuse_stack_outside_npy() const {
-        for (const PlannedImage& image : plan_) {
+    // --combine stack into one file: one float32 channel a filter and
+    // image channel, which only .npy holds; refused before any work for
+    // another output.
+    void refuse_stack_outside_npy(const std::vector<PlannedImage>& planned) const {
+        if (!filters_.is_stack() || per_filter_) return;
+        for (const PlannedImage& image : planned) {
             if (image.target.extension == ".npy") continue;
             throw UsageError(fmt::format(
                 "{}: --combine stack writes one channel a filter (and image channel), which only "
-                ".npy holds; name the output .npy",
+                ".npy holds; name the output .npy, or put {{filter}} in -o for one file a filter",
                 image.target.path == kStdStream ? "<stdout>" : image.target.path));
         }
     }
 
+    // --combine stack with {filter} in -o: one file a filter, {filter} its
+    // own label, planned as one output a filter (as a layer's {channel},
+    // cli/layer_command.cpp), each checked as any plan is and against the
+    // other filters' files, before any work. An input is skipped
+    // (--skip-existing) when all its filters' files exist; otherwise those
+    // that exist are kept and the others written.
+    std::vector<PlannedImage> plan_each_filter(const std::vector<InputFile>& inputs,
+                                               PlanRequest request) {
+        refuse_files_shared_by_filters(inputs, request.output);
+        std::vector<std::vector<PlannedImage>> plans;
+        for (const ConvParams& p : filters_.filters()) {
+            request.output.filter = p.filter.label;
+            plans.push_back(plan_outputs(inputs, request));
+        }
+        std::vector<PlannedImage> plan = plans.front();
+        filter_targets_.resize(plan.size());
+        for (std::size_t i = 0; i < plan.size(); ++i) {
+            bool all_skipped = true;
+            for (const auto& each : plans) {
+                filter_targets_[i].push_back(each[i].skip ? OutputTarget{} : each[i].target);
+                all_skipped = all_skipped && each[i].skip;
+            }
+            plan[i].skip = all_skipped;
+        }
+        return plan;
+    }
+
+    // Two filters of a stack that would write one file (the same label,
+    // or labels alike once made file-name-safe): exit 2 before any work.
+    // One filter's files for two inputs are its plan's to refuse.
+    void refuse_files_shared_by_filters(const std::vector<InputFile>& inputs,
+                                        OutputRequest request) const {
+        struct Writer {
+            const InputFile* input;
+            std::size_t filter;
+        };
+        std::map<std::string, Writer> writers;
+        for (const InputFile& input : inputs) {
+            for (std::size_t k = 0; k < filters_.size(); ++k) {
+                request.filter = filters_.filters()[k].filter.label;
+                const std::string path = resolve_output(request, {input.path, input.dir}).path;
+                const auto [other, fresh] = writers.emplace(
+                    fs::absolute(path).lexically_normal().string(), Writer{&input, k});
+                if (fresh || other->second.filter == k) continue;
+                const auto whose = [&](const Writer& w) {
+                    return several_inputs_ ? fmt::format("{} of {}", filters_.part_name(w.filter),
+                                                         display(w.input->path))
+                                           : filters_.part_name(w.filter);
+                };
+                throw UsageError(fmt::format(
+                    "{}: {} and {} would both write it ({{filter}} names each filter's file by "
+                    "its label); nothing was done",
+                    path, whose(other->second), whose({&input, k})));
+            }
+        }
+    }
+
     bool names_kernel() const { return options_.output.find("{kernel}") != std::string::npos; }
+
+    // The channels of each file written for an input of `channels`: a
+    // stack's into one file, else the image's (with a kept alpha).
+    int written_channels(int channels) const {
+        return per_filter_ ? channels : filters_.output_channels(channels);
+    }
+
+    // The files written for this image: its one output, or each filter's
+    // that --skip-existing does not keep.
+    static std::vector<OutputTarget> targets_of(const ImageWork& work) {
+        if (work.filter_targets.empty()) return {work.target};
+        std::vector<OutputTarget> targets;
+        for (const OutputTarget& target : work.filter_targets) {
+            if (!target.path.empty()) targets.push_back(target);
+        }
+        return targets;
+    }
 
     // --encoder gpu, refused (UsageError) where the command line already
     // shows that the GPU cannot encode: no filter, a CPU variant named with
@@ -665,10 +751,13 @@ private:
         const JpegFit fit = is_jpeg_extension(image.target.extension)
                                 ? jpeg_fit(in.channels, out_depth)
                                 : JpegFit{};
+        if (per_filter_) work->filter_targets = filter_targets_[index];
         try {
-            check_output_format(image.target.path, image.target.extension,
-                                fit.scales_16_bit ? Depth::u8 : out_depth,
-                                fit.flattens_alpha ? 3 : filters_.output_channels(in.channels));
+            for (const OutputTarget& target : targets_of(*work)) {
+                check_output_format(target.path, target.extension,
+                                    fit.scales_16_bit ? Depth::u8 : out_depth,
+                                    fit.flattens_alpha ? 3 : written_channels(in.channels));
+            }
         } catch (const UsageError& e) {
             throw WorkError(e.what());  // this input's problem: the batch goes on
         }
@@ -695,9 +784,8 @@ private:
                 filters_.is_bank() || filters_.size() == 1 ? "filter"
                                                            : "reach of the chain's filters"));
         }
-        const int dst_type = work->premultiplied
-                                 ? CV_32FC4
-                                 : cv_type_of(out_depth, filters_.output_channels(in.channels));
+        const int dst_type =
+            work->premultiplied ? CV_32FC4 : cv_type_of(out_depth, written_channels(in.channels));
         work->dst =
             prefaulted_.take(static_cast<int>(size.height), static_cast<int>(size.width), dst_type);
         if (work->dst.empty()) {
@@ -738,6 +826,12 @@ private:
         }
         // A variant may name itself differently in the output path ({kernel}).
         if (options_.kernel == "auto" && names_kernel()) retarget(*work, image);
+        if (per_filter_) {
+            for (const OutputTarget& target : targets_of(*work)) {
+                report.outputs.push_back(target.path);
+            }
+            report.output = report.outputs.front();
+        }
         if (work->backend) report.variant = variant_label(work->backends);
         report.filter = filters_.label();
         report.filter_width = static_cast<int>(reach.width);
@@ -844,35 +938,62 @@ private:
     // here for this one: not an input, not another image's output, and an
     // existing file skipped, replaced or refused as the options say.
     void retarget(ImageWork& work, const PlannedImage& image) {
-        work.target = resolve_output(output_request(several_inputs_, variant_label(work.backends)),
-                                     {image.source.path, image.source.dir});
-        work.report.output = work.target.path;
+        OutputRequest request = output_request(several_inputs_, variant_label(work.backends));
+        const OutputSource source{image.source.path, image.source.dir};
+        if (!per_filter_) {
+            work.target = resolve_output(request, source);
+            work.report.output = work.target.path;
+            if (!check_retargeted(work.target.path)) throw SkipImage(work.target.path);
+            return;
+        }
+        // A stack's file a filter: skipped when all exist (--skip-existing),
+        // as the plan does.
+        bool all_kept = true;
+        for (std::size_t k = 0; k < filters_.size(); ++k) {
+            request.filter = filters_.filters()[k].filter.label;
+            OutputTarget target = resolve_output(request, source);
+            if (k == 0) work.target = target;
+            if (check_retargeted(target.path)) {
+                all_kept = false;
+            } else {
+                target = {};
+            }
+            work.filter_targets[k] = target;
+        }
+        if (all_kept) throw SkipImage(work.target.path);
+    }
+
+    // One output named once the variant was known: checked as the plan
+    // would have, and its folder made. False where it exists and
+    // --skip-existing keeps it.
+    bool check_retargeted(const std::string& path) {
         try {
-            refuse_overwriting_input(work.target.path, input_paths_);
+            refuse_overwriting_input(path, input_paths_);
         } catch (const UsageError& e) {
             throw WorkError(e.what());  // this image's problem: the batch goes on
         }
         {
             const std::lock_guard<std::mutex> lock(choice_mutex_);
-            if (!retargeted_.insert(work.target.path).second) {
+            if (!retargeted_.insert(path).second) {
                 throw WorkError(fmt::format(
-                    "{}: another input of this batch writes it too ({{kernel}} named it only "
-                    "once the variant was known)",
-                    work.target.path));
+                    "{}: another output of this batch is that file too ({{kernel}} named it "
+                    "only once the variant was known)",
+                    path));
             }
         }
         std::error_code ec;
-        if (fs::exists(work.target.path, ec)) {
-            if (existing_ == ExistingOutputs::skip) throw SkipImage(work.target.path);
+        if (fs::exists(path, ec)) {
+            if (existing_ == ExistingOutputs::skip) return false;
             if (existing_ == ExistingOutputs::refuse) {
                 throw WorkError(fmt::format("{}: exists already ({{kernel}} named it only once "
                                             "the variant was known); --overwrite replaces it, "
                                             "--skip-existing keeps it",
-                                            work.target.path));
+                                            path));
             }
         }
-        const fs::path folder = fs::path(work.target.path).parent_path();
+        const fs::path folder = fs::path(path).parent_path();
         if (!folder.empty()) fs::create_directories(folder, ec);
+        return true;
     }
 
     // Page-locked slots for a GPU batch's uploads (batch/pinned_slots.hpp):
@@ -986,6 +1107,49 @@ private:
 
     void encode(ImageWork& work) {
         const auto start = Clock::now();
+        if (per_filter_) {
+            write_each_filter(work);
+        } else {
+            encode_and_write(work);
+        }
+        work.report.encode_ms = ms_since(start);
+        work.report.total_ms = ms_since(work.report.started);
+        work.src.release();
+        work.dst.release();
+        work.png_rows.reset();
+        work.jpeg.reset();
+    }
+
+    // A stack written one file a filter: each response finished into dst
+    // (--scale, --delta and --abs, the output depth, a kept alpha), as the
+    // filter run alone writes it, and written to its file; an input's
+    // files are written whole or not at all.
+    void write_each_filter(ImageWork& work) {
+        EncodeOptions encode = encode_;
+        encode.threads = std::max(encode.threads, work.encode_threads);
+        const int filtered = filters_.filtered_channels(work.responses.front().channels());
+        std::vector<std::string> written;
+        try {
+            for (std::size_t k = 0; k < work.responses.size(); ++k) {
+                const OutputTarget& target = work.filter_targets[k];
+                if (target.path.empty()) continue;  // it exists, and --skip-existing keeps it
+                combine_responses({view_of(std::as_const(work.responses[k]))}, Combine::stack,
+                                  filtered, options_.scale, options_.delta, options_.take_abs,
+                                  view_of(work.dst));
+                std::vector<std::uint8_t> file =
+                    encode_image(work.dst, target.extension, encode, target.path);
+                write_file_atomically(
+                    target.path, with_metadata(std::move(file), target.extension, work.metadata));
+                written.push_back(target.path);
+            }
+        } catch (...) {
+            for (const std::string& path : written) std::remove(path.c_str());
+            throw;
+        }
+        work.responses.clear();
+    }
+
+    void encode_and_write(ImageWork& work) {
         if (!work.responses.empty()) {
             // A stack goes to .npy, whose colours are RGB(A): each
             // response's block of channels in that order.
@@ -1025,12 +1189,6 @@ private:
         }
         write_file_atomically(work.target.path,
                               with_metadata(std::move(file), work.target.extension, work.metadata));
-        work.report.encode_ms = ms_since(start);
-        work.report.total_ms = ms_since(work.report.started);
-        work.src.release();
-        work.dst.release();
-        work.png_rows.reset();
-        work.jpeg.reset();
     }
 
     // An integer output that came out white or black by a likely mistake
@@ -1072,6 +1230,12 @@ private:
 
     const FilterOptions& options_;
     FilterSet filters_;  // -f's filter, chain or bank (--combine); none for -f none
+    // --combine stack with {filter} in -o: one file a filter, each with the
+    // image's channels, instead of one .npy of them all.
+    bool per_filter_ = false;
+    // Then each input's files, in the filters' order, by plan_ index (an
+    // empty path: it exists, and --skip-existing keeps it).
+    std::vector<std::vector<OutputTarget>> filter_targets_;
     Backend* requested_ = nullptr;
     std::optional<Depth> out_depth_;
     std::vector<Backend*> candidates_;

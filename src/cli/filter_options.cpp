@@ -66,7 +66,8 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
         ->allow_extra_args(false);
     app.add_option("--combine", o.combine,
                    "Several -f as a bank over the input, their responses combined: magnitude "
-                   "(a gradient's length), max, sum, or stack (one channel a filter, to .npy); "
+                   "(a gradient's length), max, sum, or stack (one channel a filter, to .npy, "
+                   "or one file a filter with {filter} in -o); "
                    "without it, several -f are a chain")
         ->transform(ascii_lower);
     app.add_option(

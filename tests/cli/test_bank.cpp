@@ -1,7 +1,8 @@
 // Filter banks as users write them (--combine): the gradient magnitude of
 // sobel-x and sobel-y, an oriented bank's max and a sum, each against
-// OpenCV in double on the sample photos; what a bank cannot mean is refused
-// before any work.
+// OpenCV in double on the sample photos; a stack to one .npy, or to one
+// file a filter ({filter} in -o) equal to each filter run alone; what a
+// bank cannot mean is refused before any work.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 
 #include "core/bank.hpp"
 #include "io/npy.hpp"
+#include "io/output_path.hpp"
 #include "filters/spec.hpp"
 #include "support/files.hpp"
 #include "support/opencv_reference.hpp"
@@ -155,6 +157,162 @@ TEST_CASE("bank: stack writes every response to .npy, as NumPy reads it", "[cli]
     }
 }
 
+TEST_CASE("bank: stack with {filter} writes one file a filter, as the filter alone",
+          "[cli][bank][stack]") {
+    TempDir dir;
+    copy_sample("chelsea-alpha-crop.png", dir / "in.png");
+    // Integer taps: each response is exact in float32, so the bank's
+    // rounding and the filter's alone agree to the last bit.
+    const std::vector<std::string> filters{"sobel-x", "laplacian", "3x3:0,2,0,0,0,-1,1,0,0"};
+    struct Form {
+        std::string depth;
+        std::string ext;
+    };
+    const std::vector<Form> forms{{"u8", "png"}, {"u8", "jpg"}, {"u16", "tif"}, {"f32", "tif"}};
+    for (const char* variant : {"cpu-ref", "cpu"}) {
+        for (const Form& form : forms) {
+            const std::vector<std::string> options{"-k",      variant,      "--depth", form.depth,
+                                                   "--scale", "0.5",        "--delta", "100",
+                                                   "--abs",   "--overwrite"};
+            std::vector<std::string> args{"in.png", "--combine", "stack", "-o",
+                                          "each/{stem}-{filter}." + form.ext};
+            for (const std::string& f : filters) args.insert(args.end(), {"-f", f});
+            args.insert(args.end(), options.begin(), options.end());
+            const auto r = run_cudaconv(args, dir.path());
+            INFO(variant << ", " << form.depth << " " << form.ext << ": " << r.err);
+            REQUIRE(r.exit_code == 0);
+            for (const std::string& f : filters) {
+                std::vector<std::string> alone{"in.png", "-f", f, "-o", "alone." + form.ext};
+                alone.insert(alone.end(), options.begin(), options.end());
+                REQUIRE(run_cudaconv(alone, dir.path()).exit_code == 0);
+                INFO(f);
+                const cv::Mat each =
+                    read(dir / "each" / ("in-" + file_name_safe(f) + "." + form.ext));
+                const cv::Mat expected = read(dir / ("alone." + form.ext));
+                REQUIRE(each.type() == expected.type());
+                REQUIRE(each.size() == expected.size());
+                CHECK(cv::norm(each, expected, cv::NORM_INF) == 0.0);
+            }
+        }
+    }
+}
+
+TEST_CASE("bank: stack's files a filter hold the stacked .npy's channels", "[cli][bank][stack]") {
+    TempDir dir;
+    copy_sample("chelsea-alpha-crop.png", dir / "in.png");
+    const std::vector<std::string> filters{"sobel-x", "box:3", "gaussian:sigma=1.5"};
+    std::vector<std::string> bank{"in.png", "--combine", "stack", "--scale", "0.25", "-k", "cpu"};
+    for (const std::string& f : filters) bank.insert(bank.end(), {"-f", f});
+    auto stacked = bank;
+    stacked.insert(stacked.end(), {"-o", "all.npy"});
+    REQUIRE(run_cudaconv(stacked, dir.path()).exit_code == 0);
+    auto each = bank;
+    each.insert(each.end(), {"-o", "{filter}/{stem}.npy", "--json", "-"});
+    const auto r = run_cudaconv(each, dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto line = nlohmann::json::parse(r.out.substr(0, r.out.find('\n')));
+    CHECK(line["output"] == "sobel-x/in.npy");
+    CHECK(line["outputs"] ==
+          nlohmann::json::array({"sobel-x/in.npy", "box-3/in.npy", "gaussian-sigma-1.5/in.npy"}));
+    CHECK(line["output_image"]["channels"] == 4);
+    CHECK(line["output_image"]["depth"] == "f32");
+
+    const std::string all_bytes = read_bytes(dir / "all.npy");
+    const NpyArray all =
+        parse_npy(reinterpret_cast<const std::uint8_t*>(all_bytes.data()), all_bytes.size());
+    const std::size_t pixels = static_cast<std::size_t>(all.shape[0] * all.shape[1]);
+    for (std::size_t k = 0; k < filters.size(); ++k) {
+        INFO(filters[k]);
+        const std::string bytes = read_bytes(dir / file_name_safe(filters[k]) / "in.npy");
+        const NpyArray one =
+            parse_npy(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+        REQUIRE(one.shape == std::vector<std::int64_t>{all.shape[0], all.shape[1], 4});
+        std::size_t differ = 0;
+        for (std::size_t i = 0; i < pixels; ++i) {
+            for (std::size_t c = 0; c < 3; ++c) {  // RGB in both
+                differ += one.data[i * 4 + c] != all.data[i * 10 + k * 3 + c];
+            }
+            differ += one.data[i * 4 + 3] != all.data[i * 10 + 9];  // the alpha, kept
+        }
+        CHECK(differ == 0);
+    }
+}
+
+TEST_CASE("bank: stack's files a filter and existing files", "[cli][bank][stack]") {
+    TempDir dir;
+    copy_sample("camera-crop.png", dir / "in.png");
+    std::vector<std::string> args{"in.png", "-f", "sobel-x", "-f", "sobel-y", "--combine", "stack"};
+    args.insert(args.end(), {"--depth", "u8", "-o", "{stem}-{filter}.png", "-k", "cpu-ref"});
+    const auto run = [&](std::vector<std::string> more) {
+        more.insert(more.begin(), args.begin(), args.end());
+        return run_cudaconv(more, dir.path());
+    };
+    REQUIRE(run({}).exit_code == 0);
+    const std::string sobel_y = read_bytes(dir / "in-sobel-y.png");
+
+    // One file missing: without --skip-existing or --overwrite, exit 2 and
+    // nothing written; with --skip-existing the missing one is written and
+    // the one there kept.
+    fs::remove(dir / "in-sobel-x.png");
+    write_file(dir / "in-sobel-y.png", "kept");
+    auto r = run({});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("exists already: in-sobel-y.png"));
+    CHECK_FALSE(fs::exists(dir / "in-sobel-x.png"));
+    r = run({"--skip-existing", "--json", "-"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    auto line = nlohmann::json::parse(r.out.substr(0, r.out.find('\n')));
+    CHECK(line["status"] == "done");
+    CHECK(line["outputs"] == nlohmann::json::array({"in-sobel-x.png"}));
+    CHECK(fs::exists(dir / "in-sobel-x.png"));
+    CHECK(read_bytes(dir / "in-sobel-y.png") == "kept");
+
+    // All there: the input is skipped.
+    r = run({"--skip-existing", "--json", "-"});
+    REQUIRE(r.exit_code == 0);
+    line = nlohmann::json::parse(r.out.substr(0, r.out.find('\n')));
+    CHECK(line["status"] == "skipped");
+    CHECK(read_bytes(dir / "in-sobel-y.png") == "kept");
+
+    // A file that cannot be written (a folder in its place, which
+    // --overwrite does not replace): the input fails, and the other
+    // filter's file, written before it, is removed.
+    fs::remove(dir / "in-sobel-x.png");
+    fs::remove(dir / "in-sobel-y.png");
+    fs::create_directory(dir / "in-sobel-y.png");
+    r = run({"--overwrite"});
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("in-sobel-y.png: is a directory"));
+    CHECK_FALSE(fs::exists(dir / "in-sobel-x.png"));
+    CHECK(fs::is_directory(dir / "in-sobel-y.png"));
+    fs::remove(dir / "in-sobel-y.png");
+    REQUIRE(run({}).exit_code == 0);
+    CHECK(read_bytes(dir / "in-sobel-y.png") == sobel_y);
+
+    // {kernel} under -k auto names the files once the variant is chosen,
+    // and --skip-existing keeps those there by that name.
+    std::vector<std::string> by_kernel{"in.png", "-f", "sobel-x", "-f", "sobel-y", "--combine"};
+    by_kernel.insert(by_kernel.end(), {"stack", "--depth", "u8", "-o", "{kernel}/{filter}.png",
+                                       "--skip-existing", "--json", "-"});
+    r = run_cudaconv(by_kernel, dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    line = nlohmann::json::parse(r.out.substr(0, r.out.find('\n')));
+    const std::string variant = line["variant"];
+    CHECK(line["outputs"] ==
+          nlohmann::json::array({variant + "/sobel-x.png", variant + "/sobel-y.png"}));
+    write_file(dir / variant / "sobel-x.png", "kept");
+    fs::remove(dir / variant / "sobel-y.png");
+    r = run_cudaconv(by_kernel, dir.path());
+    REQUIRE(r.exit_code == 0);
+    line = nlohmann::json::parse(r.out.substr(0, r.out.find('\n')));
+    CHECK(line["outputs"] == nlohmann::json::array({variant + "/sobel-y.png"}));
+    CHECK(read_bytes(dir / variant / "sobel-x.png") == "kept");
+    CHECK(read_bytes(dir / variant / "sobel-y.png") == sobel_y);
+}
+
 TEST_CASE("bank: what it cannot mean is refused before any work", "[cli][bank]") {
     TempDir dir;
     copy_sample("chelsea-alpha-crop.png", dir / "in.png");
@@ -167,7 +325,16 @@ TEST_CASE("bank: what it cannot mean is refused before any work", "[cli][bank]")
          "choose magnitude, max, sum or stack"},
         {{"-f", "sobel-x", "-f", "sobel-y", "--combine", "stack"}, "PNG holds 8- or 16-bit"},
         {{"-f", "sobel-x", "-f", "sobel-y", "--combine", "stack", "--depth", "u16"},
-         "which only .npy holds"},
+         "which only .npy holds; name the output .npy, or put {filter} in -o"},
+        {{"-f", "sobel-x", "-f", "sobel-y", "--combine", "stack", "-o", "{filter}.png"},
+         "sobel-x.png: PNG holds 8- or 16-bit"},
+        {{"-f", "sobel-x", "-f", "sobel-y", "--combine", "stack", "--depth", "u16", "-o",
+          "{filter}.jpg"},
+         "sobel-x.jpg: JPEG holds 8-bit samples"},
+        {{"-f", "sobel-x", "-f", "sobel-y", "-f", "sobel-x", "--combine", "stack", "--depth", "u8",
+          "-o", "{filter}.png"},
+         "sobel-x.png: filter 1 of the bank (sobel-x) and filter 3 of the bank (sobel-x) would "
+         "both write it"},
         {{"-f", "sobel-x", "-f", "box:5", "--combine", "max", "--border", "valid"},
          "responses of different sizes"},
         {{"-f", "sobel-x", "-f", "sobel-y", "--combine", "sum", "--alpha", "premultiply"},
@@ -178,13 +345,16 @@ TEST_CASE("bank: what it cannot mean is refused before any work", "[cli][bank]")
         {{"-f", "none", "-f", "edge", "--combine", "sum"}, "cannot be a step"},
     };
     for (const Refusal& refusal : refusals) {
-        std::vector<std::string> args{"in.png", "-o", "out.png"};
+        std::vector<std::string> args{"in.png"};
+        if (std::find(refusal.args.begin(), refusal.args.end(), "-o") == refusal.args.end()) {
+            args.insert(args.end(), {"-o", "out.png"});
+        }
         args.insert(args.end(), refusal.args.begin(), refusal.args.end());
         const auto r = run_cudaconv(args, dir.path());
         INFO(r.err);
         CHECK(r.exit_code == 2);
         CHECK(r.err.find(refusal.says) != std::string::npos);
-        CHECK_FALSE(fs::exists(dir / "out.png"));
+        CHECK(dir.entries() == std::vector<std::string>{"in.png"});
     }
 }
 
