@@ -202,15 +202,22 @@ std::vector<PlannedImage> plan_outputs(const std::vector<InputFile>& inputs,
     }
     if (!existing.empty()) throw UsageError(existing_refusal(existing));
     if (request.check_outputs) request.check_outputs(plan);
+    if (request.make_folders) make_output_folders(plan);
+    return plan;
+}
 
-    for (const std::string& folder : folders) {
+void make_output_folders(const std::vector<PlannedImage>& plan) {
+    for (const PlannedImage& image : plan) {
+        if (image.target.path == kStdStream) continue;
+        const fs::path folder = fs::path(image.target.path).parent_path();
         std::error_code ec;
+        if (folder.empty() || fs::is_directory(folder, ec)) continue;
         fs::create_directories(folder, ec);
         if (ec) {
-            throw WorkError(fmt::format("{}: cannot create folder: {}", folder, ec.message()));
+            throw WorkError(
+                fmt::format("{}: cannot create folder: {}", folder.string(), ec.message()));
         }
     }
-    return plan;
 }
 
 }  // namespace cudaconv

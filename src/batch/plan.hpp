@@ -49,6 +49,9 @@ struct PlanRequest {
     // run once the plan's passed and before any folder is made.
     std::function<void(const std::vector<PlannedImage>&)> check_outputs;
     std::optional<Shard> shard;  // --shard K/N: plan the inputs of shard K alone
+    // False where the caller plans several outputs an input, one plan each:
+    // it makes the folders (make_output_folders) once every plan has passed.
+    bool make_folders = true;
 };
 
 // Throws UsageError (exit 2) for what the user must change, WorkError
@@ -56,6 +59,10 @@ struct PlanRequest {
 // created. Creates the output folders only once everything else passed.
 std::vector<PlannedImage> plan_outputs(const std::vector<InputFile>& inputs,
                                        const PlanRequest& request);
+
+// Creates the planned outputs' missing folders; WorkError where one cannot
+// be created.
+void make_output_folders(const std::vector<PlannedImage>& plan);
 
 // Throws UsageError when `output` is one of the inputs (same file, however
 // named). `inputs` holds weakly_canonical paths.

@@ -493,11 +493,13 @@ private:
     std::vector<PlannedImage> plan_each_filter(const std::vector<InputFile>& inputs,
                                                PlanRequest request) {
         refuse_files_shared_by_filters(inputs, request.output);
+        request.make_folders = false;  // made once every filter's plan has passed
         std::vector<std::vector<PlannedImage>> plans;
         for (const ConvParams& p : filters_.filters()) {
             request.output.filter = p.filter.label;
             plans.push_back(plan_outputs(inputs, request));
         }
+        for (const auto& each : plans) make_output_folders(each);
         std::vector<PlannedImage> plan = plans.front();
         filter_targets_.resize(plan.size());
         for (std::size_t i = 0; i < plan.size(); ++i) {

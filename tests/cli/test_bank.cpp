@@ -260,6 +260,15 @@ TEST_CASE("bank: stack's files a filter and existing files", "[cli][bank][stack]
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("exists already: in-sobel-y.png"));
     CHECK_FALSE(fs::exists(dir / "in-sobel-x.png"));
+    // Nor is a folder made for the other filter's file.
+    fs::create_directory(dir / "sobel-y");
+    write_file(dir / "sobel-y" / "in.png", "kept");
+    r = run_cudaconv({"in.png", "-f", "sobel-x", "-f", "sobel-y", "--combine", "stack", "--depth",
+                      "u8", "-o", "{filter}/{stem}.png"},
+                     dir.path());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("exists already: sobel-y/in.png"));
+    CHECK_FALSE(fs::exists(dir / "sobel-x"));
     r = run({"--skip-existing", "--json", "-"});
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
