@@ -40,7 +40,7 @@ big = cv2.resize(img, (4000, 3000), interpolation=cv2.INTER_CUBIC)
 cv2.imwrite(".carry/rocket-4000x3000.jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 90])'
 fi
 # Refuse a binary that still needs libraries the GPU machine lacks.
-if ldd build/gpu/cudaconv | grep -E 'opencv|spdlog|fmt|jpeg|png|libz|deflate'; then
+if ldd build/gpu/cudaconv | grep -E 'opencv|spdlog|fmt|jpeg|png|libz|deflate|exiv2'; then
   echo "gpu/build: cudaconv still links the shared libraries above" >&2
   exit 1
 fi

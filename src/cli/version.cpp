@@ -9,6 +9,7 @@
 
 #include "base/build_info.hpp"
 #include "base/wrap.hpp"
+#include "io/tiff_metadata.hpp"
 #include "kernels/runtime/library_versions.hpp"
 
 namespace cudaconv {
@@ -94,8 +95,11 @@ std::string version_text(const VersionFacts& facts) {
     const std::string architectures =
         wrap_hanging(kArchitectures, cuda_architectures_text(facts.cuda_architectures),
                      static_cast<int>(kArchitectures.size()));
-    return fmt::format("cudaconv {}\n{}\n{}\n{}\nOpenCV {}", facts.version, cuda, libraries,
-                       architectures, facts.opencv);
+    // Exiv2 writes a TIFF output's metadata; a build may leave it out.
+    const std::string exiv2 = facts.exiv2.empty() ? "none (TIFF outputs carry no metadata)"
+                                                  : facts.exiv2;
+    return fmt::format("cudaconv {}\n{}\n{}\n{}\nOpenCV {}, Exiv2 {}", facts.version, cuda,
+                       libraries, architectures, facts.opencv, exiv2);
 }
 
 VersionFacts gather_version_facts() {
@@ -109,6 +113,7 @@ VersionFacts gather_version_facts() {
     facts.cudnn = library_facts(find_cudnn());
     facts.nvjpeg = library_facts(find_nvjpeg());
     facts.opencv = CV_VERSION;
+    facts.exiv2 = exiv2_version();
     return facts;
 }
 

@@ -30,6 +30,7 @@ struct VersionFacts {
     LibraryFacts nvjpeg;             // found at run time
     std::string cuda_architectures;  // build_cuda_architectures(): "75-real,90"
     std::string opencv;              // "4.6.0"
+    std::string exiv2;               // "0.27.6"; empty in a build without it
 };
 
 // CMake's list of CUDA architectures in the words of nvcc's output: machine

@@ -9,6 +9,7 @@
 
 #include "io/exif_orientation.hpp"
 #include "io/png_chunks.hpp"
+#include "io/tiff_metadata.hpp"
 
 namespace cudaconv {
 
@@ -202,6 +203,9 @@ std::vector<std::uint8_t> with_metadata(std::vector<std::uint8_t> file,
         return jpeg_with(std::move(file), metadata);
     }
     if (extension == ".png") return png_with(std::move(file), metadata);
+    if (extension == ".tif" || extension == ".tiff") {
+        return tiff_with_metadata(std::move(file), metadata);
+    }
     return file;
 }
 

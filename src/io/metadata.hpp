@@ -5,8 +5,8 @@
 // JPEG (the first EXIF APP1, the ICC_PROFILE APP2 chunks in their order)
 // or a PNG (eXIf, iCCP); written into a JPEG or PNG output by splicing
 // segments or chunks into the encoded file, so every encoder's output,
-// CPU or GPU, gets them alike. Other output formats get none. --strip
-// keeps none.
+// CPU or GPU, gets them alike, and into a TIFF output by Exiv2, as tags
+// (tiff_metadata.hpp). Other output formats get none. --strip keeps none.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -28,10 +28,12 @@ ImageMetadata read_metadata(const std::uint8_t* data, std::size_t size);
 // turned upright on reading; nothing where there is no orientation tag.
 void mark_upright(ImageMetadata& metadata);
 
-// `file` (an encoded JPEG or PNG, by `extension`) with `metadata` spliced
-// in: APP1 and APP2 segments after the JPEG's SOI and JFIF APP0, eXIf and
-// iCCP chunks after the PNG's IHDR. An EXIF block over a JPEG segment's
-// 65,527 bytes is left out of a JPEG. Other extensions: `file` unchanged.
+// `file` (an encoded JPEG, PNG or TIFF, by `extension`) with `metadata`
+// spliced in: APP1 and APP2 segments after the JPEG's SOI and JFIF APP0,
+// eXIf and iCCP chunks after the PNG's IHDR, tags in the TIFF's first
+// directory and its Exif and GPS sub-directories (tiff_with_metadata). An
+// EXIF block over a JPEG segment's 65,527 bytes is left out of a JPEG.
+// Other extensions: `file` unchanged.
 std::vector<std::uint8_t> with_metadata(std::vector<std::uint8_t> file,
                                         const std::string& extension,
                                         const ImageMetadata& metadata);

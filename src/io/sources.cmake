@@ -42,3 +42,16 @@ else()
   find_package(JPEG REQUIRED)
   set(CUDACONV_IO_LIBRARIES PNG::PNG JPEG::JPEG)
 endif()
+
+# Exiv2 writes a TIFF output's metadata (tiff_metadata.cpp), found by its
+# pkg-config file (Debian's libexiv2-dev); without it, tiff_metadata_none.cpp.
+if(CUDACONV_WITH_EXIV2)
+  find_package(PkgConfig REQUIRED)
+  pkg_check_modules(CUDACONV_EXIV2 REQUIRED IMPORTED_TARGET exiv2>=0.27)
+  list(APPEND CUDACONV_IO_SOURCES ${CMAKE_CURRENT_LIST_DIR}/tiff_metadata.cpp)
+  list(APPEND CUDACONV_IO_LIBRARIES PkgConfig::CUDACONV_EXIV2)
+  message(STATUS "cudaconv: Exiv2 ${CUDACONV_EXIV2_VERSION}: TIFF outputs keep EXIF and ICC")
+else()
+  list(APPEND CUDACONV_IO_SOURCES ${CMAKE_CURRENT_LIST_DIR}/tiff_metadata_none.cpp)
+  message(STATUS "cudaconv: CUDACONV_WITH_EXIV2 is OFF: TIFF outputs carry no metadata")
+endif()

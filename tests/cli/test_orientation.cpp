@@ -1,6 +1,7 @@
 // A JPEG as a camera held sideways writes it: turned upright on reading by
 // default, as `convert -auto-orient` and cv::imread do, and kept as stored
-// with --no-auto-orient.
+// with --no-auto-orient; its EXIF block and ICC profile carried into JPEG,
+// PNG and TIFF outputs.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -16,6 +17,9 @@
 #include "support/files.hpp"
 #include "support/json_lines.hpp"
 #include "support/run_command.hpp"
+#if CUDACONV_WITH_EXIV2
+#include "support/tiff_tags.hpp"
+#endif
 
 namespace cudaconv::test {
 namespace fs = std::filesystem;
@@ -117,3 +121,75 @@ TEST_CASE("orientation: EXIF and the ICC profile are kept, marked upright", "[cl
 }
 
 }  // namespace cudaconv::test
+
+#if CUDACONV_WITH_EXIV2
+namespace cudaconv::test {
+
+// The same camera's JPEG written as TIFF: the profile and the EXIF tags
+// (IFD0's, the Exif and GPS directories') in the TIFF's own tags, the
+// orientation marked upright; --strip leaves them out; and the image is
+// stored exactly as it is without them.
+TEST_CASE("orientation: a TIFF output keeps the profile and the EXIF tags", "[cli][orientation]") {
+    TempDir dir;
+    ImageMetadata in;
+    in.exif = camera_exif(6);
+    in.icc.resize(70'000);
+    for (std::size_t i = 0; i < in.icc.size(); ++i) in.icc[i] = static_cast<std::uint8_t>(i * 5);
+    const cv::Mat photo = cv::imread(sample("chelsea.png"), cv::IMREAD_COLOR);
+    std::vector<std::uint8_t> plain;
+    REQUIRE(cv::imencode(".jpg", photo, plain));
+    const auto camera = with_metadata(plain, ".jpg", in);
+    write_file(dir / "camera.jpg", std::string(camera.begin(), camera.end()));
+    const auto tags_of = [&](const std::string& name) {
+        const std::string bytes = read_bytes(dir / name);
+        return read_tiff_tags(std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
+    };
+    const auto run = [&](std::vector<std::string> args) {
+        args.insert(args.begin(), "camera.jpg");
+        const auto r = run_cudaconv(args, dir.path());
+        INFO(r.err);
+        CHECK(r.err.empty());
+        REQUIRE(r.exit_code == 0);
+    };
+
+    for (const char* out : {"edge.tif", "none.tiff"}) {
+        INFO(out);
+        run({"-f", std::string(out) == "edge.tif" ? "edge" : "none", "-o", out});
+        const TiffTags t = tags_of(out);
+        REQUIRE(t.opened);
+        CHECK(t.layout.width == 300);  // turned upright
+        CHECK(t.icc == in.icc);
+        CHECK(t.make == "cudaconv-cam");
+        CHECK(t.model == "model-1");
+        CHECK(t.orientation == 1);
+        CHECK(t.exposure_time == Approx(1.0 / 250));
+        CHECK(t.date_time_original == "2024:05:06 07:08:09");
+        CHECK(t.gps_latitude_ref == "N");
+        CHECK(t.directories == 1);
+    }
+
+    run({"-f", "none", "--strip", "-o", "stripped.tif"});
+    const TiffTags stripped = tags_of("stripped.tif");
+    REQUIRE(stripped.opened);
+    CHECK(stripped.icc.empty());
+    CHECK(stripped.make.empty());
+    CHECK(stripped.orientation == 0);
+    CHECK_FALSE(stripped.has_exif);
+    CHECK_FALSE(stripped.has_gps);
+    // With or without metadata, the same image, stored the same.
+    CHECK(tags_of("none.tiff").layout == stripped.layout);
+    const cv::Mat kept = cv::imread((dir / "none.tiff").string(), cv::IMREAD_UNCHANGED);
+    const cv::Mat bare = cv::imread((dir / "stripped.tif").string(), cv::IMREAD_UNCHANGED);
+    REQUIRE(kept.size() == bare.size());
+    CHECK(cv::norm(kept, bare, cv::NORM_INF) == 0);
+
+    // Kept as stored, the orientation stays as the camera wrote it.
+    run({"-f", "edge", "--no-auto-orient", "-o", "stored.tif"});
+    const TiffTags stored = tags_of("stored.tif");
+    CHECK(stored.layout.width == 451);
+    CHECK(stored.orientation == 6);
+    CHECK(stored.icc == in.icc);
+}
+
+}  // namespace cudaconv::test
+#endif

@@ -1,7 +1,8 @@
 // `cudaconv --version` as a user runs it: "cudaconv VERSION" first, then the
 // CUDA runtime, driver and cuFFT, cuDNN and nvJPEG as this machine has them
 // (missing ones said, never an error), the GPU architectures compiled in
-// and OpenCV, each line within 80 columns, in a build with CUDA or without.
+// and OpenCV and Exiv2 (or that it is not built in), each line within 80
+// columns, in a build with CUDA or without.
 #include <catch2/catch.hpp>
 
 #include <regex>
@@ -37,7 +38,9 @@ TEST_CASE(
     const std::string library = R"((\d+\.\d+\.\d+|none|not found|(\d+\.\d+\.\d+ )?\(unusable\)))";
     CHECK(std::regex_search(
         r.out, std::regex("\nFound at run time: cuDNN " + library + ", nvJPEG " + library + "\n")));
-    CHECK(std::regex_search(r.out, std::regex(R"(\nOpenCV \d+\.\d+\.\d+)")));
+    CHECK(std::regex_search(
+        r.out, std::regex(R"(\nOpenCV \d+\.\d+\.\d+, Exiv2 )"
+                          R"((\d+\.\d+\.\d+|none \(TIFF outputs carry no metadata\)))")));
 
     const std::string architectures = build_cuda_architectures();
     if (architectures.empty()) {  // built without the toolkit

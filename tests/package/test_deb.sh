@@ -29,6 +29,10 @@ grep -q "libopencv-imgcodecs" <<<"$depends" || fail "no OpenCV in Depends: $depe
 dpkg-deb -x "$deb" "$tmp/root"
 bin=$tmp/root/usr/bin/cudaconv
 "$bin" --version | head -1 | grep -q '^cudaconv ' || fail "--version of the unpacked binary"
+# A build with Exiv2 (TIFF outputs' metadata) needs its library installed too.
+if "$bin" --version | grep -q 'Exiv2 [0-9]'; then
+  grep -q "libexiv2" <<<"$depends" || fail "no Exiv2 in Depends: $depends"
+fi
 "$bin" "$(dirname "$0")/../../images/camera-crop.png" -f edge -k cpu -o "$tmp/edge.png" ||
   fail "the unpacked binary did not filter"
 zcat "$tmp/root/usr/share/man/man1/cudaconv.1.gz" | grep -q '^\.SH "EXIT STATUS"' ||

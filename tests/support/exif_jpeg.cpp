@@ -1,8 +1,118 @@
 #include "support/exif_jpeg.hpp"
 
+#include <string>
+
 #include <opencv2/imgcodecs.hpp>
 
 namespace cudaconv::test {
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+void put16(Bytes& out, unsigned v) {
+    out.push_back(static_cast<std::uint8_t>(v));
+    out.push_back(static_cast<std::uint8_t>(v >> 8));
+}
+
+void put32(Bytes& out, std::size_t v) {
+    put16(out, static_cast<unsigned>(v & 0xFFFF));
+    put16(out, static_cast<unsigned>(v >> 16));
+}
+
+// One little-endian directory entry: its tag, type and count, and its
+// value's bytes, in the entry when they fit in 4, else after the directory.
+struct Entry {
+    unsigned tag;
+    unsigned type;  // 1 BYTE, 2 ASCII, 3 SHORT, 4 LONG, 5 RATIONAL
+    std::size_t count;
+    Bytes value;
+};
+using Directory = std::vector<Entry>;
+
+Entry ascii(unsigned tag, const std::string& text) {
+    Bytes value(text.begin(), text.end());
+    value.push_back(0);
+    return {tag, 2, value.size(), value};
+}
+
+Entry number(unsigned tag, unsigned type, std::size_t v) {
+    Bytes value;
+    if (type == 3) {
+        put16(value, static_cast<unsigned>(v));
+    } else {
+        put32(value, v);
+    }
+    return {tag, type, 1, value};
+}
+
+// The directory and its values' bytes.
+std::size_t size_of(const Directory& directory) {
+    std::size_t size = 2 + 12 * directory.size() + 4;
+    for (const Entry& e : directory) {
+        if (e.value.size() > 4) size += e.value.size() + e.value.size() % 2;
+    }
+    return size;
+}
+
+void put_directory(Bytes& out, const Directory& directory, std::size_t next) {
+    std::size_t data = out.size() + 2 + 12 * directory.size() + 4;
+    Bytes values;
+    put16(out, static_cast<unsigned>(directory.size()));
+    for (const Entry& e : directory) {
+        put16(out, e.tag);
+        put16(out, e.type);
+        put32(out, e.count);
+        if (e.value.size() <= 4) {
+            Bytes field = e.value;
+            field.resize(4, 0);
+            out.insert(out.end(), field.begin(), field.end());
+        } else {
+            put32(out, data + values.size());
+            values.insert(values.end(), e.value.begin(), e.value.end());
+            if (values.size() % 2 != 0) values.push_back(0);
+        }
+    }
+    put32(out, next);
+    out.insert(out.end(), values.begin(), values.end());
+}
+
+}  // namespace
+
+Bytes camera_exif(int value) {
+    const std::string date = "2024:05:06 07:08:09";
+    Bytes exposure;  // 1/250
+    put32(exposure, 1);
+    put32(exposure, 250);
+    const Directory exif = {{0x829A, 5, 1, exposure}, ascii(0x9003, date)};
+    const Directory gps = {{0x0000, 1, 4, {2, 2, 0, 0}}, ascii(0x0001, "N")};
+    const Bytes thumbnail = {0xFF, 0xD8, 0xFF, 0xD9};
+    Directory ifd0 = {ascii(0x010F, "cudaconv-cam"),
+                      ascii(0x0110, "model-1"),
+                      number(0x0112, 3, static_cast<std::size_t>(value)),
+                      ascii(0x0132, date),
+                      number(0x8769, 4, 0),   // the Exif directory's offset, below
+                      number(0x8825, 4, 0)};  // the GPS directory's
+    Directory ifd1 = {number(0x0103, 3, 6),   // JPEG compressed
+                      number(0x0201, 4, 0),   // the thumbnail's offset, below
+                      number(0x0202, 4, thumbnail.size())};
+    const std::size_t at_ifd0 = 8;
+    const std::size_t at_exif = at_ifd0 + size_of(ifd0);
+    const std::size_t at_gps = at_exif + size_of(exif);
+    const std::size_t at_ifd1 = at_gps + size_of(gps);
+    const std::size_t at_thumbnail = at_ifd1 + size_of(ifd1);
+    ifd0[4] = number(0x8769, 4, at_exif);
+    ifd0[5] = number(0x8825, 4, at_gps);
+    ifd1[1] = number(0x0201, 4, at_thumbnail);
+    Bytes tiff = {'I', 'I'};
+    put16(tiff, 42);
+    put32(tiff, at_ifd0);
+    put_directory(tiff, ifd0, at_ifd1);
+    put_directory(tiff, exif, 0);
+    put_directory(tiff, gps, 0);
+    put_directory(tiff, ifd1, 0);
+    tiff.insert(tiff.end(), thumbnail.begin(), thumbnail.end());
+    return tiff;
+}
 
 std::vector<std::uint8_t> exif_segment(int value, bool big_endian) {
     std::vector<std::uint8_t> tiff;

@@ -1,10 +1,14 @@
 // io/metadata.hpp: EXIF and ICC read from JPEG and PNG files, spliced into
 // encoded outputs and read back the same, the orientation marked upright,
-// and malformed blocks left out without failing.
+// and malformed blocks left out without failing; in TIFF outputs, the
+// profile and the EXIF tags read back with libtiff, the image stored
+// exactly as without them.
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <iostream>
 #include <random>
+#include <thread>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -13,6 +17,9 @@
 #include "io/image_io.hpp"
 #include "io/metadata.hpp"
 #include "support/exif_jpeg.hpp"
+#if CUDACONV_WITH_EXIV2
+#include "support/tiff_tags.hpp"
+#endif
 
 namespace cudaconv {
 namespace {
@@ -64,10 +71,12 @@ TEST_CASE("metadata: EXIF and a multi-segment ICC profile round-trip through JPE
         const cv::Mat decoded = cv::imdecode(file, cv::IMREAD_UNCHANGED);
         CHECK(decoded.cols == 30);
     }
-    // Other formats get none; an empty set changes nothing.
-    const Bytes tif = encoded(".png");
-    CHECK(with_metadata(tif, ".tif", m) == tif);
-    CHECK(with_metadata(tif, ".png", ImageMetadata{}) == tif);
+    // Other formats get none, nor a file that is not what its extension
+    // says; an empty set changes nothing.
+    const Bytes png = encoded(".png");
+    CHECK(with_metadata(png, ".bmp", m) == png);
+    CHECK(with_metadata(png, ".tif", m) == png);
+    CHECK(with_metadata(png, ".png", ImageMetadata{}) == png);
 }
 
 TEST_CASE("metadata: the orientation is marked upright, either byte order", "[metadata]") {
@@ -118,6 +127,157 @@ TEST_CASE("metadata: read from a camera-style JPEG; malformed blocks left out", 
     REQUIRE(at != broken.end());
     at[4 + 20] ^= 0xFF;  // inside the zlib stream
     CHECK(read_metadata(broken.data(), broken.size()).icc.empty());
+}
+
+namespace {
+
+// The TIFF test images: each depth a TIFF output holds, 1, 3 and 4
+// channels, random samples (fixed seeds) that LZW cannot shrink to nothing.
+cv::Mat tiff_image(int type, int seed) {
+    cv::Mat image(37, 53, type);
+    cv::RNG rng(static_cast<std::uint64_t>(seed));
+    const double high = CV_MAT_DEPTH(type) == CV_8U    ? 256
+                        : CV_MAT_DEPTH(type) == CV_16U ? 65536
+                                                       : 4;
+    rng.fill(image, cv::RNG::UNIFORM, CV_MAT_DEPTH(type) == CV_32F ? -high : 0, high);
+    return image;
+}
+
+bool skip_without_tiff() {
+    if (cv::haveImageWriter("x.tif")) return false;
+    std::cout << "SKIPPED: this OpenCV has no .tif codec\n";
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("metadata: a TIFF output holds the profile and the EXIF tags, its image unchanged",
+          "[metadata]") {
+    if (skip_without_tiff()) return;
+    const int type = GENERATE(CV_8UC3, CV_16UC1, CV_32FC3, CV_8UC4);
+    CAPTURE(type);
+    const cv::Mat image = tiff_image(type, type + 1);
+    const Bytes plain = encode_image(image, ".tif", EncodeOptions{}, "out.tif");  // LZW
+    ImageMetadata m;
+    m.exif = test::camera_exif(6);
+    m.icc = profile(5'000);
+    mark_upright(m);
+    for (const char* ext : {".tif", ".tiff"}) {
+        INFO(ext);
+        const Bytes file = with_metadata(plain, ext, m);
+        // The pixels OpenCV decodes, as without metadata.
+        const cv::Mat decoded = cv::imdecode(file, cv::IMREAD_UNCHANGED);
+        REQUIRE(decoded.type() == image.type());
+        REQUIRE(decoded.size() == image.size());
+        CHECK(cv::norm(decoded, image, cv::NORM_INF) == 0);
+#if CUDACONV_WITH_EXIV2
+        const test::TiffTags before = test::read_tiff_tags(plain);
+        const test::TiffTags after = test::read_tiff_tags(file);
+        REQUIRE(after.opened);
+        // Size, depth, compression and the compressed strips themselves.
+        CHECK(after.layout == before.layout);
+        CHECK(after.directories == 1);  // no thumbnail image
+        CHECK(after.icc == m.icc);
+        CHECK(after.make == "cudaconv-cam");
+        CHECK(after.model == "model-1");
+        CHECK(after.date_time == "2024:05:06 07:08:09");
+        CHECK(after.orientation == 1);
+        CHECK(after.has_exif);
+        CHECK(after.exposure_time == Approx(1.0 / 250));
+        CHECK(after.date_time_original == "2024:05:06 07:08:09");
+        CHECK(after.has_gps);
+        CHECK(after.gps_latitude_ref == "N");
+        CHECK(before.icc.empty());
+        CHECK(before.make.empty());
+#else
+        CHECK(file == plain);  // built without Exiv2: no metadata in a TIFF
+#endif
+    }
+}
+
+TEST_CASE("metadata: a TIFF output keeps what it can of malformed metadata, never failing",
+          "[metadata]") {
+    if (skip_without_tiff()) return;
+    const cv::Mat image = tiff_image(CV_8UC3, 11);
+    const Bytes plain = encode_image(image, ".tif", EncodeOptions{}, "out.tif");
+    const Bytes camera = test::camera_exif(1);
+    std::vector<Bytes> blocks = {
+        {'I', 'I', 42, 0, 0xFF, 0xFF, 0xFF, 0x7F},   // its first directory past the end
+        {'X', 'X', 42, 0, 8, 0, 0, 0, 0, 0},         // no byte order
+        Bytes(camera.begin(), camera.begin() + 40),  // cut inside IFD0
+    };
+    Bytes wrong_count = camera;  // Make's count past the block
+    wrong_count[8 + 2 + 4] = 0xFF;
+    wrong_count[8 + 2 + 7] = 0x7F;
+    blocks.push_back(wrong_count);
+    Bytes noise(300);
+    std::mt19937 rng(5);
+    for (auto& b : noise) b = static_cast<std::uint8_t>(rng());
+    blocks.push_back(noise);
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+        CAPTURE(i);
+        ImageMetadata m;
+        m.exif = blocks[i];
+        m.icc = profile(3'000);
+        Bytes file;
+        REQUIRE_NOTHROW(file = with_metadata(plain, ".tif", m));
+        const cv::Mat decoded = cv::imdecode(file, cv::IMREAD_UNCHANGED);
+        REQUIRE(decoded.size() == image.size());
+        CHECK(cv::norm(decoded, image, cv::NORM_INF) == 0);
+#if CUDACONV_WITH_EXIV2
+        // What is there is whole: the image as stored, the profile as given.
+        const test::TiffTags after = test::read_tiff_tags(file);
+        REQUIRE(after.opened);
+        CHECK(after.layout == test::read_tiff_tags(plain).layout);
+        CHECK(after.icc == m.icc);
+#endif
+    }
+    // The camera's block cut anywhere, or with any byte spoiled: never a
+    // throw, never a different image (the sanitizer build checks the reads).
+    for (std::size_t at = 0; at < camera.size(); ++at) {
+        CAPTURE(at);
+        ImageMetadata m;
+        m.exif = at % 2 == 0 ? Bytes(camera.begin(), camera.begin() + static_cast<long>(at))
+                             : camera;
+        if (at % 2 == 1) m.exif[at] ^= 0xFF;
+        Bytes file;
+        REQUIRE_NOTHROW(file = with_metadata(plain, ".tif", m));
+        const cv::Mat decoded = cv::imdecode(file, cv::IMREAD_UNCHANGED);
+        REQUIRE(decoded.size() == image.size());
+        CHECK(cv::norm(decoded, image, cv::NORM_INF) == 0);
+    }
+    // A TIFF that Exiv2 cannot take is written as it is.
+    Bytes broken = plain;
+    broken[4] = broken[5] = broken[6] = 0xFF;  // the first directory past the end
+    broken[7] = 0x7F;
+    ImageMetadata m;
+    m.exif = camera;
+    m.icc = profile(3'000);
+    Bytes file;
+    REQUIRE_NOTHROW(file = with_metadata(broken, ".tif", m));
+    CHECK(file == broken);
+}
+
+TEST_CASE("metadata: TIFF outputs written on several threads at once are each whole",
+          "[metadata]") {
+    if (skip_without_tiff()) return;
+    // The encode workers of a batch (-j) write their outputs concurrently.
+    const cv::Mat image = tiff_image(CV_16UC3, 3);
+    const Bytes plain = encode_image(image, ".tif", EncodeOptions{}, "out.tif");
+    ImageMetadata m;
+    m.exif = test::camera_exif(1);
+    m.icc = profile(20'000);
+    const Bytes expected = with_metadata(plain, ".tif", m);
+    constexpr int kThreads = 4;
+    std::vector<int> same(kThreads, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 25; ++i) same[t] += with_metadata(plain, ".tif", m) == expected;
+        });
+    }
+    for (std::thread& thread : threads) thread.join();
+    for (int t = 0; t < kThreads; ++t) CHECK(same[t] == 25);
 }
 
 }  // namespace cudaconv

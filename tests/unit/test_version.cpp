@@ -1,5 +1,6 @@
 // --version's text from given facts: the architectures in nvcc's words,
-// each library's state, and every line within 80 columns.
+// each library's state, Exiv2's version or its absence, and every line
+// within 80 columns.
 #include <catch2/catch.hpp>
 
 #include <sstream>
@@ -29,6 +30,7 @@ VersionFacts cuda_build() {
     facts.nvjpeg = {LibraryState::not_found, ""};
     facts.cuda_architectures = "90";
     facts.opencv = "4.6.0";
+    facts.exiv2 = "0.27.6";
     return facts;
 }
 
@@ -50,7 +52,7 @@ TEST_CASE("version: a CUDA build's lines", "[version]") {
                                         "CUDA runtime 13.0, driver 12.8, cuFFT 12.0.0\n"
                                         "Found at run time: cuDNN 9.13.0, nvJPEG not found\n"
                                         "GPU architectures: sm_90, PTX compute_90\n"
-                                        "OpenCV 4.6.0");
+                                        "OpenCV 4.6.0, Exiv2 0.27.6");
 
     VersionFacts no_driver = cuda_build();
     no_driver.cuda_driver.clear();
@@ -76,7 +78,7 @@ TEST_CASE("version: a build without CUDA's lines", "[version]") {
                                  "CUDA runtime none, cuFFT none\n"
                                  "Found at run time: cuDNN none, nvJPEG none\n"
                                  "GPU architectures: no CUDA (built without the toolkit)\n"
-                                 "OpenCV 4.6.0");
+                                 "OpenCV 4.6.0, Exiv2 none (TIFF outputs carry no metadata)");
 }
 
 TEST_CASE("version: every line within 80 columns, however many architectures", "[version]") {
