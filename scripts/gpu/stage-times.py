@@ -3,7 +3,9 @@
 each stage's milliseconds over the images (timings_ms: decode, upload,
 filter, download, png_rows, gpu_jpeg, encode, run = the GPU thread's time
 on the image, total), which decoder and encoder took them, and the batch's
-own images/s (its summary line, start-up left out).
+own images/s (its summary line, start-up left out); then the GPU thread's
+time on all images but the first (which waits for start-up) and its
+stalls: the images on which it took more than twice its median.
 
 usage: stage-times.py BATCH.jsonl [LABEL]
 """
@@ -26,3 +28,10 @@ print(f"{label}: {len(images)} images, {summary.get('images_per_s', 0):.1f} imag
 print("  " + "  ".join(f"{stage} {statistics.median(ms):.2f}/{statistics.mean(ms):.2f}"
                        for stage, ms in stages.items() if max(ms) > 0)
       + "  (ms, median/mean)")
+done = sorted(images, key=lambda i: i["batch_ms"]["end"])[1:]
+runs = [i["timings_ms"]["run"] for i in done]
+if runs:
+    median = statistics.median(runs)
+    stalls = [ms for ms in runs if ms > 2 * median]
+    print(f"  GPU thread: {sum(runs):.0f} ms on images 2..{len(images)}; {len(stalls)} stalls "
+          f"(over twice its median {median:.2f} ms) took {sum(stalls):.0f} ms")
