@@ -12,7 +12,7 @@ set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config libopencv-dev libcli11-dev libspdlog-dev libfmt-dev
           nlohmann-json3-dev catch2 libdeflate-dev libtbb-dev libpng-dev libjpeg62-turbo-dev zlib1g-dev
-          libfftw3-dev libhwy-dev libexiv2-dev help2man dpkg-dev)
+          libfftw3-dev libhwy-dev libexiv2-dev libtiff-dev help2man dpkg-dev)
 if [[ ${1:-} == --test ]]; then
   packages+=(clang-14 libclang-rt-14-dev clang-format-14 slurm-wlm munge jq zsh python3-numpy)
 fi

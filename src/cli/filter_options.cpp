@@ -109,7 +109,8 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
                  "orientation, as cameras record it)");
     app.add_flag("--strip", o.strip,
                  "Leave the input's EXIF block and ICC colour profile out of the output "
-                 "(default: kept in JPEG, PNG and TIFF outputs)");
+                 "(default: kept in JPEG and PNG outputs, and in TIFF where --version names "
+                 "Exiv2)");
     app.add_option("--shard", o.shard,
                    "Do part K of N (0 <= K < N) of the inputs, split by a hash of their paths: "
                    "N runs do each input once")

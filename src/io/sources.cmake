@@ -48,6 +48,11 @@ endif()
 if(CUDACONV_WITH_EXIV2)
   find_package(PkgConfig REQUIRED)
   pkg_check_modules(CUDACONV_EXIV2 REQUIRED IMPORTED_TARGET exiv2>=0.27)
+  # Written and tested for 0.27 (Debian 12); 0.28 changed the calls it makes.
+  if(CUDACONV_EXIV2_VERSION VERSION_GREATER_EQUAL 0.28)
+    message(FATAL_ERROR "cudaconv: Exiv2 ${CUDACONV_EXIV2_VERSION} found; tiff_metadata.cpp is "
+                        "written for 0.27 (or configure with -DCUDACONV_WITH_EXIV2=OFF)")
+  endif()
   list(APPEND CUDACONV_IO_SOURCES ${CMAKE_CURRENT_LIST_DIR}/tiff_metadata.cpp)
   list(APPEND CUDACONV_IO_LIBRARIES PkgConfig::CUDACONV_EXIV2)
   message(STATUS "cudaconv: Exiv2 ${CUDACONV_EXIV2_VERSION}: TIFF outputs keep EXIF and ICC")
