@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -1124,31 +1123,42 @@ private:
 
     // A stack written one file a filter: each response finished into dst
     // (--scale, --delta and --abs, the output depth, a kept alpha), as the
-    // filter run alone writes it, and written to its file; an input's
-    // files are written whole or not at all.
+    // filter run alone writes it. An input's files are written whole or
+    // not at all: every one is encoded, then staged beside its target, and
+    // only then are they renamed into place, so a failure before the
+    // renames leaves the files there before untouched.
     void write_each_filter(ImageWork& work) {
-        EncodeOptions encode = encode_;
-        encode.threads = std::max(encode.threads, work.encode_threads);
+        const EncodeOptions encode = encode_options(work);
         const int filtered = filters_.filtered_channels(work.responses.front().channels());
-        std::vector<std::string> written;
-        try {
-            for (std::size_t k = 0; k < work.responses.size(); ++k) {
-                const OutputTarget& target = work.filter_targets[k];
-                if (target.path.empty()) continue;  // it exists, and --skip-existing keeps it
-                combine_responses({view_of(std::as_const(work.responses[k]))}, Combine::stack,
-                                  filtered, options_.scale, options_.delta, options_.take_abs,
-                                  view_of(work.dst));
-                std::vector<std::uint8_t> file =
-                    encode_image(work.dst, target.extension, encode, target.path);
-                write_file_atomically(
-                    target.path, with_metadata(std::move(file), target.extension, work.metadata));
-                written.push_back(target.path);
-            }
-        } catch (...) {
-            for (const std::string& path : written) std::remove(path.c_str());
-            throw;
+        std::vector<const OutputTarget*> targets;
+        std::vector<std::vector<std::uint8_t>> files;
+        for (std::size_t k = 0; k < work.responses.size(); ++k) {
+            const OutputTarget& target = work.filter_targets[k];
+            if (target.path.empty()) continue;  // it exists, and --skip-existing keeps it
+            combine_responses({view_of(std::as_const(work.responses[k]))}, Combine::stack, filtered,
+                              options_.scale, options_.delta, options_.take_abs, view_of(work.dst));
+            std::vector<std::uint8_t> file =
+                encode_image(work.dst, target.extension, encode, target.path);
+            targets.push_back(&target);
+            files.push_back(with_metadata(std::move(file), target.extension, work.metadata));
         }
         work.responses.clear();
+        std::vector<StagedFile> staged;
+        staged.reserve(files.size());
+        for (std::size_t i = 0; i < files.size(); ++i) {
+            staged.emplace_back(targets[i]->path, files[i]);
+            files[i] = {};  // on disk now: memory for the next
+        }
+        for (StagedFile& file : staged) file.commit();
+    }
+
+    // The encoding of an input's files: the threads its worker may give
+    // it; a stack's one file holds responses, not colours.
+    EncodeOptions encode_options(const ImageWork& work) const {
+        EncodeOptions encode = encode_;
+        encode.threads = std::max(encode.threads, work.encode_threads);
+        encode.channels_are_colour = per_filter_ || !filters_.is_stack();
+        return encode;
     }
 
     void encode_and_write(ImageWork& work) {
@@ -1172,9 +1182,7 @@ private:
                 work.report.input, shape_of(view_of(std::as_const(work.dst))), read_options_,
                 [&] { return unpremultiplied(work.dst, work.report.out_depth, work.input_max); });
         }
-        EncodeOptions encode = encode_;
-        encode.threads = std::max(encode.threads, work.encode_threads);
-        encode.channels_are_colour = !filters_.is_stack();
+        const EncodeOptions encode = encode_options(work);
         const bool jpeg_done = work.jpeg && work.jpeg->done;
         work.report.encoder = (work.png_rows && work.png_rows->done) || jpeg_done ? "gpu" : "cpu";
         if (options_.encoder == "gpu" && work.report.encoder != "gpu") warn_cpu_encoded(work);

@@ -1,7 +1,9 @@
 // Writing outputs so that no reader, and no interrupted run, ever sees part
 // of one: a temporary file beside the destination, renamed over it once
-// complete. A process-wide table of the temporary files being written lets
-// a signal handler remove them.
+// complete; a set of outputs (a stack's file a filter) has every file
+// written beside its destination before any is renamed. A process-wide
+// table of the temporary files being written lets a signal handler remove
+// them.
 //
 // No fsync: the promise (docs/SPEC.md) is about failures and interrupts of
 // cudaconv, which rename() covers on its own; only a power cut or kernel
@@ -19,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <string>
@@ -72,12 +75,14 @@ std::string errno_text(int err) { return std::generic_category().message(err); }
     throw WorkError(path + ": " + problem);
 }
 
+}  // namespace
+
 // A temporary file created beside the destination and registered for
 // remove_pending_temp_files(); removed again unless renamed into place.
-class TempFile {
+class StagedFile::Temp {
 public:
     // `folder` is "" or ends in '/'.
-    TempFile(const std::string& destination, const std::string& folder, const std::string& name) {
+    Temp(const std::string& destination, const std::string& folder, const std::string& name) {
         const std::string pattern = folder + "." + name.substr(0, kMaxNameInTemp) + kTempSuffix;
         if (pattern.size() >= kMaxTempPath) fail(destination, "cannot write: the path is too long");
         // mkstemp fills in the slot's own copy of the pattern, so the
@@ -97,14 +102,14 @@ public:
         }
     }
 
-    ~TempFile() {
+    ~Temp() {
         if (fd_ >= 0) ::close(fd_);
         if (!renamed_) ::unlink(path_);
         release_slot();
     }
 
-    TempFile(const TempFile&) = delete;
-    TempFile& operator=(const TempFile&) = delete;
+    Temp(const Temp&) = delete;
+    Temp& operator=(const Temp&) = delete;
 
     int fd() const { return fd_; }
     const char* path() const { return path_; }
@@ -144,6 +149,8 @@ private:
     int fd_ = -1;
     bool renamed_ = false;
 };
+
+namespace {
 
 // The umask without changing it: umask() can only be read by setting it,
 // which would race with files other threads create meanwhile.
@@ -200,9 +207,8 @@ std::string unwritable_folder_reason(const std::string& folder) {
     return "the folder " + folder + " does not exist";
 }
 
-void write_file_atomically(const std::string& path, const std::vector<std::uint8_t>& bytes) {
-    if (path == kStdStream) return write_stdout(bytes);
-
+StagedFile::StagedFile(const std::string& path, const std::vector<std::uint8_t>& bytes)
+    : path_(path) {
     const std::size_t slash = path.find_last_of('/');
     const std::string folder = slash == std::string::npos ? "" : path.substr(0, slash + 1);
     const std::string name = path.substr(folder.size());
@@ -211,19 +217,32 @@ void write_file_atomically(const std::string& path, const std::vector<std::uint8
         fail(path, "is a directory");
     }
 
-    TempFile temp(path, folder, name);
-    if (const int err = write_all(temp.fd(), bytes.data(), bytes.size())) {
+    temp_ = std::make_unique<Temp>(path, folder, name);
+    if (const int err = write_all(temp_->fd(), bytes.data(), bytes.size())) {
         fail(path, "cannot write: " + errno_text(err));
     }
     // mkstemp creates 0600; an output should get what any new file gets.
     // Failure is ignored: some filesystems (FAT, some FUSE) keep no modes.
-    (void)::fchmod(temp.fd(), 0666 & ~current_umask());
-    if (temp.close() != 0) fail(path, "cannot write: " + errno_text(errno));
-    if (::rename(temp.path(), path.c_str()) != 0) {
+    (void)::fchmod(temp_->fd(), 0666 & ~current_umask());
+    if (temp_->close() != 0) fail(path, "cannot write: " + errno_text(errno));
+}
+
+StagedFile::StagedFile(StagedFile&&) noexcept = default;
+StagedFile& StagedFile::operator=(StagedFile&&) noexcept = default;
+StagedFile::~StagedFile() = default;
+
+void StagedFile::commit() {
+    if (::rename(temp_->path(), path_.c_str()) != 0) {
         const int err = errno;
-        fail(path, err == EISDIR ? "is a directory" : "cannot write: " + errno_text(err));
+        fail(path_, err == EISDIR ? "is a directory" : "cannot write: " + errno_text(err));
     }
-    temp.mark_renamed();
+    temp_->mark_renamed();
+    temp_.reset();  // frees its slot: the temporary name no longer exists
+}
+
+void write_file_atomically(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+    if (path == kStdStream) return write_stdout(bytes);
+    StagedFile(path, bytes).commit();
 }
 
 void remove_pending_temp_files() noexcept {

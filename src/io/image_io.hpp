@@ -4,6 +4,7 @@
 // failure is an exception whose message starts with the file name.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -125,6 +126,28 @@ std::vector<std::uint8_t> encode_png_rows_stream(std::int64_t width, std::int64_
 // stdout. Throws WorkError "PATH: problem" and leaves nothing behind.
 void write_file_atomically(const std::string& path, const std::vector<std::uint8_t>& bytes);
 
+// An output written in full to a temporary file beside its destination
+// (the same folder, so that renaming it there is atomic), registered for
+// remove_pending_temp_files(), and not yet in place: commit() renames it
+// over the destination; destroyed uncommitted, it is removed. Staging
+// every file of a set before committing any means a failure while writing
+// them leaves the files already there untouched. `path` names a file, not
+// `-`. Both steps throw WorkError "PATH: problem" and leave nothing behind.
+class StagedFile {
+public:
+    StagedFile(const std::string& path, const std::vector<std::uint8_t>& bytes);
+    StagedFile(StagedFile&&) noexcept;
+    StagedFile& operator=(StagedFile&&) noexcept;
+    ~StagedFile();
+
+    void commit();
+
+private:
+    class Temp;
+    std::string path_;
+    std::unique_ptr<Temp> temp_;
+};
+
 // Writes all of `data` to fd, through short writes, EINTR, and EAGAIN on a
 // non-blocking descriptor (it waits until it drains). Returns 0 or the
 // errno of the failure (EIO where a write made no progress).
@@ -136,11 +159,11 @@ int write_all(int fd, const std::uint8_t* data, std::size_t size);
 // once rather than after the filtering.
 std::string unwritable_folder_reason(const std::string& folder);
 
-// Unlinks the temporary files that write_file_atomically is writing at this
-// moment, so an interrupted run leaves nothing behind. Async-signal-safe (a
-// table of fixed blocks and unlink()): meant for a signal handler that then
-// ends the process (batch/interrupt.hpp); the interrupted writes must not
-// continue afterwards.
+// Unlinks the temporary files that write_file_atomically and StagedFile are
+// writing or hold at this moment, so an interrupted run leaves nothing
+// behind. Async-signal-safe (a table of fixed blocks and unlink()): meant
+// for a signal handler that then ends the process (batch/interrupt.hpp);
+// the interrupted writes must not continue afterwards.
 void remove_pending_temp_files() noexcept;
 
 }  // namespace cudaconv

@@ -287,7 +287,7 @@ TEST_CASE("bank: stack's files a filter and existing files", "[cli][bank][stack]
 
     // A file that cannot be written (a folder in its place, which
     // --overwrite does not replace): the input fails, and the other
-    // filter's file, written before it, is removed.
+    // filter's file is not written either.
     fs::remove(dir / "in-sobel-x.png");
     fs::remove(dir / "in-sobel-y.png");
     fs::create_directory(dir / "in-sobel-y.png");
@@ -320,6 +320,59 @@ TEST_CASE("bank: stack's files a filter and existing files", "[cli][bank][stack]
     CHECK(line["outputs"] == nlohmann::json::array({variant + "/sobel-y.png"}));
     CHECK(read_bytes(dir / variant / "sobel-x.png") == "kept");
     CHECK(read_bytes(dir / variant / "sobel-y.png") == sobel_y);
+}
+
+namespace {
+
+// The names of the temporary files (.NAME.cudaconv-XXXXXX) left in `folder`.
+std::vector<std::string> temp_files_in(const fs::path& folder) {
+    std::vector<std::string> left;
+    for (const auto& entry : fs::directory_iterator(folder)) {
+        const std::string name = entry.path().filename().string();
+        if (name.find(".cudaconv-") != std::string::npos) left.push_back(name);
+    }
+    return left;
+}
+
+}  // namespace
+
+TEST_CASE("bank: stack's files a filter replace the existing ones all or none",
+          "[cli][bank][stack]") {
+    TempDir dir;
+    copy_sample("camera-crop.png", dir / "in.png");
+    // The second filter's file in the same folder as the first's, or in a
+    // folder of its own.
+    struct Layout {
+        std::string pattern, sobel_x, sobel_y;
+    };
+    const Layout layout =
+        GENERATE(Layout{"{stem}-{filter}.png", "in-sobel-x.png", "in-sobel-y.png"},
+                 Layout{"{filter}/{stem}.png", "sobel-x/in.png", "sobel-y/in.png"});
+    const std::string& pattern = layout.pattern;
+    INFO(pattern);
+    const fs::path sobel_x = dir / layout.sobel_x;
+    const fs::path sobel_y = dir / layout.sobel_y;
+    const std::vector<std::string> args{"in.png",    "-f",    "sobel-x", "-f",         "sobel-y",
+                                        "--combine", "stack", "--depth", "u8",         "-o",
+                                        pattern,     "-k",    "cpu-ref", "--overwrite"};
+    REQUIRE(run_cudaconv(args, dir.path()).exit_code == 0);
+    CHECK(temp_files_in(sobel_x.parent_path()).empty());
+    CHECK(temp_files_in(sobel_y.parent_path()).empty());
+    const std::string old_sobel_x = "sobel-x's earlier file";
+    write_file(sobel_x, old_sobel_x);
+
+    // The second file cannot be written (a folder in its place): the input
+    // fails, and the first filter's earlier file is still there as it was.
+    fs::remove(sobel_y);
+    fs::create_directory(sobel_y);
+    const auto r = run_cudaconv(args, dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("is a directory"));
+    CHECK(read_bytes(sobel_x) == old_sobel_x);
+    CHECK(fs::is_directory(sobel_y));
+    CHECK(temp_files_in(sobel_x.parent_path()).empty());
+    CHECK(temp_files_in(sobel_y.parent_path()).empty());
 }
 
 TEST_CASE("bank: what it cannot mean is refused before any work", "[cli][bank]") {

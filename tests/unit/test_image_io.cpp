@@ -744,6 +744,32 @@ TEST_CASE("write_file_atomically replaces the destination and leaves no temporar
     CHECK(dir.leftovers().empty());
 }
 
+TEST_CASE("a staged file is in place only once committed", "[io]") {
+    TempFolder dir;
+    const std::string path = dir / "out.bin";
+    write_bytes(path, {'o', 'l', 'd'});
+    const Bytes bytes = {1, 2, 3};
+    {
+        StagedFile staged(path, bytes);
+        CHECK(file_bytes(path) == Bytes{'o', 'l', 'd'});
+        CHECK(dir.leftovers().size() == 1);
+        // Registered, as a signal handler finds it.
+        remove_pending_temp_files();
+        CHECK(dir.leftovers().empty());
+    }
+    {
+        StagedFile staged(path, bytes);  // dropped uncommitted
+    }
+    CHECK(file_bytes(path) == Bytes{'o', 'l', 'd'});
+    CHECK(dir.leftovers().empty());
+
+    StagedFile staged(path, bytes);
+    StagedFile moved = std::move(staged);
+    moved.commit();
+    CHECK(file_bytes(path) == bytes);
+    CHECK(dir.leftovers().empty());
+}
+
 TEST_CASE("a new output gets the mode the umask gives new files", "[io]") {
     TempFolder dir;
     const mode_t saved = ::umask(027);
