@@ -20,15 +20,6 @@ namespace {
 // folder, short enough to stay one line.
 constexpr std::size_t kExistingNamed = 3;
 
-// Absolute first: weakly_canonical leaves a relative path whose first
-// part does not exist as it is, so "o.png" and "./o.png" would differ.
-std::string canonical(const std::string& path) {
-    std::error_code ec;
-    const fs::path absolute = fs::absolute(path, ec);
-    const fs::path p = fs::weakly_canonical(absolute, ec);
-    return ec ? absolute.lexically_normal().string() : p.string();
-}
-
 bool writes_folders(const std::string& output) {
     return output.find('{') != std::string::npos || (!output.empty() && output.back() == '/') ||
            fs::is_directory(output);
@@ -65,11 +56,11 @@ void check_json_file(const PlanRequest& request, const std::vector<InputFile>& i
                      const std::map<std::string, std::string>& output_owner,
                      const std::set<std::string>& folders) {
     const std::string& json = request.json_path;
-    const std::string target = canonical(json);
+    const std::string target = canonical_path(json);
     const bool reads_it =
         std::binary_search(input_paths.begin(), input_paths.end(), target) ||
         std::any_of(request.other_inputs.begin(), request.other_inputs.end(),
-                    [&](const std::string& other) { return canonical(other) == target; });
+                    [&](const std::string& other) { return canonical_path(other) == target; });
     if (reads_it) {
         throw UsageError(fmt::format(
             "--json {}: the JSON file would overwrite an input; nothing was done", json));
@@ -86,7 +77,7 @@ void check_json_file(const PlanRequest& request, const std::vector<InputFile>& i
         later.kernel = kernel;
         for (const InputFile& input : inputs) {
             const std::string path = resolve_output(later, {input.path, input.dir}).path;
-            if (fs::path(path).filename() == name && canonical(path) == target) {
+            if (fs::path(path).filename() == name && canonical_path(path) == target) {
                 throw UsageError(fmt::format("--json {}: {}'s image output is that file too when "
                                              "-k auto chooses {} ({{kernel}}); nothing was done",
                                              json, input.path, kernel));
@@ -124,7 +115,7 @@ ExistingOutputs existing_outputs_policy(bool skip_existing, bool overwrite) {
 std::vector<std::string> canonical_inputs(const std::vector<InputFile>& inputs) {
     std::vector<std::string> paths;
     for (const InputFile& input : inputs) {
-        if (input.path != kStdStream) paths.push_back(canonical(input.path));
+        if (input.path != kStdStream) paths.push_back(canonical_path(input.path));
     }
     std::sort(paths.begin(), paths.end());
     return paths;
@@ -133,7 +124,8 @@ std::vector<std::string> canonical_inputs(const std::vector<InputFile>& inputs) 
 void refuse_overwriting_input(const std::string& output,
                               const std::vector<std::string>& canonical_inputs) {
     if (output == kStdStream) return;
-    if (std::binary_search(canonical_inputs.begin(), canonical_inputs.end(), canonical(output))) {
+    if (std::binary_search(canonical_inputs.begin(), canonical_inputs.end(),
+                           canonical_path(output))) {
         throw UsageError(fmt::format("{}: the output would overwrite its input", output));
     }
 }
@@ -161,7 +153,8 @@ std::vector<PlannedImage> plan_outputs(const std::vector<InputFile>& inputs,
         PlannedImage image{input, target, false};
         if (target.path != kStdStream) {
             refuse_overwriting_input(target.path, input_paths);
-            const auto [owner, fresh] = output_owner.emplace(canonical(target.path), input.path);
+            const auto [owner, fresh] =
+                output_owner.emplace(canonical_path(target.path), input.path);
             if (!fresh) {
                 throw UsageError(fmt::format("{} and {} would both write {}", owner->second,
                                              input.path, target.path));
@@ -218,6 +211,15 @@ void make_output_folders(const std::vector<PlannedImage>& plan) {
                 fmt::format("{}: cannot create folder: {}", folder.string(), ec.message()));
         }
     }
+}
+
+// Absolute first: weakly_canonical leaves a relative path whose first
+// part does not exist as it is, so "o.png" and "./o.png" would differ.
+std::string canonical_path(const std::string& path) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(path, ec);
+    const fs::path p = fs::weakly_canonical(absolute, ec);
+    return ec ? absolute.lexically_normal().string() : p.string();
 }
 
 }  // namespace cudaconv

@@ -64,6 +64,11 @@ std::vector<PlannedImage> plan_outputs(const std::vector<InputFile>& inputs,
 // be created.
 void make_output_folders(const std::vector<PlannedImage>& plan);
 
+// `path` absolute, with its links and `.`/`..` resolved as far as it
+// exists: two paths naming one file (however written, through whichever
+// link) are equal.
+std::string canonical_path(const std::string& path);
+
 // Throws UsageError when `output` is one of the inputs (same file, however
 // named). `inputs` holds weakly_canonical paths.
 void refuse_overwriting_input(const std::string& output,

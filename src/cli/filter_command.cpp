@@ -27,6 +27,7 @@
 #include "io/exif_orientation.hpp"
 #include "io/jpeg_fit.hpp"
 #include "io/metadata.hpp"
+#include "io/tiff_metadata.hpp"
 #include "batch/interrupt.hpp"
 #include "batch/opencv_pool.hpp"
 #include "batch/json_lines.hpp"
@@ -38,6 +39,7 @@
 #include "batch/progress.hpp"
 #include "batch/saturation.hpp"
 #include "batch/shard.hpp"
+#include "cli/case_insensitive.hpp"
 #include "cli/conv_params.hpp"
 #include "cli/filter_options.hpp"
 #include "cli/layer_command.hpp"
@@ -406,13 +408,19 @@ private:
 
     // What the memory check weighs beside a decoded image (read_image's
     // options): the output, and the encoder's two copies of it at most (a
-    // PNG's filtered rows and its compressed stream). With -f none the
-    // decoded image is the output.
+    // PNG's filtered rows and its compressed stream), three more where
+    // Exiv2 rewrites a TIFF output with metadata (the file it reads, the
+    // one it writes, the bytes read back), and for a stack written one
+    // file a filter the other filters' files, held until all are staged.
+    // With -f none the decoded image is the output.
     std::uint64_t bytes_beside(const ImageShape& in) const {
         constexpr int kEncoderCopies = 2;
+        constexpr int kTiffMetadataCopies = 3;
+        int copies = kEncoderCopies;
+        if (rewrites_tiff_metadata()) copies += kTiffMetadataCopies;
         ImageShape out = in;
         if (filters_.none()) {
-            out.pixel_bytes *= kEncoderCopies;
+            out.pixel_bytes *= copies;
             return out.bytes();
         }
         const Size2D size = filters_.output_size(in.width, in.height);
@@ -422,7 +430,8 @@ private:
             out.pixel_bytes =
                 (in.channels > 0 ? in.channels : 4) * static_cast<int>(depth_bytes(*out_depth_));
         }
-        out.pixel_bytes *= 1 + kEncoderCopies;
+        if (per_filter_) copies += static_cast<int>(filters_.size()) - 1;
+        out.pixel_bytes *= 1 + copies;
         // A chain on the CPU: the float32 image a step reads, and the one it
         // writes (core/chain.hpp), of every channel (4 where not told).
         ImageShape between = in;
@@ -526,8 +535,8 @@ private:
             for (std::size_t k = 0; k < filters_.size(); ++k) {
                 request.filter = filters_.filters()[k].filter.label;
                 const std::string path = resolve_output(request, {input.path, input.dir}).path;
-                const auto [other, fresh] = writers.emplace(
-                    fs::absolute(path).lexically_normal().string(), Writer{&input, k});
+                const auto [other, fresh] =
+                    writers.emplace(canonical_path(path), Writer{&input, k});
                 if (fresh || other->second.filter == k) continue;
                 const auto whose = [&](const Writer& w) {
                     return several_inputs_ ? fmt::format("{} of {}", filters_.part_name(w.filter),
@@ -543,6 +552,14 @@ private:
     }
 
     bool names_kernel() const { return options_.output.find("{kernel}") != std::string::npos; }
+
+    // Whether Exiv2 may rewrite the outputs (TIFF by the template's
+    // extension, metadata kept, a build with Exiv2).
+    bool rewrites_tiff_metadata() const {
+        const std::string extension = ascii_lower(fs::path(options_.output).extension().string());
+        return !options_.strip && (extension == ".tif" || extension == ".tiff") &&
+               !exiv2_version().empty();
+    }
 
     // The channels of each file written for an input of `channels`: a
     // stack's into one file, else the image's (with a kept alpha).

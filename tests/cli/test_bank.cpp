@@ -336,6 +336,21 @@ std::vector<std::string> temp_files_in(const fs::path& folder) {
 
 }  // namespace
 
+TEST_CASE("bank: two filters whose files meet through a linked folder are refused",
+          "[cli][bank][stack]") {
+    TempDir dir;
+    copy_sample("camera-crop.png", dir / "in.png");
+    fs::create_directory(dir / "sobel-y");
+    fs::create_directory_symlink("sobel-y", dir / "sobel-x");
+    const auto r = run_cudaconv({"in.png", "-f", "sobel-x", "-f", "sobel-y", "--combine", "stack",
+                                 "--depth", "u8", "-o", "{filter}/out.png", "-k", "cpu-ref"},
+                                dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("would both write it"));
+    CHECK(fs::is_empty(dir / "sobel-y"));
+}
+
 TEST_CASE("bank: stack's files a filter replace the existing ones all or none",
           "[cli][bank][stack]") {
     TempDir dir;
