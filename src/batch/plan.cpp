@@ -213,6 +213,30 @@ void make_output_folders(const std::vector<PlannedImage>& plan) {
     }
 }
 
+std::vector<PlannedImage> plan_parts(
+    const std::vector<InputFile>& inputs, PlanRequest request, std::size_t parts,
+    const std::function<void(OutputRequest&, std::size_t)>& name_part,
+    std::vector<std::vector<OutputTarget>>& targets) {
+    request.make_folders = false;  // made once every part's plan has passed
+    std::vector<std::vector<PlannedImage>> plans;
+    for (std::size_t k = 0; k < parts; ++k) {
+        name_part(request.output, k);
+        plans.push_back(plan_outputs(inputs, request));
+    }
+    for (const auto& each : plans) make_output_folders(each);
+    std::vector<PlannedImage> plan = plans.front();
+    targets.assign(plan.size(), {});
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+        bool all_skipped = true;
+        for (const auto& each : plans) {
+            targets[i].push_back(each[i].skip ? OutputTarget{} : each[i].target);
+            all_skipped = all_skipped && each[i].skip;
+        }
+        plan[i].skip = all_skipped;
+    }
+    return plan;
+}
+
 // Absolute first: weakly_canonical leaves a relative path whose first
 // part does not exist as it is, so "o.png" and "./o.png" would differ.
 std::string canonical_path(const std::string& path) {

@@ -64,6 +64,17 @@ std::vector<PlannedImage> plan_outputs(const std::vector<InputFile>& inputs,
 // be created.
 void make_output_folders(const std::vector<PlannedImage>& plan);
 
+// Several outputs an input (a stack's file a filter, a layer's image a
+// channel): part k's named by `name_part(request.output, k)`, each part
+// planned as plan_outputs plans, and the folders made only once every
+// part's plan has passed. Returns one PlannedImage an input (the first
+// part's), skipped where every part's output is; `targets[i]` holds input
+// i's parts' targets, an empty path where --skip-existing keeps that file.
+std::vector<PlannedImage> plan_parts(
+    const std::vector<InputFile>& inputs, PlanRequest request, std::size_t parts,
+    const std::function<void(OutputRequest&, std::size_t)>& name_part,
+    std::vector<std::vector<OutputTarget>>& targets);
+
 // `path` absolute, with its links and `.`/`..` resolved as far as it
 // exists: two paths naming one file (however written, through whichever
 // link) are equal.

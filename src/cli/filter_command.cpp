@@ -501,24 +501,12 @@ private:
     std::vector<PlannedImage> plan_each_filter(const std::vector<InputFile>& inputs,
                                                PlanRequest request) {
         refuse_files_shared_by_filters(inputs, request.output);
-        request.make_folders = false;  // made once every filter's plan has passed
-        std::vector<std::vector<PlannedImage>> plans;
-        for (const ConvParams& p : filters_.filters()) {
-            request.output.filter = p.filter.label;
-            plans.push_back(plan_outputs(inputs, request));
-        }
-        for (const auto& each : plans) make_output_folders(each);
-        std::vector<PlannedImage> plan = plans.front();
-        filter_targets_.resize(plan.size());
-        for (std::size_t i = 0; i < plan.size(); ++i) {
-            bool all_skipped = true;
-            for (const auto& each : plans) {
-                filter_targets_[i].push_back(each[i].skip ? OutputTarget{} : each[i].target);
-                all_skipped = all_skipped && each[i].skip;
-            }
-            plan[i].skip = all_skipped;
-        }
-        return plan;
+        return plan_parts(
+            inputs, request, filters_.size(),
+            [&](OutputRequest& output, std::size_t k) {
+                output.filter = filters_.filters()[k].filter.label;
+            },
+            filter_targets_);
     }
 
     // Two filters of a stack that would write one file (the same label,
@@ -557,8 +545,7 @@ private:
     // extension, metadata kept, a build with Exiv2).
     bool rewrites_tiff_metadata() const {
         const std::string extension = ascii_lower(fs::path(options_.output).extension().string());
-        return !options_.strip && (extension == ".tif" || extension == ".tiff") &&
-               !exiv2_version().empty();
+        return !options_.strip && is_tiff_extension(extension) && !exiv2_version().empty();
     }
 
     // The channels of each file written for an input of `channels`: a
@@ -1147,8 +1134,7 @@ private:
     void write_each_filter(ImageWork& work) {
         const EncodeOptions encode = encode_options(work);
         const int filtered = filters_.filtered_channels(work.responses.front().channels());
-        std::vector<const OutputTarget*> targets;
-        std::vector<std::vector<std::uint8_t>> files;
+        std::vector<std::pair<const OutputTarget*, std::vector<std::uint8_t>>> files;
         for (std::size_t k = 0; k < work.responses.size(); ++k) {
             const OutputTarget& target = work.filter_targets[k];
             if (target.path.empty()) continue;  // it exists, and --skip-existing keeps it
@@ -1156,15 +1142,15 @@ private:
                               options_.scale, options_.delta, options_.take_abs, view_of(work.dst));
             std::vector<std::uint8_t> file =
                 encode_image(work.dst, target.extension, encode, target.path);
-            targets.push_back(&target);
-            files.push_back(with_metadata(std::move(file), target.extension, work.metadata));
+            files.emplace_back(&target,
+                               with_metadata(std::move(file), target.extension, work.metadata));
         }
         work.responses.clear();
         std::vector<StagedFile> staged;
         staged.reserve(files.size());
-        for (std::size_t i = 0; i < files.size(); ++i) {
-            staged.emplace_back(targets[i]->path, files[i]);
-            files[i] = {};  // on disk now: memory for the next
+        for (auto& [target, bytes] : files) {
+            staged.emplace_back(target->path, bytes);
+            bytes = {};  // on disk now: memory for the next
         }
         for (StagedFile& file : staged) file.commit();
     }

@@ -276,21 +276,12 @@ private:
         depth_ = options_.depth == "same" ? Depth::f32 : *parse_depth(options_.depth);
         request.out_depth = depth_;
         const int digits = static_cast<int>(std::to_string(layer_.out_channels - 1).size());
-        std::vector<std::vector<PlannedImage>> plans;
-        for (int c = 0; c < layer_.out_channels; ++c) {
-            request.output.channel = fmt::format("{:0{}}", c, digits);
-            plans.push_back(plan_outputs(inputs, request));
-        }
-        plan_ = plans.front();
-        channel_targets_.resize(plan_.size());
-        for (std::size_t i = 0; i < plan_.size(); ++i) {
-            bool all_skipped = true;
-            for (const auto& plan : plans) {
-                channel_targets_[i].push_back(plan[i].skip ? OutputTarget{} : plan[i].target);
-                all_skipped = all_skipped && plan[i].skip;
-            }
-            plan_[i].skip = all_skipped;
-        }
+        plan_ = plan_parts(
+            inputs, request, static_cast<std::size_t>(layer_.out_channels),
+            [&](OutputRequest& output, std::size_t c) {
+                output.channel = fmt::format("{:0{}}", c, digits);
+            },
+            channel_targets_);
     }
 
     // Each input whose header tells its shape, against the layer: exit 2

@@ -203,9 +203,7 @@ std::vector<std::uint8_t> with_metadata(std::vector<std::uint8_t> file,
         return jpeg_with(std::move(file), metadata);
     }
     if (extension == ".png") return png_with(std::move(file), metadata);
-    if (extension == ".tif" || extension == ".tiff") {
-        return tiff_with_metadata(std::move(file), metadata);
-    }
+    if (is_tiff_extension(extension)) return tiff_with_metadata(std::move(file), metadata);
     return file;
 }
 

@@ -17,6 +17,11 @@
 
 namespace cudaconv {
 
+// Whether a lower-case extension (".tif") names a TIFF output.
+inline bool is_tiff_extension(const std::string& extension) {
+    return extension == ".tif" || extension == ".tiff";
+}
+
 // `file` (a TIFF) with `metadata`'s profile and EXIF tags. The EXIF block's
 // thumbnail directory (IFD1) is left out: it would be a second image in
 // the file. Never throws for the metadata's content: a block Exiv2 cannot
