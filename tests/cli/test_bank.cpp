@@ -168,7 +168,9 @@ TEST_CASE("bank: stack with {filter} writes one file a filter, as the filter alo
         std::string depth;
         std::string ext;
     };
-    const std::vector<Form> forms{{"u8", "png"}, {"u8", "jpg"}, {"u16", "tif"}, {"f32", "tif"}};
+    std::vector<Form> forms{{"u8", "png"}, {"u8", "jpg"}};
+    // The GPU machine's static OpenCV writes no TIFF.
+    if (cv::haveImageWriter("x.tif")) forms.insert(forms.end(), {{"u16", "tif"}, {"f32", "tif"}});
     for (const char* variant : {"cpu-ref", "cpu"}) {
         for (const Form& form : forms) {
             const std::vector<std::string> options{"-k",      variant,      "--depth", form.depth,
