@@ -2,13 +2,16 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "kernels/codecs/jpeg_decoder.hpp"
@@ -29,13 +32,26 @@ std::size_t decoded_pitch(const JpegInspection& inspection) {
 }
 
 // The device buffers images hold their pixels in: taken by decode(), given
-// back when an image lets its pixels go, and kept (up to kKeptBytes) for
-// the next images, of the same size in a batch of photos. Shared with the
-// images' pointers, so that one outliving the decoder still frees its own.
+// back when an image lets its pixels go, and kept for the next images, of
+// the same size in a batch of photos. A buffer given back is freed only
+// where the buffers together pass both the most the images have held at
+// once and kKeptBytes: so a batch of photos makes as many buffers as it
+// holds images at its busiest, then neither allocates nor frees again
+// (both take driver locks, and cudaFree waits for the whole device). Shared
+// with the images' pointers, so that one outliving the decoder still frees
+// its own.
 class BufferPool : public std::enable_shared_from_this<BufferPool> {
 public:
+    explicit BufferPool(std::size_t kept_bytes) : kept_bytes_(kept_bytes) {}
     ~BufferPool() {
         for (const auto& [bytes, memory] : idle_) cudaFree(memory);
+    }
+
+    // For -vv and tests: how many buffers were made and freed, and the most held at once.
+    std::string summary() {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        return fmt::format("{} buffers made, {} freed; at most {} MB held by images at once", made_,
+                           freed_, peak_held_bytes_ >> 20);
     }
 
     // A buffer of at least `bytes`, or null with `error` saying why.
@@ -51,6 +67,7 @@ public:
                 memory = fit->second;
                 idle_bytes_ -= size;
                 idle_.erase(fit);
+                lend(size);
             }
         }
         if (!memory) memory = allocate(bytes, error);
@@ -82,17 +99,29 @@ private:
                     cudaGetErrorString(status) + ")";
             return nullptr;
         }
+        const std::lock_guard<std::mutex> lock(mutex_);
+        ++made_;
+        lend(bytes);
         return static_cast<std::byte*>(memory);
+    }
+
+    // Under mutex_: `bytes` more held by images.
+    void lend(std::size_t bytes) {
+        held_bytes_ += bytes;
+        peak_held_bytes_ = std::max(peak_held_bytes_, held_bytes_);
     }
 
     void give_back(std::byte* memory, std::size_t bytes) {
         {
             const std::lock_guard<std::mutex> lock(mutex_);
-            if (idle_bytes_ + bytes <= GpuJpegBatch::kKeptBytes) {
+            held_bytes_ -= bytes;
+            const std::size_t all = held_bytes_ + idle_bytes_ + bytes;
+            if (all <= std::max(peak_held_bytes_, kept_bytes_)) {
                 idle_.emplace(bytes, memory);
                 idle_bytes_ += bytes;
                 return;
             }
+            ++freed_;
         }
         cudaFree(memory);
     }
@@ -104,9 +133,14 @@ private:
         idle_bytes_ = 0;
     }
 
+    const std::size_t kept_bytes_;
     std::mutex mutex_;
     std::multimap<std::size_t, std::byte*> idle_;  // by size
     std::size_t idle_bytes_ = 0;
+    std::size_t held_bytes_ = 0;       // lent to images now
+    std::size_t peak_held_bytes_ = 0;  // the most lent at once
+    std::uint64_t made_ = 0;
+    std::uint64_t freed_ = 0;
 };
 
 std::unique_ptr<GpuJpegDecoder> open_decoder() {
@@ -123,11 +157,12 @@ std::unique_ptr<GpuJpegDecoder> open_decoder() {
 struct GpuJpegBatch::State {
     std::unique_ptr<GpuJpegDecoder> decoder;
     std::unique_ptr<Stream> stream;
-    std::shared_ptr<BufferPool> buffers = std::make_shared<BufferPool>();
+    std::shared_ptr<BufferPool> buffers;
     std::mutex decoding;  // decode()'s: nvJPEG's decode state is for one call at a time
 };
 
-GpuJpegBatch::GpuJpegBatch() : state_(std::make_unique<State>()) {
+GpuJpegBatch::GpuJpegBatch(std::size_t kept_bytes) : state_(std::make_unique<State>()) {
+    state_->buffers = std::make_shared<BufferPool>(kept_bytes);
     CUDA_CHECK(cudaSetDevice(current_device().index));
     state_->decoder = open_decoder();
     state_->stream = std::make_unique<Stream>();
@@ -135,7 +170,10 @@ GpuJpegBatch::GpuJpegBatch() : state_(std::make_unique<State>()) {
 
 GpuJpegBatch::~GpuJpegBatch() {
     if (state_ && state_->stream) cudaStreamSynchronize(state_->stream->get());
+    if (state_) spdlog::debug("GPU JPEG decoding's image buffers: {}", buffers_summary());
 }
+
+std::string GpuJpegBatch::buffers_summary() const { return state_->buffers->summary(); }
 
 std::string_view GpuJpegBatch::name() const {
     return state_->decoder->backend() == JpegBackend::hardware ? "nvjpeg-hardware"

@@ -119,12 +119,13 @@ std::vector<std::unique_ptr<Backend>> make_fast_separable_paths() {
 
 // No GPU decoder: the constructor says why, so nothing else is ever called.
 struct GpuJpegBatch::State {};
-GpuJpegBatch::GpuJpegBatch() { throw std::runtime_error(no_device_reason()); }
+GpuJpegBatch::GpuJpegBatch(std::size_t) { throw std::runtime_error(no_device_reason()); }
 GpuJpegBatch::~GpuJpegBatch() = default;
 std::string_view GpuJpegBatch::name() const { return "none"; }
 JpegInspection GpuJpegBatch::inspect(const unsigned char*, std::size_t) const {
     return {0, 0, 0, no_device_reason()};
 }
+std::string GpuJpegBatch::buffers_summary() const { return {}; }
 void GpuJpegBatch::decode(const std::vector<GpuJpegImage*>&) {
     throw std::runtime_error(no_device_reason());
 }

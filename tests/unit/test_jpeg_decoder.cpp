@@ -17,6 +17,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "kernels/codecs/jpeg_batch.hpp"
 #include "kernels/codecs/jpeg_decoder.hpp"
 #include "kernels/codecs/nvjpeg_loader.hpp"
 #include "kernels/runtime/cuda_check.hpp"
@@ -213,4 +214,37 @@ TEST_CASE("nvJPEG refuses what it does not take, with a reason", "[gpu][nvjpeg]"
         CHECK_THAT(decoder.inspect(png.data(), png.size()).refusal, Contains("cannot parse"));
         CHECK_FALSE(decoder.inspect(truncated.data(), truncated.size()).refusal.empty());
     }
+}
+
+TEST_CASE("GPU JPEG batches reuse their image buffers: as many as held at once, none freed",
+          "[gpu][nvjpeg]") {
+    if (test::skip_without_device()) return;
+    if (!load_nvjpeg().api) {
+        std::cout << "SKIPPED: no CUDA device (nvJPEG: " << load_nvjpeg().problem << ")\n";
+        return;
+    }
+    const std::vector<TestJpeg> jpegs = test_jpegs();
+    const std::vector<unsigned char>& photo = jpegs[1].bytes;  // chelsea 4:2:0
+    // Nothing kept past what the images have held at once.
+    GpuJpegBatch batch(0);
+    const JpegInspection seen = batch.inspect(photo.data(), photo.size());
+    REQUIRE(seen.refusal.empty());
+    // Five groups of four, each held until the next group is decoded, as
+    // the GPU thread holds images while the decoder works ahead: eight
+    // buffers at most, made once.
+    std::vector<GpuJpegImage> held(4), next(4);
+    for (int group = 0; group < 5; ++group) {
+        std::vector<GpuJpegImage*> call;
+        for (GpuJpegImage& image : next) {
+            image = GpuJpegImage{photo.data(), photo.size(), seen, nullptr, 0, {}};
+            call.push_back(&image);
+        }
+        batch.decode(call);
+        for (const GpuJpegImage& image : next) {
+            CHECK(image.error.empty());
+            CHECK(image.device_pixels != nullptr);
+        }
+        std::swap(held, next);
+    }
+    CHECK_THAT(batch.buffers_summary(), Contains("8 buffers made, 0 freed"));
 }
