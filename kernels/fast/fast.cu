@@ -653,6 +653,16 @@ std::vector<TuningParam> tiles_tuning_params() {
 
 namespace {
 
+// The counter the tile path's blocks take tiles from: one device word a
+// thread, kept for its later runs (a thread holds one TilesRun at a time:
+// each holds the constant taps' lock), because freeing it after each image
+// would wait for the whole device.
+TileSchedule* kept_schedule() {
+    thread_local DeviceArray<TileSchedule> schedule{nullptr};
+    if (!schedule) schedule = device_array<TileSchedule>(1);
+    return schedule.get();
+}
+
 // One run of the tile path: the taps in constant memory (held until the run
 // ends) and the counter its blocks take tiles from, zeroed.
 class TilesRun final : public LaunchPlan {
@@ -661,16 +671,16 @@ public:
         : lock_(lock_constant_taps()),
           max_blocks_(max_blocks > 0 ? max_blocks : std::numeric_limits<std::int64_t>::max()) {
         copy_taps_to_constant(c_taps, job, stream);
-        schedule_ = device_array<TileSchedule>(1);
-        CUDA_CHECK(cudaMemsetAsync(schedule_.get(), 0, sizeof(TileSchedule), stream));
+        schedule_ = kept_schedule();
+        CUDA_CHECK(cudaMemsetAsync(schedule_, 0, sizeof(TileSchedule), stream));
     }
 
     void launch(const DeviceJob& job, cudaStream_t stream) const override {
         if (job.dst_width <= 0 || job.dst_height <= 0) return;
         const bool launched =
             job.in_depth == Depth::u8
-                ? launch_channels<std::uint8_t>(job, schedule_.get(), max_blocks_, stream)
-                : launch_channels<float>(job, schedule_.get(), max_blocks_, stream);
+                ? launch_channels<std::uint8_t>(job, schedule_, max_blocks_, stream)
+                : launch_channels<float>(job, schedule_, max_blocks_, stream);
         if (!launched) {
             throw CudaError(
                 fmt::format("fast.tiles: no instantiation for a {}x{} filter on {} channels",
@@ -681,7 +691,7 @@ public:
 private:
     std::unique_lock<std::mutex> lock_;
     std::int64_t max_blocks_;
-    DeviceArray<TileSchedule> schedule_;
+    TileSchedule* schedule_ = nullptr;  // kept_schedule()'s
 };
 
 }  // namespace

@@ -79,6 +79,13 @@ struct RunBuffers {
     // bytes.
     std::size_t between_bytes = 0;
     std::vector<DeviceArray<std::byte>> d_between;
+    // Each step's taps (the run's own first, then a chain's later steps),
+    // and the values they hold: a batch's images upload them once. Freeing
+    // them after each image would wait for the whole device, and copying
+    // them from ordinary memory would wait behind the GPU JPEG decoder's
+    // copies (both go through the driver's shared staging).
+    std::vector<DeviceArray<float>> d_taps;
+    std::vector<std::vector<float>> taps_held;
 };
 
 thread_local RunBuffers t_buffers;
@@ -107,6 +114,27 @@ std::vector<DeviceArray<std::byte>>& between_buffers(std::size_t count, std::siz
     }
     return buffers.d_between;
 }
+// Step `step`'s taps on the device, in a kept buffer: copied there on
+// `stream` unless it holds them already.
+const float* device_taps(std::size_t step, const std::vector<float>& taps, cudaStream_t stream) {
+    RunBuffers& buffers = t_buffers;
+    if (buffers.d_taps.size() <= step) {
+        buffers.d_taps.resize(step + 1);
+        buffers.taps_held.resize(step + 1);
+    }
+    std::vector<float>& held = buffers.taps_held[step];
+    if (buffers.d_taps[step] && held == taps) return buffers.d_taps[step].get();
+    if (!buffers.d_taps[step] || held.size() < taps.size()) {
+        buffers.d_taps[step] = DeviceArray<float>{nullptr};  // free the old one first
+        buffers.d_taps[step] = device_array<float>(taps.size());
+    }
+    held.clear();  // until the copy is queued
+    CUDA_CHECK(cudaMemcpyAsync(buffers.d_taps[step].get(), taps.data(), taps.size() * sizeof(float),
+                               cudaMemcpyHostToDevice, stream));
+    held = taps;
+    return buffers.d_taps[step].get();
+}
+
 // A run that throws may leave copies or kernels queued on its stream that
 // still read or write the kept buffers, and the next run of the same sizes
 // would reuse them at once: so on the way out of a failed run, wait for the
@@ -280,7 +308,7 @@ Support CudaBackend::can_run(const Job& job) const {
 struct CudaBackend::LaterStep {
     const CudaBackend* backend = nullptr;
     const Job* job = nullptr;
-    DeviceArray<float> taps{nullptr};
+    const float* taps = nullptr;  // a kept buffer (device_taps)
     DeviceJob device_job;
 };
 
@@ -296,7 +324,6 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     const Stream stream;
     // Device memory of this run alone, declared before the guard so that the
     // guard's wait comes before it is freed.
-    DeviceArray<float> d_taps{nullptr};
     std::vector<DeviceArray<std::byte>> rotated;
     std::vector<LaterStep> later(options.later_steps.size());
     const KeptBuffersGuard kept_buffers_guard(stream.get());  // destroyed before the stream
@@ -316,7 +343,6 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     RunBuffers& buffers = run_buffers(src_bytes, dst_bytes);
     DeviceArray<std::byte>& d_src = buffers.d_src;
     DeviceArray<std::byte>& d_dst = buffers.d_dst;
-    d_taps = device_array<float>(taps.size());
 
     // Straight from and to the image's rows, one 2D copy each way. From
     // ordinary memory the driver stages a copy through page-locked buffers
@@ -337,8 +363,7 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
             job.src.packed_row_bytes(), static_cast<std::size_t>(job.src.height),
             cudaMemcpyHostToDevice, stream.get()));
     }
-    CUDA_CHECK(cudaMemcpyAsync(d_taps.get(), taps.data(), taps.size() * sizeof(float),
-                               cudaMemcpyHostToDevice, stream.get()));
+    const float* const d_taps = device_taps(0, taps, stream.get());
     CUDA_CHECK(cudaEventRecord(up_stop.get(), stream.get()));
     // The rows' padding, which the copy leaves alone (DeviceJob::src_pitch).
     clear_row_padding(d_src.get(), src_row, job.src, stream.get());
@@ -349,7 +374,7 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     DeviceJob dj = device_job_of(job);
     dj.src = d_src.get();
     dj.dst = d_dst.get();
-    dj.taps = d_taps.get();
+    dj.taps = d_taps;
     dj.src_pitch = static_cast<std::int64_t>(src_row);
     dj.dst_pitch = static_cast<std::int64_t>(dst_row);
     if (!later.empty()) place_chain(job, options, d_dst.get(), dst_row, dj, later, stream.get());
@@ -460,13 +485,11 @@ void CudaBackend::place_chain(const Job& job, const RunOptions& options, std::by
         l.job = &step.job;
         const std::vector<float> step_taps(step.job.params.filter.taps.begin(),
                                            step.job.params.filter.taps.end());
-        l.taps = device_array<float>(step_taps.size());
-        CUDA_CHECK(cudaMemcpyAsync(l.taps.get(), step_taps.data(), step_taps.size() * sizeof(float),
-                                   cudaMemcpyHostToDevice, stream));
+        l.taps = device_taps(k + 1, step_taps, stream);
         l.device_job = device_job_of(step.job);
         l.device_job.src = before->dst;
         l.device_job.src_pitch = before->dst_pitch;
-        l.device_job.taps = l.taps.get();
+        l.device_job.taps = l.taps;
         if (k + 1 == later.size()) {
             l.device_job.dst = d_out;
             l.device_job.dst_pitch = static_cast<std::int64_t>(out_row);

@@ -602,6 +602,27 @@ TEST_CASE("fft reuses what it prepared only for the same shape and taps", "[gpu]
     CHECK(tally["fft"].passed == static_cast<int>(runs.size()));
 }
 
+// A thread's runs keep their device taps and upload them only when they
+// change: image after image of one size with taps that change, come back,
+// and change size, every variant against cpu-ref.
+TEST_CASE("CUDA variants use each run's own taps when a run of the same size kept others",
+          "[gpu][gpu-quick]") {
+    if (skip_without_device()) return;
+    const std::vector<std::tuple<int, std::uint64_t>> runs{{5, 1}, {5, 2}, {5, 1},
+                                                           {3, 3}, {7, 4}, {5, 1}};
+    std::map<std::string, VariantTally> tally;
+    for (const auto& [side, taps] : runs) {
+        Case c{96, 64, side, side, 3, BorderMode::reflect101, Depth::u8, Depth::u8, 95000};
+        c.filter_seed = taps;
+        run_case(c, cuda_backends(), tally);
+    }
+    report(tally);
+    for (const auto& [name, t] : tally) {
+        INFO(name);
+        CHECK(t.failed == 0);
+    }
+}
+
 // A small set for the sanitizers, which run 10-100x slower.
 TEST_CASE("CUDA variants, a quick set for compute-sanitizer", "[gpu-quick]") {
     if (skip_without_device()) return;
