@@ -7,6 +7,7 @@ if(CUDACONV_WITH_CUDA)
     ${CMAKE_CURRENT_LIST_DIR}/runtime/cuda_backend.cu
     ${CMAKE_CURRENT_LIST_DIR}/runtime/copy_bandwidth.cu
     ${CMAKE_CURRENT_LIST_DIR}/runtime/stream_hold.cu
+    ${CMAKE_CURRENT_LIST_DIR}/runtime/pinned_staging.cpp
     ${CMAKE_CURRENT_LIST_DIR}/codecs/png_deflate.cu
     ${CMAKE_CURRENT_LIST_DIR}/codecs/nvjpeg_loader.cpp
     ${CMAKE_CURRENT_LIST_DIR}/codecs/jpeg_decoder.cpp

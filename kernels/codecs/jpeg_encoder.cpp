@@ -10,6 +10,7 @@
 #include "kernels/codecs/gpu_jpeg_encoder.hpp"
 #include "kernels/codecs/nvjpeg_loader.hpp"
 #include "kernels/runtime/cuda_check.hpp"
+#include "kernels/runtime/pinned_staging.hpp"
 
 namespace cudaconv {
 namespace {
@@ -69,12 +70,12 @@ public:
         size_t length = 0;
         check(api_->nvjpegEncodeRetrieveBitstream(handle_, state_, nullptr, &length, stream),
               "nvjpegEncodeRetrieveBitstream");
-        std::vector<std::uint8_t> file(length);
-        check(api_->nvjpegEncodeRetrieveBitstream(handle_, state_, file.data(), &length, stream),
+        // Through page-locked memory (pinned_staging.hpp says why).
+        auto* staging = reinterpret_cast<unsigned char*>(pinned_staging(length));
+        check(api_->nvjpegEncodeRetrieveBitstream(handle_, state_, staging, &length, stream),
               "nvjpegEncodeRetrieveBitstream");
         CUDA_CHECK(cudaStreamSynchronize(stream));
-        file.resize(length);
-        return file;
+        return std::vector<std::uint8_t>(staging, staging + length);
     }
 
 private:

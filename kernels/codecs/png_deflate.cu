@@ -3,11 +3,13 @@
 #include <cub/block/block_scan.cuh>
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include "core/deflate_codes.hpp"
 #include "kernels/runtime/cuda_check.hpp"
 #include "kernels/runtime/cuda_resources.hpp"
+#include "kernels/runtime/pinned_staging.hpp"
 
 namespace cudaconv {
 namespace {
@@ -713,12 +715,14 @@ DevicePngStream compress_png_rows(const DeviceImageRows& image, const std::vecto
     // zlib's two header bytes (deflate, 32 KB window, fastest; 0x7801 % 31
     // == 0), the blocks, Adler-32 big-endian.
     const std::size_t deflate_bytes = static_cast<std::size_t>((layout.bits + 7) / 8);
+    std::byte* const staging = pinned_staging(deflate_bytes);
+    CUDA_CHECK(
+        cudaMemcpyAsync(staging, p.out.get(), deflate_bytes, cudaMemcpyDeviceToHost, stream));
     result.zlib.resize(2 + deflate_bytes + 4);
     result.zlib[0] = 0x78;
     result.zlib[1] = 0x01;
-    CUDA_CHECK(cudaMemcpyAsync(result.zlib.data() + 2, p.out.get(), deflate_bytes,
-                               cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::memcpy(result.zlib.data() + 2, staging, deflate_bytes);
     for (int k = 0; k < 4; ++k) {
         result.zlib[2 + deflate_bytes + k] =
             static_cast<std::uint8_t>(layout.adler >> (24 - 8 * k));
