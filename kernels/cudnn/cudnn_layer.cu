@@ -30,6 +30,7 @@
 #include "kernels/cudnn/cudnn_layer.hpp"
 #include "kernels/cudnn/cudnn_loader.hpp"
 #include "kernels/device/device_common.cuh"
+#include "kernels/layer/bordered_input.cuh"
 #include "kernels/runtime/cuda_check.hpp"
 #include "kernels/runtime/cuda_resources.hpp"
 #include "kernels/runtime/device_info.hpp"
@@ -115,26 +116,14 @@ unsigned int grid_for(std::int64_t n) { return blocks_for(n, kThreads); }
 // One thread an element of the tensor cuDNN reads, in the input's (H, W, C)
 // order, so that reads are coalesced whichever layout cuDNN takes: the
 // border, and the transposition to planes for NCHW.
-__global__ void pad_layer_kernel(const float* __restrict__ input, LayerDims d, BorderMode border,
-                                 float border_value, float* __restrict__ padded) {
+__global__ void pad_layer_kernel(BorderedInput bordered, LayerDims d, float* __restrict__ padded) {
     const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= d.padded_elements()) return;
-    const auto channels = static_cast<unsigned int>(d.in_channels);
-    const auto width = static_cast<unsigned int>(d.padded_width);
-    const unsigned int c = i % channels;
-    const unsigned int p = i / channels;
-    const unsigned int x = p % width;
-    const unsigned int y = p / width;
-    const std::int64_t sy = border_index(border, std::int64_t{y} - d.pad_top, d.in_height);
-    const std::int64_t sx = border_index(border, std::int64_t{x} - d.pad_left, d.in_width);
-    const float v =
-        sy == kBorderConstant || sx == kBorderConstant
-            ? border_value
-            : input[(static_cast<unsigned int>(sy) * static_cast<unsigned int>(d.in_width) +
-                     static_cast<unsigned int>(sx)) *
-                        channels +
-                    c];
-    padded[d.nhwc ? i : (c * static_cast<unsigned int>(d.padded_height) + y) * width + x] = v;
+    unsigned int y = 0, x = 0, c = 0;
+    const float v = bordered_element(bordered, i, y, x, c);
+    padded[d.nhwc ? i
+                  : (c * static_cast<unsigned int>(d.padded_height) + y) * bordered.padded_width +
+                        x] = v;
 }
 
 // One thread an output element, in (H, W, C_out) order: the bias and
@@ -559,8 +548,17 @@ private:
                                      dim3(kTile, kTileRows), 0, stream_->get()>>>(
                 plan.d_input.get(), d, plan.d_padded.get());
         } else {
+            const BorderedInput bordered{plan.d_input.get(),
+                                         static_cast<unsigned int>(d.in_height),
+                                         static_cast<unsigned int>(d.in_width),
+                                         static_cast<unsigned int>(d.in_channels),
+                                         static_cast<unsigned int>(d.padded_width),
+                                         static_cast<int>(d.pad_top),
+                                         static_cast<int>(d.pad_left),
+                                         layer.border,
+                                         layer.border_value};
             pad_layer_kernel<<<grid_for(d.padded_elements()), kThreads, 0, stream_->get()>>>(
-                plan.d_input.get(), d, layer.border, layer.border_value, plan.d_padded.get());
+                bordered, d, plan.d_padded.get());
         }
         CUDA_CHECK_LAUNCH();
     }

@@ -11,6 +11,7 @@
 #include "base/errors.hpp"
 #include "kernels/codecs/gpu_jpeg_encoder.hpp"
 #include "kernels/cudnn/cudnn_layer.hpp"
+#include "kernels/layer/layer_mma.hpp"
 #include "kernels/codecs/jpeg_batch.hpp"
 #include "kernels/runtime/copy_bandwidth.hpp"
 #include "kernels/runtime/cuda_host.hpp"
@@ -54,7 +55,8 @@ std::unique_ptr<Backend> not_built(std::string_view name) {
 
 class NotBuiltLayer final : public LayerVariant {
 public:
-    std::string_view name() const override { return "cudnn"; }
+    explicit NotBuiltLayer(std::string_view name) : name_(name) {}
+    std::string_view name() const override { return name_; }
     std::string_view summary() const override {
         return "not in this build (built without the CUDA toolkit)";
     }
@@ -62,13 +64,19 @@ public:
     std::string refusal(const ConvLayer&) const override { return no_device_reason(); }
     void prepare(const ConvLayer&) override {}
     LayerTimings run(const Tensor3&, Tensor3&, int, int, const std::function<bool()>&) override {
-        throw WorkError("cudnn: " + no_device_reason());
+        throw WorkError(std::string(name_) + ": " + no_device_reason());
     }
+
+private:
+    std::string_view name_;
 };
 
 }  // namespace
 
-std::unique_ptr<LayerVariant> make_cudnn_layer() { return std::make_unique<NotBuiltLayer>(); }
+std::unique_ptr<LayerVariant> make_cudnn_layer() {
+    return std::make_unique<NotBuiltLayer>("cudnn");
+}
+std::unique_ptr<LayerVariant> make_mma_layer() { return std::make_unique<NotBuiltLayer>("mma"); }
 
 const DeviceProbe& probe_devices() {
     static const DeviceProbe kProbe{{}, kNoCuda};

@@ -48,7 +48,7 @@ step cli-tests "$bin/cudaconv_cli_tests"
 # A convolution layer on every variant against applyConv2d in NumPy (the
 # system python3 there has numpy).
 step layer-numpy python3 tests/layer/test_apply_conv2d.py --cudaconv "$bin/cudaconv" \
-  --variants cpu-ref,cpu,cudnn
+  --variants cpu-ref,cpu,cudnn,mma
 for tool in memcheck racecheck initcheck synccheck; do
   extra=()
   [[ $tool == memcheck ]] && extra=(--leak-check full)

@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
-#include <limits>
 #include <filesystem>
+#include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -244,26 +247,72 @@ private:
         return nullptr;
     }
 
-    // -k auto: the CPU where it would finish before the GPU had started
-    // (by the measured rates above), else cudnn where it can run.
-    LayerVariant* choose(const LayerGeometry& g) {
+    // -k auto: the CPU where it would finish every run of every input
+    // before the GPU had started (by the measured rates above); else, of cudnn and mma, the one that
+    // can run, or where both can, the faster on this input's size (each
+    // timed on the input, chosen again for each new size); else cpu.
+    LayerVariant* choose(const Tensor3& input, const LayerGeometry& g, const GracefulStop& stop) {
         if (chosen_) return chosen_;
+        const std::pair<std::int64_t, std::int64_t> size{input.height, input.width};
+        if (const auto known = auto_by_size_.find(size); known != auto_by_size_.end()) {
+            return known->second;
+        }
         const double cores = std::max(1, cv::getNumThreads());
-        const double cpu_s = layer_multiply_adds(layer_, g) * static_cast<double>(plan_.size()) /
-                             (kCpuMultiplyAddsPerCoreSecond * cores);
-        LayerVariant* cpu = variant("cpu");
-        chosen_ = cpu;
+        // Every input, each run of it (--warmup and --repeat).
+        const double runs =
+            static_cast<double>(plan_.size()) * std::max(1, options_.warmup + options_.repeat);
+        const double cpu_s =
+            layer_multiply_adds(layer_, g) * runs / (kCpuMultiplyAddsPerCoreSecond * cores);
+        LayerVariant* pick = variant("cpu");
         if (cpu_s > kGpuStartSeconds) {
-            LayerVariant* gpu = variant("cudnn");
-            if (const std::string why = gpu->refusal(layer_); why.empty()) {
-                chosen_ = gpu;
-            } else {
-                spdlog::debug("auto: cudnn cannot run ({}): cpu", why);
+            std::vector<LayerVariant*> gpus;
+            for (const char* name : {"cudnn", "mma"}) {
+                LayerVariant* v = variant(name);
+                if (const std::string why = v->refusal(layer_); why.empty()) {
+                    gpus.push_back(v);
+                } else {
+                    spdlog::debug("auto: {} cannot run ({})", name, why);
+                }
+            }
+            if (gpus.size() == 1) pick = gpus.front();
+            if (gpus.size() > 1) pick = fastest(gpus, input, g, stop);
+        }
+        spdlog::debug("auto: {} for {}x{} (the cpu variant would take about {:.2f} s)",
+                      pick->name(), input.width, input.height, cpu_s);
+        auto_by_size_[size] = pick;
+        return pick;
+    }
+
+    // Of `candidates`, the one whose layer takes least time on `input`:
+    // the median of kAutoRuns timed runs after one untimed (cudnn's own
+    // algorithm search happens in the first).
+    LayerVariant* fastest(const std::vector<LayerVariant*>& candidates, const Tensor3& input,
+                          const LayerGeometry& g, const GracefulStop& stop) {
+        constexpr int kAutoRuns = 5;
+        Tensor3 scratch(g.out_height, g.out_width, layer_.out_channels);
+        LayerVariant* best = candidates.front();
+        double best_ms = std::numeric_limits<double>::infinity();
+        for (LayerVariant* v : candidates) {
+            prepare(v);
+            LayerTimings t =
+                v->run(input, scratch, 1, kAutoRuns, [&stop] { return stop.requested(); });
+            if (t.layer_ms.empty()) continue;  // stopped
+            std::sort(t.layer_ms.begin(), t.layer_ms.end());
+            const double ms = t.layer_ms[t.layer_ms.size() / 2];
+            spdlog::debug("auto: {} ({}) takes {:.3f} ms", v->name(), t.path, ms);
+            if (ms < best_ms) {
+                best = v;
+                best_ms = ms;
             }
         }
-        spdlog::debug("auto: {} (the cpu variant would take about {:.2f} s)", chosen_->name(),
-                      cpu_s);
-        return chosen_;
+        return best;
+    }
+
+    // Gives the layer to `v` once: it uploads or packs the weights.
+    void prepare(LayerVariant* v) {
+        if (std::find(prepared_.begin(), prepared_.end(), v) != prepared_.end()) return;
+        v->prepare(layer_);
+        prepared_.push_back(v);
     }
 
     // One image an output channel: -o's {channel} the channel's number
@@ -340,11 +389,8 @@ private:
         } catch (const std::invalid_argument& e) {
             throw WorkError(report.input + ": " + e.what());
         }
-        LayerVariant* v = choose(g);
-        if (v != prepared_) {
-            v->prepare(layer_);
-            prepared_ = v;
-        }
+        LayerVariant* v = choose(input, g, stop);
+        prepare(v);
         Tensor3 output(g.out_height, g.out_width, layer_.out_channels);
         const auto run_start = Clock::now();
         const LayerTimings t = v->run(input, output, options_.warmup, options_.repeat,
@@ -386,8 +432,10 @@ private:
     const bool per_channel_;
     ConvLayer layer_;
     std::vector<std::unique_ptr<LayerVariant>> variants_;
-    LayerVariant* chosen_ = nullptr;    // -k's, or auto's once it has chosen
-    LayerVariant* prepared_ = nullptr;  // the variant layer_ was given to
+    LayerVariant* chosen_ = nullptr;       // -k's, or auto's once it has chosen
+    std::vector<LayerVariant*> prepared_;  // the variants layer_ was given to
+    // -k auto's choice for each input size (height, width) met so far.
+    std::map<std::pair<std::int64_t, std::int64_t>, LayerVariant*> auto_by_size_;
     ExistingOutputs existing_ = ExistingOutputs::refuse;
     std::string shard_text_;
     std::vector<PlannedImage> plan_;

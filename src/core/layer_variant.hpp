@@ -1,6 +1,6 @@
 #pragma once
 // The variants that run a convolution layer (core/conv_layer.hpp): cpu-ref,
-// cpu and cudnn. Smaller than Backend (core/backend.hpp): a layer has no
+// cpu, cudnn and mma. Smaller than Backend (core/backend.hpp): a layer has no
 // integer depths, alpha, chains or codecs. One object serves a whole run,
 // so a GPU variant keeps its handle and the layer's weights on the device
 // between images.

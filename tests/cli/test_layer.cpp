@@ -10,7 +10,10 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <regex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -20,6 +23,7 @@
 #include "support/files.hpp"
 #include "support/json_lines.hpp"
 #include "support/run_command.hpp"
+#include "support/skip_without_device.hpp"
 
 namespace cudaconv::test {
 namespace fs = std::filesystem;
@@ -197,7 +201,7 @@ TEST_CASE("layer: bad inputs are one line and exit 2, before any work", "[cli][l
         {{"x.npy", "--weights", "w.npy", "--scale", "2"}, "--scale appl"},
         {{"x.npy", "-f", "edge", "--bias", "b.npy"}, "--bias belongs to a convolution layer"},
         {{"x.npy", "--weights", "w.npy", "-k", "smem"},
-         "-k smem: an image filter's variant (a layer runs on cpu-ref, cpu, cudnn, or auto)"},
+         "-k smem: an image filter's variant (a layer runs on cpu-ref, cpu, cudnn, mma, or auto)"},
         {{"x.npy", "--weights", "w.npy", "--border-value", "nan"},
          "--border-value must be a finite float32 number"},
         {{"x.npy", "--weights", "w.npy", "--border-value", "1e300"},
@@ -231,6 +235,51 @@ TEST_CASE("layer: an input that fails once read fails alone, exit 1", "[cli][lay
                                       "shape needs 192 (truncated)"));
     CHECK(fs::exists(dir / "out/a.npy"));
     CHECK_FALSE(fs::exists(dir / "out/b.npy"));
+}
+
+TEST_CASE("layer: auto times cudnn and mma on the first input and runs the faster",
+          "[cli][layer][gpu]") {
+    if (skip_without_device()) return;
+    TempDir dir;
+    // 112x112, 512 -> 512 channels: 3e10 multiply-adds an input, and enough
+    // inputs that auto's CPU estimate (1e10 a core a second) passes its
+    // half second twice over on this machine's cores.
+    constexpr std::int64_t kSide = 112, kChannels = 512;
+    write_npy(dir / "w.npy", {3, 3, kChannels, kChannels},
+              ramp(3 * 3 * kChannels * kChannels, 0.0013f));
+    const int inputs = std::max(2, static_cast<int>(std::thread::hardware_concurrency()) / 3 + 1);
+    std::vector<std::string> args{"--weights", "w.npy", "-k",     "auto", "-v",
+                                  "-o",        "out/",  "--json", "-"};
+    for (int i = 0; i < inputs; ++i) {
+        const std::string name = "in" + std::to_string(i) + ".npy";
+        write_npy(dir / name, {kSide, kSide, kChannels},
+                  ramp(kSide * kSide * kChannels, 0.0007f * static_cast<float>(i + 1)));
+        args.push_back(name);
+    }
+    const auto r = run_cudaconv(args, dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    // Both timed (-v), or cudnn said to be unable to run; then the chosen
+    // one is the faster, and every input ran on it.
+    const std::regex timed("auto: (cudnn|mma) \\([^)]*\\) takes ([0-9.]+) ms");
+    std::map<std::string, double> ms;
+    for (auto it = std::sregex_iterator(r.err.begin(), r.err.end(), timed);
+         it != std::sregex_iterator(); ++it) {
+        ms[(*it)[1]] = std::stod((*it)[2]);
+    }
+    std::string expected = "mma";
+    if (r.err.find("auto: cudnn cannot run") == std::string::npos) {
+        REQUIRE(ms.size() == 2);
+        expected = ms["cudnn"] < ms["mma"] ? "cudnn" : "mma";
+    } else {
+        CHECK(ms.empty());
+    }
+    const auto lines = json_by_input(r.out);
+    REQUIRE(lines.size() == static_cast<std::size_t>(inputs));
+    for (const auto& [input, line] : lines) {
+        INFO(input);
+        CHECK(line["variant"] == expected);
+    }
 }
 
 }  // namespace cudaconv::test
