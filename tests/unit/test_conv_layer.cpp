@@ -100,6 +100,12 @@ const LayerCase kCases[] = {
     {8, 8, 3, 5, 4, 6, BorderMode::wrap, 0.0f, true, true},
     {12, 11, 3, 3, 3, 9, BorderMode::constant, 2.5f},
     {15, 16, 3, 3, 6, 10, BorderMode::valid, 0.0f, true, false},
+    // C_in a multiple of 32 and C_out of 4: mma's pipelined kernel, with a
+    // part-filled last tile both ways, K split among blocks (5x5x64: 50
+    // stages), and a 1x1 of three stages.
+    {11, 13, 3, 3, 32, 36, BorderMode::reflect101, 0.0f, true, false},
+    {18, 20, 5, 5, 64, 68, BorderMode::replicate, 0.0f, true, true},
+    {7, 9, 1, 1, 96, 8, BorderMode::constant, 1.5f},
 };
 
 LayerVariant* find(const std::vector<std::unique_ptr<LayerVariant>>& all, std::string_view name) {
