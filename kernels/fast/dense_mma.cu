@@ -47,6 +47,7 @@
 #include "kernels/runtime/cuda_backend.hpp"
 #include "kernels/runtime/cuda_check.hpp"
 #include "kernels/device/device_common.cuh"
+#include "kernels/device/tf32_mma.cuh"
 
 namespace cudaconv {
 namespace {
@@ -102,15 +103,6 @@ struct Items {
     int count = 0;  // tiles times filtered channels
 };
 
-// tf32_round's arithmetic, the bits cvt.rna.tf32.f32 gives for a finite v,
-// in 2 instructions: ptxas turns the conversion into 4 to 5, as it also
-// keeps infinities and NaN, which staging sends to the float path instead.
-// Staging splits every sample with it, twice (in a profile of f32 15x15
-// about a quarter of the kernel's instructions are staging's).
-__device__ __forceinline__ float tf32_rna(float v) {
-    return __uint_as_float((__float_as_uint(v) + 0x1000u) & ~0x1fffu);
-}
-
 // Four 8 x 4 matrices of 32-bit words; lane l gives the address of row
 // l % 8 of matrix l / 8 (16 bytes, 16-byte aligned).
 __device__ __forceinline__ void ldmatrix_x4(float (&r)[4], const float* p) {
@@ -121,21 +113,6 @@ __device__ __forceinline__ void ldmatrix_x4(float (&r)[4], const float* p) {
                  : "memory");
 #pragma unroll
     for (int k = 0; k < 4; ++k) r[k] = __uint_as_float(w[k]);
-}
-
-// d += a (16 x 8, row fragment) * b (8 x 8, column fragment).
-// TF32 mma needs compute capability 8.0; fast runs on 9.0 only
-// (hopper_check), so a build for older GPUs compiles a trap in its place.
-__device__ __forceinline__ void mma_tf32(float (&d)[4], const float (&a)[4], float b0, float b1) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, "
-        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(__float_as_uint(a[0])), "r"(__float_as_uint(a[1])), "r"(__float_as_uint(a[2])),
-          "r"(__float_as_uint(a[3])), "r"(__float_as_uint(b0)), "r"(__float_as_uint(b1)));
-#else
-    __trap();
-#endif
 }
 
 // A sample the staged tile needs at (x, y) of channel c, which may lie

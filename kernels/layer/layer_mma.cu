@@ -26,6 +26,7 @@
 #include "base/errors.hpp"
 #include "core/border.hpp"
 #include "kernels/device/device_common.cuh"
+#include "kernels/device/tf32_mma.cuh"
 #include "kernels/layer/bordered_input.cuh"
 #include "kernels/layer/layer_mma.hpp"
 #include "kernels/runtime/cuda_backend.hpp"
@@ -56,23 +57,6 @@ struct MmaDims {
     __host__ __device__ int taps() const { return kernel_height * kernel_width * in_channels; }
     __host__ __device__ int pixels() const { return conv_height * conv_width; }
 };
-
-// The bits cvt.rna.tf32.f32 gives for a finite v (dense_mma.cu's tf32_rna).
-__device__ __forceinline__ float tf32_rna(float v) {
-    return __uint_as_float((__float_as_uint(v) + 0x1000u) & ~0x1fffu);
-}
-
-__device__ __forceinline__ void mma_tf32(float (&d)[4], const float (&a)[4], float b0, float b1) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, "
-        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(__float_as_uint(a[0])), "r"(__float_as_uint(a[1])), "r"(__float_as_uint(a[2])),
-          "r"(__float_as_uint(a[3])), "r"(__float_as_uint(b0)), "r"(__float_as_uint(b1)));
-#else
-    __trap();
-#endif
-}
 
 // One thread an element of the bordered input, (H', W', C_in).
 __global__ void pad_kernel(BorderedInput bordered, unsigned int elements,
