@@ -47,11 +47,11 @@ public:
         for (const auto& [bytes, memory] : idle_) cudaFree(memory);
     }
 
-    // For -vv and tests: how many buffers were made and freed, and the most held at once.
+    // For -v and tests: how many buffers were made and freed, and the most held at once.
     std::string summary() {
         const std::lock_guard<std::mutex> lock(mutex_);
-        return fmt::format("{} buffers made, {} freed; at most {} MB held by images at once", made_,
-                           freed_, peak_held_bytes_ >> 20);
+        return fmt::format("{} buffers made, {} freed; at most {} MiB held by images at once",
+                           made_, freed_, peak_held_bytes_ >> 20);
     }
 
     // A buffer of at least `bytes`, or null with `error` saying why.

@@ -70,7 +70,7 @@ public:
     // have held at once.
     static constexpr std::size_t kKeptBytes = std::size_t{1} << 30;
 
-    // For -vv and tests: "40 buffers made, 0 freed; at most 1440 MB held by
+    // For -v and tests: "40 buffers made, 0 freed; at most 1440 MiB held by
     // images at once".
     std::string buffers_summary() const;
 

@@ -225,19 +225,6 @@ constexpr cudnnConvolutionFwdAlgo_t kCandidates[] = {
     CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
     CUDNN_CONVOLUTION_FWD_ALGO_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_DIRECT};
 
-// Releases a StreamHold when it leaves scope, a launch that throws
-// included: the stream never waits out the hold's second.
-class HeldStream {
-public:
-    HeldStream(StreamHold& hold, cudaStream_t stream) : hold_(hold) { hold_.hold(stream); }
-    ~HeldStream() { hold_.release(); }
-    HeldStream(const HeldStream&) = delete;
-    HeldStream& operator=(const HeldStream&) = delete;
-
-private:
-    StreamHold& hold_;
-};
-
 // Timed runs per candidate after an untimed one, each the device's time
 // alone (queued behind a hold); the fastest counts.
 constexpr int kTimedRuns = 5;

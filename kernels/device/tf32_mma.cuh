@@ -8,9 +8,10 @@ namespace cudaconv {
 
 // tf32_round's arithmetic, the bits cvt.rna.tf32.f32 gives for a finite v,
 // in 2 instructions: ptxas turns the conversion into 4 to 5, as it also
-// keeps infinities and NaN, which the callers send elsewhere or do not
-// meet. Splitting a float into hi + lo with it twice keeps float32's
-// precision in two TF32 parts (3xTF32).
+// keeps infinities and NaN (fast's staging sends those to its float path;
+// for the mma layer docs/SPEC.md states what they and values within 2^-12
+// of float's largest give). Splitting a float into hi + lo with it twice
+// keeps float32's precision in two TF32 parts (3xTF32).
 __device__ __forceinline__ float tf32_rna(float v) {
     return __uint_as_float((__float_as_uint(v) + 0x1000u) & ~0x1fffu);
 }

@@ -169,10 +169,10 @@ struct Tile {
     static constexpr int kSharedBytes = kStages * kBufferBytes;
 };
 
-// Tiles handed out to blocks as they ask, one counter a FastBackend. Its
-// launches never overlap: CudaBackend::run waits for its stream before it
-// returns, and a backend runs one job at a time (its prepared path is
-// state too). Zero between launches: the kernel's last block resets it.
+// Tiles handed out to blocks as they ask, one counter a thread
+// (kept_schedule). Its launches never overlap: CudaBackend::run waits for
+// its stream before it returns, and a thread runs one job at a time. Zero
+// between launches: the kernel's last block resets it.
 struct TileSchedule {
     unsigned int next;         // tiles taken past each block's first
     unsigned int blocks_done;  // blocks that have left the kernel

@@ -9,7 +9,7 @@
 //
 // Two matrix-product kernels: a pipelined one where every stage of 32 taps
 // lies in one (ky, kx) of the window (C_in a multiple of 32, C_out of 4:
-// VGG16 past its first layer), its tiles copied in by cp.async three stages
+// VGG16 past its first layer), its tiles copied in by cp.async two stages
 // ahead and K split among blocks where the tiles alone would leave SMs
 // idle; and a plain one for any other shape.
 #include <cuda_runtime.h>
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "base/errors.hpp"
 #include "core/border.hpp"
@@ -404,33 +405,59 @@ struct MmaPlan {
     int k_per_split = 0;  // a multiple of pipelined::kTileK
 };
 
-MmaPlan plan_of(const MmaDims& d, int multiprocessors) {
-    MmaPlan plan;
-    plan.k_per_split = d.taps();
-    if (d.in_channels % pipelined::kTileK != 0 || d.out_channels % 4 != 0) return plan;
-    plan.pipelined = true;
-    plan.tile_n = d.out_channels <= 64 ? 64 : 128;
-    const std::int64_t tiles = std::int64_t{blocks_for(d.pixels(), pipelined::kTileM)} *
-                               blocks_for(d.out_channels, plan.tile_n);
+// What the device gives the pipelined kernel: the tile widths whose shared
+// memory a block may have (128 needs 105 KiB, past compute capability 8.6
+// and 8.9's 99), and each one's blocks resident on an SM.
+struct PipelinedFit {
+    int resident_64 = 0, resident_128 = 0;  // 0: does not fit
+};
+
+// `plan` with K split among at most `splits` blocks, none of them empty.
+MmaPlan split_k(const MmaDims& d, MmaPlan plan, int splits) {
     const int stages = d.taps() / pipelined::kTileK;
-    // Two blocks fit an SM. Where the tiles leave SMs idle, K is split
-    // among blocks, none with fewer than 8 stages (the pipeline's start
-    // and end would outweigh its work).
-    const std::int64_t resident = 2 * std::int64_t{std::max(1, multiprocessors)};
-    const std::int64_t wanted = (resident + tiles - 1) / tiles;
-    const int splits =
-        static_cast<int>(std::clamp<std::int64_t>(wanted, 1, std::max(1, stages / 8)));
     const int stages_per_split = (stages + splits - 1) / splits;
     plan.k_per_split = stages_per_split * pipelined::kTileK;
-    plan.splits = (stages + stages_per_split - 1) / stages_per_split;  // none empty
+    plan.splits = (stages + stages_per_split - 1) / stages_per_split;
     return plan;
 }
 
-template <int kTileN, bool kTf32Only>
-void allow_pipelined_shared_memory() {
-    CUDA_CHECK(cudaFuncSetAttribute(conv_mma_pipelined_kernel<kTileN, kTf32Only>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(pipelined::shared_bytes<kTileN>())));
+MmaPlan plan_of(const MmaDims& d, int multiprocessors, const PipelinedFit& fit) {
+    MmaPlan plan;
+    plan.k_per_split = d.taps();
+    if (d.in_channels % pipelined::kTileK != 0 || d.out_channels % 4 != 0) return plan;
+    if (fit.resident_64 == 0) return plan;
+    plan.pipelined = true;
+    plan.tile_n = d.out_channels <= 64 || fit.resident_128 == 0 ? 64 : 128;
+    const int per_sm = plan.tile_n == 64 ? fit.resident_64 : fit.resident_128;
+    const std::int64_t tiles = std::int64_t{blocks_for(d.pixels(), pipelined::kTileM)} *
+                               blocks_for(d.out_channels, plan.tile_n);
+    const int stages = d.taps() / pipelined::kTileK;
+    // Where the tiles leave resident blocks' places idle, K is split among
+    // blocks, none with fewer than 8 stages (the pipeline's start and end
+    // would outweigh its work).
+    const std::int64_t resident = std::int64_t{per_sm} * std::max(1, multiprocessors);
+    const std::int64_t wanted = (resident + tiles - 1) / tiles;
+    return split_k(d, plan,
+                   static_cast<int>(std::clamp<std::int64_t>(wanted, 1, std::max(1, stages / 8))));
+}
+
+// Lets the kTileN-wide kernels have their shared memory, past the 48 KiB a
+// kernel gets unasked, where the device's opt-in allows it (an attribute of
+// the device this thread has set); their blocks resident on an SM, 0 where
+// it does not fit.
+template <int kTileN>
+int allow_pipelined_shared_memory(int optin_bytes) {
+    constexpr std::size_t bytes = pipelined::shared_bytes<kTileN>();
+    if (bytes > static_cast<std::size_t>(optin_bytes)) return 0;
+    for (const auto kernel :
+         {conv_mma_pipelined_kernel<kTileN, false>, conv_mma_pipelined_kernel<kTileN, true>}) {
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(bytes)));
+    }
+    int resident = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &resident, conv_mma_pipelined_kernel<kTileN, false>, pipelined::kThreads, bytes));
+    return resident;
 }
 
 class MmaLayer final : public LayerVariant {
@@ -466,26 +493,32 @@ public:
                               layer.weights.size() * sizeof(float), cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemcpy(d_bias_.get(), layer.bias.data(), layer.bias.size() * sizeof(float),
                               cudaMemcpyHostToDevice));
-        // Past the 48 KiB a kernel gets unasked; an attribute of the device
-        // this thread has set.
-        allow_pipelined_shared_memory<64, false>();
-        allow_pipelined_shared_memory<64, true>();
-        allow_pipelined_shared_memory<128, false>();
-        allow_pipelined_shared_memory<128, true>();
+        int optin = 0;
+        CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                          current_device().index));
+        fit_.resident_64 = allow_pipelined_shared_memory<64>(optin);
+        fit_.resident_128 = allow_pipelined_shared_memory<128>(optin);
     }
 
     LayerTimings run(const Tensor3& input, Tensor3& output, int warmup, int repeat,
                      const std::function<bool()>& stop) override {
         const ConvLayer& layer = *layer_;
         const LayerGeometry g = layer_geometry(layer, input.height, input.width, input.channels);
-        const MmaDims d = dims_of(layer, g, input.height, input.width);
-        const MmaPlan plan = plan_of(d, current_device().multiprocessors);
-        const std::int64_t padded = std::int64_t{d.padded_height} * d.padded_width * d.in_channels;
-        const std::int64_t conv = std::int64_t{d.pixels()} * d.out_channels * plan.splits;
-        if (padded > kMaxElements || conv > kMaxElements ||
+        // Every index is 32-bit: checked in 64 bits before any is made.
+        const std::int64_t padded = (g.conv_height + layer.kernel_height - 1) *
+                                    (g.conv_width + layer.kernel_width - 1) * layer.in_channels;
+        const std::int64_t sums = g.conv_height * g.conv_width * layer.out_channels;
+        if (padded > kMaxElements || sums > kMaxElements ||
             static_cast<std::int64_t>(input.data.size()) > kMaxElements) {
             throw WorkError("mma: the layer's tensors hold 2^31 values or more");
         }
+        const MmaDims d = dims_of(layer, g, input.height, input.width);
+        MmaPlan plan = plan_of(d, current_device().multiprocessors, fit_);
+        // The splits' partial sums past 2^31: fewer splits, then none.
+        while (plan.splits > 1 && sums * plan.splits > kMaxElements) {
+            plan = split_k(d, plan, plan.splits / 2);
+        }
+        const std::int64_t conv = sums * plan.splits;
         ensure(d_input_, input_size_, input.data.size());
         ensure(d_padded_, padded_size_, static_cast<std::size_t>(padded));
         ensure(d_conv_, conv_size_, static_cast<std::size_t>(conv));
@@ -499,13 +532,21 @@ public:
         CUDA_CHECK(cudaEventRecord(uploaded.get(), s));
         for (int i = 0; i < warmup + repeat; ++i) {
             if (i > 0 && stop && stop()) break;
+            // Each run after the first is the device's time alone: queued
+            // whole behind a hold (kernels/runtime/stream_hold.hpp).
             const bool held = i > 0;
-            if (held) hold_->hold(s);
-            CUDA_CHECK(cudaEventRecord(start.get(), s));
-            launch(layer, d, plan, s);
-            CUDA_CHECK(cudaEventRecord(ran.get(), s));
-            if (held) hold_->release();
+            {
+                std::optional<HeldStream> hold;
+                if (held) hold.emplace(*hold_, s);
+                CUDA_CHECK(cudaEventRecord(start.get(), s));
+                launch(layer, d, plan, s);
+                CUDA_CHECK(cudaEventRecord(ran.get(), s));
+            }
             CUDA_CHECK(cudaEventSynchronize(ran.get()));
+            if (held && hold_->timed_out()) {
+                spdlog::debug("mma layer: a run waited on the host inside its hold; its time "
+                              "includes the host's");
+            }
             float ms = 0.0f;
             CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), ran.get()));
             if (i >= warmup) timings.layer_ms.push_back(ms);
@@ -593,6 +634,7 @@ private:
     }
 
     const ConvLayer* layer_ = nullptr;
+    PipelinedFit fit_;  // of the device prepare() ran on
     std::unique_ptr<Stream> stream_;
     std::unique_ptr<StreamHold> hold_;
     DeviceArray<float> d_weights_{nullptr}, d_bias_{nullptr};

@@ -35,4 +35,17 @@ private:
     volatile int* device_flags_ = nullptr;
 };
 
+// Releases a StreamHold when it leaves scope, a launch that throws
+// included: the stream never waits out the hold's second.
+class HeldStream {
+public:
+    HeldStream(StreamHold& hold, cudaStream_t stream) : hold_(hold) { hold_.hold(stream); }
+    ~HeldStream() { hold_.release(); }
+    HeldStream(const HeldStream&) = delete;
+    HeldStream& operator=(const HeldStream&) = delete;
+
+private:
+    StreamHold& hold_;
+};
+
 }  // namespace cudaconv

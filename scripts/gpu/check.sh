@@ -49,6 +49,8 @@ step cli-tests "$bin/cudaconv_cli_tests"
 # system python3 there has numpy).
 step layer-numpy python3 tests/layer/test_apply_conv2d.py --cudaconv "$bin/cudaconv" \
   --variants cpu-ref,cpu,cudnn,mma
+step layer-numpy-tf32 python3 tests/layer/test_apply_conv2d.py --cudaconv "$bin/cudaconv" \
+  --variants cudnn,mma --allow-tf32
 for tool in memcheck racecheck initcheck synccheck; do
   extra=()
   [[ $tool == memcheck ]] && extra=(--leak-check full)

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -126,6 +127,9 @@ ConvLayer layer_from_options(const FilterOptions& o) {
 // `cudaconv -v`'s total less the layer).
 constexpr double kCpuMultiplyAddsPerCoreSecond = 1e10;
 constexpr double kGpuStartSeconds = 0.5;
+// And between cudnn and mma, each one's timed runs on the first input of a
+// size: enough for a median, few next to a batch.
+constexpr int kAutoTimedRuns = 5;
 
 class LayerCommand {
 public:
@@ -248,9 +252,11 @@ private:
     }
 
     // -k auto: the CPU where it would finish every run of every input
-    // before the GPU had started (by the measured rates above); else, of cudnn and mma, the one that
-    // can run, or where both can, the faster on this input's size (each
-    // timed on the input, chosen again for each new size); else cpu.
+    // before the GPU had started (by the measured rates above); else, of
+    // cudnn and mma, the one that can run, or where both can, the faster on
+    // this input's size (each timed on the input, chosen again for each new
+    // size); else cpu. Once a size has gone to the GPU, the CPU is not
+    // chosen again: its start-up is paid.
     LayerVariant* choose(const Tensor3& input, const LayerGeometry& g, const GracefulStop& stop) {
         if (chosen_) return chosen_;
         const std::pair<std::int64_t, std::int64_t> size{input.height, input.width};
@@ -264,7 +270,7 @@ private:
         const double cpu_s =
             layer_multiply_adds(layer_, g) * runs / (kCpuMultiplyAddsPerCoreSecond * cores);
         LayerVariant* pick = variant("cpu");
-        if (cpu_s > kGpuStartSeconds) {
+        if (gpu_started_ || cpu_s > kGpuStartSeconds) {
             std::vector<LayerVariant*> gpus;
             for (const char* name : {"cudnn", "mma"}) {
                 LayerVariant* v = variant(name);
@@ -275,27 +281,39 @@ private:
                 }
             }
             if (gpus.size() == 1) pick = gpus.front();
-            if (gpus.size() > 1) pick = fastest(gpus, input, g, stop);
+            if (gpus.size() > 1) {
+                LayerVariant* faster = fastest(gpus, input, g, stop);
+                // A timing cut short by a stop decides nothing for later.
+                if (stop.requested()) return faster ? faster : gpus.front();
+                if (faster) pick = faster;
+            }
         }
         spdlog::debug("auto: {} for {}x{} (the cpu variant would take about {:.2f} s)",
                       pick->name(), input.width, input.height, cpu_s);
+        gpu_started_ = gpu_started_ || pick->uses_cuda();
         auto_by_size_[size] = pick;
         return pick;
     }
 
     // Of `candidates`, the one whose layer takes least time on `input`:
-    // the median of kAutoRuns timed runs after one untimed (cudnn's own
-    // algorithm search happens in the first).
+    // the median of kAutoTimedRuns timed runs after one untimed (cudnn's own
+    // algorithm search happens in the first). One that fails is left out,
+    // saying why at -v; nullptr where none ran (all failed, or a stop).
     LayerVariant* fastest(const std::vector<LayerVariant*>& candidates, const Tensor3& input,
                           const LayerGeometry& g, const GracefulStop& stop) {
-        constexpr int kAutoRuns = 5;
         Tensor3 scratch(g.out_height, g.out_width, layer_.out_channels);
-        LayerVariant* best = candidates.front();
+        LayerVariant* best = nullptr;
         double best_ms = std::numeric_limits<double>::infinity();
         for (LayerVariant* v : candidates) {
-            prepare(v);
-            LayerTimings t =
-                v->run(input, scratch, 1, kAutoRuns, [&stop] { return stop.requested(); });
+            if (stop.requested()) break;
+            LayerTimings t;
+            try {
+                prepare(v);
+                t = v->run(input, scratch, 1, kAutoTimedRuns, [&stop] { return stop.requested(); });
+            } catch (const std::exception& e) {
+                spdlog::debug("auto: {} failed while timed ({}); left out", v->name(), e.what());
+                continue;
+            }
             if (t.layer_ms.empty()) continue;  // stopped
             std::sort(t.layer_ms.begin(), t.layer_ms.end());
             const double ms = t.layer_ms[t.layer_ms.size() / 2];
@@ -390,6 +408,7 @@ private:
             throw WorkError(report.input + ": " + e.what());
         }
         LayerVariant* v = choose(input, g, stop);
+        if (stop.requested()) throw Cancelled(report.input + ": stopped");
         prepare(v);
         Tensor3 output(g.out_height, g.out_width, layer_.out_channels);
         const auto run_start = Clock::now();
@@ -434,6 +453,7 @@ private:
     std::vector<std::unique_ptr<LayerVariant>> variants_;
     LayerVariant* chosen_ = nullptr;       // -k's, or auto's once it has chosen
     std::vector<LayerVariant*> prepared_;  // the variants layer_ was given to
+    bool gpu_started_ = false;             // -k auto has run a size on cudnn or mma
     // -k auto's choice for each input size (height, width) met so far.
     std::map<std::pair<std::int64_t, std::int64_t>, LayerVariant*> auto_by_size_;
     ExistingOutputs existing_ = ExistingOutputs::refuse;

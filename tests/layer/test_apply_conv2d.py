@@ -77,6 +77,8 @@ def cases():
     yield "4x3 even and odd", 15, 14, 4, 3, 2, 6, "zero", False, False, False
     yield "3x3 valid", 16, 18, 3, 3, 4, 8, "valid", True, True, True
     yield "3x3 wide channels 67->33", 8, 8, 3, 3, 67, 33, "zero", True, True, False
+    # C_in a multiple of 32 and C_out of 4: mma's pipelined kernel.
+    yield "3x3 32->36 reflect101", 11, 13, 3, 3, 32, 36, "reflect101", True, False, False
     for border in ("replicate", "reflect101", "reflect", "wrap"):
         yield f"3x3 border {border}", 10, 12, 3, 3, 3, 5, border, False, False, False
     yield "5x5 border reflect101 pool", 12, 16, 5, 5, 2, 3, "reflect101", True, True, False
