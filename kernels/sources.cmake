@@ -1,6 +1,7 @@
 if(CUDACONV_WITH_CUDA)
   set(CUDACONV_KERNEL_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/runtime/cuda_host.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/runtime/device_scope.cpp
     ${CMAKE_CURRENT_LIST_DIR}/runtime/shared_library.cpp
     ${CMAKE_CURRENT_LIST_DIR}/runtime/device_info.cu
     ${CMAKE_CURRENT_LIST_DIR}/runtime/library_versions.cpp
@@ -38,5 +39,6 @@ else()
   # here.
   set(CUDACONV_KERNEL_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/runtime/no_cuda.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/runtime/device_scope.cpp
   )
 endif()

@@ -570,14 +570,15 @@ void launch_one(const DeviceJob& job, TileSchedule* schedule, std::int64_t max_b
                 cudaStream_t stream) {
     using T = Tile<Side, C, In>;
     auto* kernel = &fast_kernel<Side, C, In>;
-    // Once an instantiation: its shared-memory limit, and how many of its
-    // blocks an SM holds, which sizes the resident grid (any size covers
-    // every tile; this one fills the device once).
-    static const int resident = [&] {
+    // Once an instantiation a device: its shared-memory limit, and how
+    // many of its blocks an SM holds, which sizes the resident grid (any
+    // size covers every tile; this one fills the device once).
+    static PerDevice<int> resident_on;
+    const int resident = resident_on.get([&] {
         CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         T::kSharedBytes));
         return resident_blocks(reinterpret_cast<const void*>(kernel), T::kThreads, T::kSharedBytes);
-    }();
+    });
     const std::int64_t across = tiles_across(job.src_width * C, T::S);
     TileGrid tiles;
     tiles.across = static_cast<int>(across);

@@ -563,9 +563,11 @@ void launch_walks(const DeviceJob& job, std::int64_t across, const WalkSettings&
     constexpr unsigned int kThreads = 32 * kWalkWarps;
     auto* head_kernel = &walk_kernel<kRows, C, TakeAbs, false>;
     auto* tail_kernel = &walk_kernel<kRows, C, TakeAbs, true>;
-    static const std::int64_t resident_warps =  // asked once a kernel
-        std::int64_t{kWalkWarps} *
-        resident_blocks(reinterpret_cast<const void*>(head_kernel), kThreads, 0);
+    static PerDevice<std::int64_t> resident_warps_on;  // asked once a kernel a device
+    const std::int64_t resident_warps = resident_warps_on.get([&] {
+        return std::int64_t{kWalkWarps} *
+               resident_blocks(reinterpret_cast<const void*>(head_kernel), kThreads, 0);
+    });
     const std::int64_t tail_rows = registers_u8_tail_rows(job.src_height, across, band_rows,
                                                           resident_warps, settings.tail_rows);
     const std::int64_t head_rows = job.src_height - tail_rows;

@@ -754,11 +754,14 @@ void launch_one(const DeviceJob& job, const StripSettings& settings, cudaStream_
     rows = std::max(rows, (across * job.src_height + kMostBands - 1) / kMostBands);
     bands.rows = static_cast<int>(std::min<std::int64_t>(rows, job.src_height));
     bands.across = static_cast<int>(across);
-    // The warps that run at once, for the head: asked once per kernel.
-    static const std::int64_t resident =
-        std::int64_t{kWarpsPerBlock} *
-        resident_blocks(reinterpret_cast<const void*>(&strips_kernel<Side, C, In, VB, Integer>),
-                        kThreads, 0);
+    // The warps that run at once, for the head: asked once a kernel a device.
+    static PerDevice<std::int64_t> resident_on;
+    const std::int64_t resident = resident_on.get([&] {
+        return std::int64_t{kWarpsPerBlock} *
+               resident_blocks(
+                   reinterpret_cast<const void*>(&strips_kernel<Side, C, In, VB, Integer>),
+                   kThreads, 0);
+    });
     const StripHead head = settings.head ? *settings.head
                                          : strips_head(across, job.src_height, Side, bands.rows,
                                                        std::is_same_v<In, float>, resident);

@@ -2,16 +2,20 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "kernels/runtime/cuda_check.hpp"
 #include "kernels/runtime/cuda_resources.hpp"
+#include "kernels/runtime/device_scope.hpp"
 #include "kernels/codecs/jpeg_encoder.hpp"
 #include "kernels/codecs/png_deflate.hpp"
 #include "kernels/runtime/stream_hold.hpp"
@@ -249,12 +253,35 @@ std::size_t rotation_copies(std::size_t rotate_bytes, std::size_t pair_bytes,
 const DeviceInfo& current_device() {
     const DeviceProbe& probe = probe_devices();
     if (probe.devices.empty()) throw CudaError("no CUDA device: " + probe.problem);
-    return probe.devices.front();
+    const int wanted = thread_device();
+    if (wanted < 0) return probe.devices.front();
+    for (const DeviceInfo& device : probe.devices) {
+        if (device.index == wanted) return device;
+    }
+    throw CudaError(
+        fmt::format("no CUDA device {} (the probe found {})", wanted, probe.devices.size()));
 }
 
 std::unique_lock<std::mutex> lock_constant_taps() {
-    static std::mutex constant_taps;
-    return std::unique_lock<std::mutex>(constant_taps);
+    // One lock a device: each device has its own copy of the symbols, so
+    // runs on two devices do not wait for each other. A deque, so that the
+    // mutexes stay where they are as devices are added.
+    static std::mutex guard;
+    static std::deque<std::pair<int, std::mutex>> per_device;
+    const int device = current_device().index;
+    std::mutex* taps = nullptr;
+    {
+        const std::lock_guard<std::mutex> lock(guard);
+        for (auto& [index, mutex] : per_device) {
+            if (index == device) taps = &mutex;
+        }
+        if (!taps)
+            taps = &per_device
+                        .emplace_back(std::piecewise_construct, std::forward_as_tuple(device),
+                                      std::forward_as_tuple())
+                        .second;
+    }
+    return std::unique_lock<std::mutex>(*taps);
 }
 
 int resident_blocks(const void* kernel, int threads, std::size_t shared_bytes) {
@@ -291,7 +318,7 @@ DeviceJob device_job_of(const Job& job) {
 Support CudaBackend::can_run(const Job& job) const {
     const DeviceProbe& probe = probe_devices();
     if (probe.devices.empty()) return Support::no("no CUDA device (" + probe.problem + ")");
-    const DeviceInfo& device = probe.devices.front();
+    const DeviceInfo& device = current_device();
     const std::size_t need = base_device_bytes(job) + extra_device_bytes(job);
     if (static_cast<double>(need) >
         kUsableMemoryShare * static_cast<double>(device.global_memory_bytes)) {

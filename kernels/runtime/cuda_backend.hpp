@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/auto_select.hpp"
@@ -121,9 +122,35 @@ constexpr std::size_t kMaxRotationCopies = 64;
 std::size_t rotation_copies(std::size_t rotate_bytes, std::size_t pair_bytes,
                             std::size_t spare_bytes);
 
-// The device the CUDA variants run on: the first one. Throws CudaError
-// when there is none, so run() without can_run() still fails cleanly.
+// The device the calling thread's CUDA work runs on: its DeviceScope's
+// (kernels/runtime/device_scope.hpp), else the run's default, else the
+// first one. Throws CudaError when there is none, so run() without
+// can_run() still fails cleanly.
 const DeviceInfo& current_device();
+
+// What a kernel's launches ask of the device once, kept a device: the
+// value `ask` gives on current_device() the first time a thread on that
+// device needs it (a kernel's shared-memory opt-in, which CUDA holds a
+// device, and its resident blocks, which the device's SMs decide).
+template <typename T>
+class PerDevice {
+public:
+    template <typename Ask>
+    T get(Ask ask) {
+        const int device = current_device().index;
+        const std::lock_guard<std::mutex> lock(mutex_);
+        for (const auto& [index, value] : values_) {
+            if (index == device) return value;
+        }
+        T value = ask();
+        values_.emplace_back(device, value);
+        return value;
+    }
+
+private:
+    std::mutex mutex_;
+    std::vector<std::pair<int, T>> values_;
+};
 
 // Blocks of `kernel` (`threads` a block, `shared_bytes` of dynamic shared
 // memory) that current_device() runs at once: its SMs times the blocks an

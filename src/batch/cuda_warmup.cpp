@@ -7,6 +7,7 @@
 
 #include "kernels/runtime/cuda_host.hpp"
 #include "kernels/runtime/device_info.hpp"
+#include "kernels/runtime/device_scope.hpp"
 
 namespace cudaconv {
 
@@ -24,7 +25,10 @@ void CudaWarmup::start() {
         if (probe.devices.empty()) return;
         const double probe_ms = ms(start);
         const auto context_start = Clock::now();
-        make_device_context(probe.devices.front().index);
+        // The run's first device (set_default_device); each other device's
+        // context is made by its own GPU thread (batch/pipeline.hpp's lanes).
+        const int device = thread_device();
+        make_device_context(device >= 0 ? device : probe.devices.front().index);
         spdlog::debug("CUDA start-up: devices probed in {:.0f} ms, context made in {:.0f} ms",
                       probe_ms, ms(context_start));
     };

@@ -1,5 +1,5 @@
 #pragma once
-// CUDA start-up (the runtime, the driver's context on the first device)
+// CUDA start-up (the runtime, the driver's context on the run's first device)
 // takes a noticeable time, once per process. Started on its own thread
 // while the first image decodes, it is mostly paid by the time a CUDA
 // variant first runs. Where the system will not start another thread, it
