@@ -41,15 +41,18 @@ public:
         // No image is taken until every thread has started (each waits for
         // the lock first), so a warning about them comes before any image.
         std::unique_lock<std::mutex> starting(mutex_);
-        // The GPU thread and the one before it first: without them no
-        // image bound for the GPU would get done, so the batch cannot run.
-        if (!threads.start([this] { relay(gpu_queue_, stages_.filter, encode_queue_); })) {
-            cannot_start(threads, starting, "the batch's GPU thread");
-        }
-        if (prepares() && !threads.start([this] {
-                relay(prepare_queue_, stages_.prepare_for_gpu, gpu_queue_, stages_.gpu_group);
-            })) {
-            cannot_start(threads, starting, "the thread that prepares images for the GPU");
+        // Each lane's GPU thread and the one before it first: without them
+        // no image bound for the GPU would get done, so the batch cannot run.
+        for (std::size_t lane = 0; lane < lanes_.size(); ++lane) {
+            const std::string which = lanes_.size() > 1 ? fmt::format(" (device lane {})", lane)
+                                                        : std::string();
+            if (!threads.start([this, lane] { gpu_thread(lane); })) {
+                cannot_start(threads, starting, "the batch's GPU thread" + which);
+            }
+            if (prepares() && !threads.start([this, lane] { prepare_thread(lane); })) {
+                cannot_start(threads, starting,
+                             "the thread that prepares images for the GPU" + which);
+            }
         }
         // Workers: as many as asked where the system gives them, else half
         // of those it gave (let_go_half), at least one.
@@ -181,20 +184,66 @@ private:
 
     using GroupStage = std::function<void(const std::vector<WorkItem*>&)>;
 
+    // One device's threads: its GPU thread's queue (where a thread before it
+    // fills it), and whether its GPU thread has entered the lane.
+    struct Lane {
+        Queue gpu_queue;
+        bool entered = false;  // under mutex_
+    };
+
+    // The queue a lane's GPU thread takes from: its own behind a thread
+    // before it, else the one every lane shares.
+    Queue& gpu_queue_of(std::size_t lane) {
+        return prepares() ? lanes_[lane].gpu_queue : gpu_queue_;
+    }
+
+    void gpu_thread(std::size_t lane) {
+        if (stages_.enter_lane) stages_.enter_lane(lane);
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            lanes_[lane].entered = true;
+        }
+        changed_.notify_all();
+        relay(gpu_queue_of(lane), stages_.filter, encode_queue_, {}, lane);
+    }
+
+    // Takes no image before the lane's GPU thread has entered it, so that a
+    // device still starting holds none.
+    void prepare_thread(std::size_t lane) {
+        {
+            std::unique_lock<std::mutex> lock(mutex_);
+            while (!lanes_[lane].entered && !all_done()) changed_.wait_for(lock, kStopPoll);
+            if (!lanes_[lane].entered) return;
+        }
+        if (stages_.enter_lane) stages_.enter_lane(lane);
+        relay(prepare_queue_, stages_.prepare_for_gpu, lanes_[lane].gpu_queue, stages_.gpu_group,
+              lane);
+    }
+
+    // Whether a lane that feeds `to` has work enough queued, among several
+    // lanes: the image stays in the shared queue for whichever lane runs
+    // out first. Under mutex_.
+    bool lane_has_enough(const Queue& to) const {
+        return lanes_.size() > 1 && &to != &encode_queue_ && to.size() >= kAheadOfNext;
+    }
+
     // One thread's loop: images from `from`, in order, through `stage` (if
-    // any), on to `to`, until every image is done. The GPU thread (the
+    // any), on to `to`, until every image is done. A lane's GPU thread (the
     // filter) and the one before it (gpu_group, prepare_for_gpu) are such
-    // loops. With a `group_stage`, the loop takes all the images queued (up
-    // to options_.gpu_group) and gives them to it together first.
+    // loops; each image taken is marked `lane`'s. With a `group_stage`, the
+    // loop takes all the images queued (up to options_.gpu_group) and gives
+    // them to it together first.
     void relay(Queue& from, const std::function<void(WorkItem&)>& stage, Queue& to,
-               const GroupStage& group_stage = {}) {
+               const GroupStage& group_stage, std::size_t lane) {
         const std::size_t most = group_stage ? std::max<std::size_t>(1, options_.gpu_group) : 1;
         std::vector<std::unique_ptr<WorkItem>> items;
         for (;;) {
             items.clear();
             {
                 std::unique_lock<std::mutex> lock(mutex_);
-                while (from.empty() && !all_done()) changed_.wait_for(lock, kStopPoll);
+                while ((from.empty() || lane_has_enough(to)) && !all_done()) {
+                    changed_.wait_for(lock, kStopPoll);
+                }
                 if (from.empty()) return;
                 // A larger group is cheaper an image (nvJPEG's batched decode):
                 // while the next thread has images enough to work on, wait
@@ -206,6 +255,7 @@ private:
                 while (!from.empty() && items.size() < most) {
                     items.push_back(std::move(from.front()));
                     from.pop_front();
+                    items.back()->lane = lane;
                 }
             }
             changed_.notify_all();  // a thread before may wait for room
@@ -270,9 +320,10 @@ private:
     const PipelineOptions& options_;
     std::mutex mutex_;
     std::condition_variable changed_;
-    Queue prepare_queue_;  // bound for the GPU, before prepare_for_gpu
-    Queue gpu_queue_;
+    Queue prepare_queue_;  // bound for the GPU, before prepare_for_gpu: every lane's
+    Queue gpu_queue_;      // bound for the GPU where no thread is before it: every lane's
     Queue encode_queue_;
+    std::deque<Lane> lanes_{std::max<std::size_t>(1, options_.lanes)};
     std::size_t next_ = 0;
     std::size_t in_flight_ = 0;
     std::exception_ptr fatal_;

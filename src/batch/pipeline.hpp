@@ -1,7 +1,7 @@
 #pragma once
 // The batch executor. Worker threads decode, encode and write; a CPU
 // variant filters on the worker that decoded the image; CUDA variants
-// filter on one GPU thread, which owns the device work (one CUDA context,
+// filter on a GPU thread, which owns the device work (one CUDA context,
 // and the buffers it keeps between images of one size). Where the stages
 // have gpu_group or prepare_for_gpu, a thread of its own runs them on the
 // images before the GPU thread takes them: gpu_group on several at a time
@@ -10,6 +10,14 @@
 // the previous ones. A worker with a filtered image waiting encodes it
 // before decoding another, and at most max_in_flight images are between
 // decode and written, so memory stays bounded however long the batch.
+//
+// Several GPUs (PipelineOptions::lanes): one lane a device, each a GPU
+// thread and, where the stages have them, a thread before it. Images bound
+// for the GPU wait in one queue that every lane takes from when it has
+// room (work stealing): a lane takes an image only once its GPU thread has
+// started (enter_lane) and while fewer than two images wait for its GPU
+// thread, so a slower or later device takes fewer images and holds few at
+// the end. Each image's `lane` says which lane took it.
 //
 // Stops early when `stop` says so (Ctrl-C): no new image is decoded, an
 // image not yet encoding is dropped, encodes under way finish. A stage that
@@ -30,6 +38,9 @@ struct WorkItem {
     // decode; the pipeline sets it after decode, so a stage cannot change it.
     std::size_t index = 0;
     bool on_gpu = false;  // set by decode: filter on the GPU thread
+    // The lane (device) whose threads took it, 0 .. lanes - 1; set by the
+    // pipeline as a lane takes it, before gpu_group and prepare_for_gpu.
+    std::size_t lane = 0;
     // Set before encode: the threads it may use. 1 while images remain to
     // be decoded (every worker has work); at the batch's end, when workers
     // run out of images, the cores they leave are shared among the images
@@ -61,6 +72,12 @@ struct PipelineStages {
     // not throw: what fails for one image it keeps in the image, for filter
     // to deal with.
     std::function<void(const std::vector<WorkItem*>&)> gpu_group;
+    // Optional: called on each of a lane's threads before it takes an
+    // image, first on its GPU thread, then (once that call has returned)
+    // on the thread before it: what binds the threads to the lane's device
+    // (kernels/runtime/device_scope.hpp). It must not throw; it may take
+    // long (a device's start-up), while the other lanes take the images.
+    std::function<void(std::size_t lane)> enter_lane;
     std::function<void(WorkItem&)> encode;  // on a worker: encode and write
     // Exactly one of these per index taken (done, failed, skipped,
     // dropped); they may be called from any thread, at the same time.
@@ -76,13 +93,14 @@ struct PipelineOptions {
     int workers = 1;        // -j (fewer run where the system will not start that many)
     std::size_t max_in_flight = 1;
     std::size_t gpu_group = 1;  // the most images gpu_group is given at once
+    std::size_t lanes = 1;      // GPU threads (with their threads before): one a device
 };
 
 // Failures of one image go to `failed` and the rest go on. A UsageError
 // from a stage (a variant named with -k cannot run an image) stops the
 // batch like an interrupt and is rethrown once the workers are done.
-// Where the system will not start the GPU thread, the prepare thread or a
-// first worker, no image is taken and a WorkError says so; where it starts
+// Where the system will not start a lane's GPU thread or the thread before
+// it, or a first worker, no image is taken and a WorkError says so; where it starts
 // fewer workers than asked, the batch runs on half of those, with a warning.
 void run_pipeline(const PipelineStages& stages, const PipelineOptions& options);
 

@@ -1,0 +1,285 @@
+// The batch executor with several GPU lanes (--devices), with stand-in
+// stages and fake devices: each lane's filter sleeps as long as its
+// "device" takes. The stages run on the pipeline's threads, where Catch2's
+// assertions are not safe: they record what they see, and the test asserts
+// once run_pipeline has returned.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "base/errors.hpp"
+#include "batch/pipeline.hpp"
+
+namespace cudaconv {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// What the stages saw, by image and by lane.
+struct LaneRecorder {
+    explicit LaneRecorder(std::size_t count) : filtered_by(count, -1), reports(count, 0) {}
+
+    std::mutex mutex;
+    std::vector<int> filtered_by;  // the lane that filtered each image (-1: none)
+    std::vector<int> reports;      // done, failed, skipped and dropped calls, by image
+    std::vector<std::string> errors;
+    std::map<std::size_t, std::set<std::thread::id>> filter_threads;  // by lane
+    std::map<std::size_t, std::set<std::thread::id>> enter_threads;   // by lane
+    std::map<std::size_t, int> entered;                               // enter_lane calls, by lane
+    std::vector<std::size_t> filter_order;                            // lanes, as filters began
+    int lane_mismatch = 0;  // an image prepared or grouped on one lane, filtered on another
+    int filtered_before_entered = 0;  // a lane's image filtered before its enter_lane
+    std::map<const WorkItem*, std::size_t> prepared_on;
+    std::map<std::size_t, int> pending;       // taken by a lane's group stage, not yet filtered
+    std::map<std::size_t, int> most_pending;  // by lane
+    std::atomic<int> held{0};
+    std::atomic<int> most_held{0};
+    std::atomic<int> done{0};
+    std::atomic<int> failed{0};
+    std::atomic<int> dropped{0};
+    std::atomic<int> decoded{0};
+};
+
+// Every image goes to the GPU; lane `l` filters in `filter_ms[l]`.
+PipelineStages lane_stages(LaneRecorder& r, const std::vector<int>& filter_ms) {
+    PipelineStages s;
+    s.decode = [&r](std::size_t) {
+        ++r.decoded;
+        const int now = ++r.held;
+        int most = r.most_held.load();
+        while (now > most && !r.most_held.compare_exchange_weak(most, now)) {
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        auto item = std::make_unique<WorkItem>();
+        item->on_gpu = true;
+        return item;
+    };
+    s.enter_lane = [&r](std::size_t lane) {
+        const std::lock_guard<std::mutex> lock(r.mutex);
+        ++r.entered[lane];
+        r.enter_threads[lane].insert(std::this_thread::get_id());
+    };
+    s.filter = [&r, filter_ms](WorkItem& item) {
+        {
+            const std::lock_guard<std::mutex> lock(r.mutex);
+            r.filtered_by[item.index] = static_cast<int>(item.lane);
+            r.filter_threads[item.lane].insert(std::this_thread::get_id());
+            r.filter_order.push_back(item.lane);
+            if (r.enter_threads[item.lane].count(std::this_thread::get_id()) == 0) {
+                ++r.filtered_before_entered;
+            }
+            const auto prepared = r.prepared_on.find(&item);
+            if (prepared != r.prepared_on.end() && prepared->second != item.lane) {
+                ++r.lane_mismatch;
+            }
+            if (prepared != r.prepared_on.end()) --r.pending[item.lane];
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(filter_ms.at(item.lane)));
+    };
+    s.encode = [](WorkItem&) {};
+    const auto report = [&r](std::size_t index) {
+        const std::lock_guard<std::mutex> lock(r.mutex);
+        ++r.reports.at(index);
+    };
+    s.done = [&r, report](WorkItem& item) {
+        --r.held;
+        ++r.done;
+        report(item.index);
+    };
+    s.failed = [&r, report](std::size_t index, const std::string& error) {
+        --r.held;
+        ++r.failed;
+        report(index);
+        const std::lock_guard<std::mutex> lock(r.mutex);
+        r.errors.push_back(error);
+    };
+    s.skipped = [report](std::size_t index, const std::string&) { report(index); };
+    s.dropped = [&r, report](std::size_t index) {
+        --r.held;
+        ++r.dropped;
+        report(index);
+    };
+    s.stop = [] { return false; };
+    return s;
+}
+
+// prepare_for_gpu and gpu_group that note the lane each image had there.
+void add_prepare_and_group(PipelineStages& s, LaneRecorder& r) {
+    s.prepare_for_gpu = [&r](WorkItem& item) {
+        const std::lock_guard<std::mutex> lock(r.mutex);
+        r.prepared_on[&item] = item.lane;
+    };
+    s.gpu_group = [&r](const std::vector<WorkItem*>& items) {
+        const std::lock_guard<std::mutex> lock(r.mutex);
+        for (const WorkItem* item : items) {
+            if (item->lane != items.front()->lane) ++r.lane_mismatch;
+        }
+        const std::size_t lane = items.front()->lane;
+        r.pending[lane] += static_cast<int>(items.size());
+        r.most_pending[lane] = std::max(r.most_pending[lane], r.pending[lane]);
+    };
+}
+
+std::map<int, int> images_by_lane(const LaneRecorder& r) {
+    std::map<int, int> counts;
+    for (const int lane : r.filtered_by) ++counts[lane];
+    return counts;
+}
+
+}  // namespace
+
+TEST_CASE("several lanes filter every image exactly once, each lane on its own threads",
+          "[batch]") {
+    constexpr std::size_t kCount = 120;
+    for (const std::size_t lanes : {1, 2, 3}) {
+        for (const bool prepares : {false, true}) {
+            INFO("lanes " << lanes << ", thread before the GPU threads " << prepares);
+            LaneRecorder r(kCount);
+            PipelineStages s = lane_stages(r, std::vector<int>(lanes, 1));
+            if (prepares) add_prepare_and_group(s, r);
+            PipelineOptions options{kCount, 4, 16, 4};
+            options.lanes = lanes;
+            run_pipeline(s, options);
+            CHECK(r.done == static_cast<int>(kCount));
+            CHECK(r.failed == 0);
+            CHECK(r.dropped == 0);
+            CHECK(std::count(r.reports.begin(), r.reports.end(), 1) ==
+                  static_cast<std::ptrdiff_t>(kCount));
+            CHECK(std::count(r.filtered_by.begin(), r.filtered_by.end(), -1) == 0);
+            for (const int lane : r.filtered_by) CHECK(lane < static_cast<int>(lanes));
+            CHECK(r.lane_mismatch == 0);
+            CHECK(r.filtered_before_entered == 0);
+            for (std::size_t lane = 0; lane < lanes; ++lane) {
+                // One GPU thread a lane, entered once; and the thread before it.
+                CHECK(r.filter_threads[lane].size() <= 1);
+                CHECK(r.entered[lane] == (prepares ? 2 : 1));
+                CHECK(r.enter_threads[lane].size() == (prepares ? 2u : 1u));
+            }
+            CHECK(r.most_held <= 16);
+        }
+    }
+}
+
+TEST_CASE("a slower lane takes fewer images, and a lane still starting takes none", "[batch]") {
+    constexpr std::size_t kCount = 100;
+    for (const bool prepares : {false, true}) {
+        INFO("thread before the GPU threads " << prepares);
+        // Lane 1 is 20 times slower than lane 0.
+        LaneRecorder r(kCount);
+        PipelineStages s = lane_stages(r, {2, 40});
+        if (prepares) add_prepare_and_group(s, r);
+        PipelineOptions options{kCount, 4, 16, 4};
+        options.lanes = 2;
+        run_pipeline(s, options);
+        CHECK(r.done == static_cast<int>(kCount));
+        const std::map<int, int> counts = images_by_lane(r);
+        INFO("lane 0 " << counts.at(0) << ", lane 1 " << counts.at(1));
+        CHECK(counts.at(1) >= 1);
+        CHECK(counts.at(0) > 4 * counts.at(1));
+        // Taken ahead by the slow lane, at most: a group (4) while fewer than
+        // two wait for its GPU thread (else it would fill the 16 in flight).
+        if (prepares) CHECK(r.most_pending[1] <= 4 + 1);
+
+        // Lane 1 enters only once lane 0 has filtered 20 images (a device whose
+        // start-up is slow): the first 20 filters are all lane 0's.
+        LaneRecorder late(kCount);
+        PipelineStages s2 = lane_stages(late, {1, 1});
+        if (prepares) add_prepare_and_group(s2, late);
+        const auto enter = s2.enter_lane;
+        s2.enter_lane = [&late, enter](std::size_t lane) {
+            if (lane == 1) {
+                const auto deadline = Clock::now() + std::chrono::seconds(20);
+                for (;;) {
+                    {
+                        const std::lock_guard<std::mutex> lock(late.mutex);
+                        if (late.filter_order.size() >= 20) break;
+                    }
+                    if (Clock::now() > deadline) break;
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                }
+            }
+            enter(lane);
+        };
+        run_pipeline(s2, options);
+        CHECK(late.done == static_cast<int>(kCount));
+        REQUIRE(late.filter_order.size() == kCount);
+        CHECK(std::count(late.filter_order.begin(), late.filter_order.begin() + 20, 0) == 20);
+        CHECK(images_by_lane(late).count(1) == 1);  // it did take some after
+    }
+}
+
+TEST_CASE("with several lanes a failing image fails alone and a stop drops the rest", "[batch]") {
+    constexpr std::size_t kCount = 60;
+    for (const bool prepares : {false, true}) {
+        INFO("thread before the GPU threads " << prepares);
+        LaneRecorder r(kCount);
+        PipelineStages s = lane_stages(r, {1, 2});
+        if (prepares) add_prepare_and_group(s, r);
+        const auto filter = s.filter;
+        s.filter = [filter](WorkItem& item) {
+            filter(item);
+            if (item.index == 7 || item.index == 8) throw std::runtime_error("bad image");
+        };
+        PipelineOptions options{kCount, 3, 8, 4};
+        options.lanes = 2;
+        run_pipeline(s, options);
+        CHECK(r.done == static_cast<int>(kCount) - 2);
+        CHECK(r.failed == 2);
+        CHECK(std::count(r.reports.begin(), r.reports.end(), 1) ==
+              static_cast<std::ptrdiff_t>(kCount));
+
+        // Ctrl-C after 10 images: every image taken is reported once (done or
+        // dropped), none twice, and run_pipeline returns.
+        LaneRecorder stopped(kCount);
+        PipelineStages s2 = lane_stages(stopped, {1, 3});
+        if (prepares) add_prepare_and_group(s2, stopped);
+        s2.stop = [&stopped] { return stopped.done >= 10; };
+        run_pipeline(s2, options);
+        CHECK(stopped.done >= 10);
+        CHECK(stopped.done < static_cast<int>(kCount));
+        CHECK(std::count_if(stopped.reports.begin(), stopped.reports.end(),
+                            [](int n) { return n > 1; }) == 0);
+        CHECK(stopped.done + stopped.failed + stopped.dropped == stopped.decoded);
+        CHECK(stopped.held == 0);
+
+        // A UsageError on lane 1 (a variant named with -k that cannot run an
+        // image) stops the batch and comes back from run_pipeline.
+        LaneRecorder usage(kCount);
+        PipelineStages s3 = lane_stages(usage, {1, 1});
+        if (prepares) add_prepare_and_group(s3, usage);
+        const auto filter3 = s3.filter;
+        s3.filter = [filter3](WorkItem& item) {
+            filter3(item);
+            if (item.lane == 1) throw UsageError("-k x cannot run this image");
+        };
+        CHECK_THROWS_AS(run_pipeline(s3, options), UsageError);
+        CHECK(usage.held == 0);
+    }
+}
+
+TEST_CASE("several lanes hold at most max_in_flight images", "[batch]") {
+    constexpr std::size_t kCount = 80;
+    for (const std::size_t cap : {2, 5, 12}) {
+        for (const bool prepares : {false, true}) {
+            INFO("max_in_flight " << cap << ", thread before the GPU threads " << prepares);
+            LaneRecorder r(kCount);
+            PipelineStages s = lane_stages(r, {1, 2, 3});
+            if (prepares) add_prepare_and_group(s, r);
+            PipelineOptions options{kCount, 4, cap, 4};
+            options.lanes = 3;
+            run_pipeline(s, options);
+            CHECK(r.done == static_cast<int>(kCount));
+            CHECK(r.most_held <= static_cast<int>(cap));
+        }
+    }
+}
+
+}  // namespace cudaconv
