@@ -1,5 +1,6 @@
 set(CUDACONV_BATCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cuda_warmup.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/devices.cpp
   ${CMAKE_CURRENT_LIST_DIR}/filter_set.cpp
   ${CMAKE_CURRENT_LIST_DIR}/gpu_decoding.cpp
   ${CMAKE_CURRENT_LIST_DIR}/heap_reuse.cpp

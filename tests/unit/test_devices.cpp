@@ -1,0 +1,93 @@
+// --devices: what the option's text means, and which devices a batch
+// takes from those present; pure functions, no GPU needed.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "base/errors.hpp"
+#include "batch/devices.hpp"
+
+namespace cudaconv {
+namespace {
+
+std::string refusal(const std::string& text) {
+    try {
+        parse_devices(text);
+    } catch (const UsageError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+std::string refusal(const std::string& text, const std::vector<int>& present) {
+    try {
+        choose_devices(parse_devices(text), present, "the CUDA driver reports no device", 1000);
+    } catch (const UsageError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("--devices takes all, a count or two or more device numbers", "[devices]") {
+    CHECK(parse_devices("").kind == DeviceRequest::Kind::automatic);
+    CHECK_FALSE(parse_devices("").given());
+    CHECK(parse_devices("all").kind == DeviceRequest::Kind::all);
+    const DeviceRequest two = parse_devices("2");
+    CHECK(two.kind == DeviceRequest::Kind::count);
+    CHECK(two.count == 2);
+    const DeviceRequest list = parse_devices("2,0");
+    CHECK(list.kind == DeviceRequest::Kind::list);
+    CHECK(list.indices == std::vector<int>{2, 0});  // in the order given
+}
+
+TEST_CASE("--devices refuses values that name no device, in one line", "[devices]") {
+    CHECK_THAT(refusal("0"), Catch::Contains("--devices \"0\": a count of devices is at least 1"));
+    for (const std::string bad : {"-1", "a", "ALL", "2.0", " 2", "99999", "1e3"}) {
+        INFO(bad);
+        CHECK_THAT(refusal(bad), Catch::Contains("--devices \"" + bad + "\": expected all"));
+    }
+    CHECK_THAT(refusal("0,0"), Catch::Contains("device 0 is named twice"));
+    CHECK_THAT(refusal("1,,2"), Catch::Contains("\"\" is not a device number"));
+    CHECK_THAT(refusal("0,"), Catch::Contains("\"\" is not a device number"));
+    CHECK_THAT(refusal("0,-1"), Catch::Contains("\"-1\" is not a device number"));
+    CHECK_THAT(refusal("0,x"), Catch::Contains("\"x\" is not a device number"));
+    CHECK_THAT(refusal("0,1024"), Catch::Contains("\"1024\" is not a device number (0 to 1023)"));
+    for (const std::string bad : {"0", "a", "0,0"}) {
+        CHECK(refusal(bad).find('\n') == std::string::npos);
+    }
+}
+
+TEST_CASE("--devices asks only for devices that are present", "[devices]") {
+    const std::vector<int> two{0, 1};
+    CHECK(choose_devices(parse_devices("all"), two, "", 1) == two);
+    CHECK(choose_devices(parse_devices("1"), two, "", 1) == std::vector<int>{0});
+    CHECK(choose_devices(parse_devices("2"), two, "", 1) == two);
+    CHECK(choose_devices(parse_devices("1,0"), two, "", 1) == std::vector<int>{1, 0});
+    CHECK_THAT(refusal("3", two),
+               Catch::Contains("--devices 3: asks for 3 devices; CUDA devices here: 2 (0, 1)"));
+    CHECK_THAT(refusal("0,2", two), Catch::Contains("no device 2; CUDA devices here: 2 (0, 1)"));
+    // No device: all is none (the batch runs on the CPU), a count or list is refused.
+    CHECK(choose_devices(parse_devices("all"), {}, "no CUDA driver", 1).empty());
+    CHECK_THAT(refusal("1", {}), Catch::Contains("asks for 1 device; CUDA devices here: none "
+                                                 "(the CUDA driver reports no device)"));
+    CHECK_THAT(refusal("0,1", {}), Catch::Contains("no device 0; CUDA devices here: none"));
+}
+
+TEST_CASE("by default a batch takes a device for every kImagesPerDevice images", "[devices]") {
+    const std::vector<int> four{0, 1, 2, 3};
+    const DeviceRequest automatic = parse_devices("");
+    CHECK(choose_devices(automatic, {}, "no CUDA driver", 10000).empty());
+    CHECK(choose_devices(automatic, four, "", 1) == std::vector<int>{0});
+    CHECK(choose_devices(automatic, four, "", 2 * kImagesPerDevice - 1) == std::vector<int>{0});
+    CHECK(choose_devices(automatic, four, "", 2 * kImagesPerDevice) == std::vector<int>{0, 1});
+    CHECK(choose_devices(automatic, four, "", 3 * kImagesPerDevice + 7) ==
+          std::vector<int>{0, 1, 2});
+    CHECK(choose_devices(automatic, four, "", 100 * kImagesPerDevice) == four);
+    // A CUDA_VISIBLE_DEVICES that hides some leaves CUDA's numbers from 0.
+    CHECK(choose_devices(automatic, {0, 1}, "", 100 * kImagesPerDevice) == std::vector<int>{0, 1});
+}
+
+}  // namespace cudaconv
