@@ -258,6 +258,8 @@ private:
                     items.back()->lane = lane;
                 }
             }
+            // Another lane took them while this one waited for more.
+            if (items.empty()) continue;
             changed_.notify_all();  // a thread before may wait for room
             if (group_stage && !stopping()) {
                 std::vector<WorkItem*> group;

@@ -67,8 +67,8 @@ struct PipelineStages {
     std::function<void(WorkItem&)> prepare_for_gpu;
     // Optional: what is done for several images bound for the GPU thread
     // at once (the GPU's JPEG decoder), on the thread before it: called
-    // with the images queued there, at most PipelineOptions::gpu_group of
-    // them, in order, before prepare_for_gpu and filter take each. It must
+    // with the images queued there, one at least and at most
+    // PipelineOptions::gpu_group of them, in order, before prepare_for_gpu and filter take each. It must
     // not throw: what fails for one image it keeps in the image, for filter
     // to deal with.
     std::function<void(const std::vector<WorkItem*>&)> gpu_group;
