@@ -33,7 +33,6 @@ std::string present_text(const std::vector<int>& present) {
 DeviceRequest parse_devices(const std::string& text) {
     DeviceRequest request;
     request.text = text;
-    if (text.empty()) return request;
     const auto fail = [&](const std::string& why) {
         return UsageError(fmt::format("--devices \"{}\": {}", printable(text), why));
     };
@@ -82,7 +81,7 @@ std::vector<int> choose_devices(const DeviceRequest& request, const std::vector<
     const auto fail = [&](const std::string& why) {
         std::string there = present_text(present);
         if (present.empty() && !problem.empty()) there += " (" + problem + ")";
-        return UsageError(fmt::format("--devices {}: {}; CUDA devices here: {}",
+        return UsageError(fmt::format("--devices \"{}\": {}; CUDA devices here: {}",
                                       printable(request.text), why, there));
     };
     switch (request.kind) {

@@ -36,9 +36,10 @@ struct DeviceRequest {
     bool given() const { return kind != Kind::automatic; }
 };
 
-// "" (not given), "all", a count N >= 1, or two or more distinct device
-// numbers separated by commas ("0,2"). Throws UsageError, one line naming
-// the value and what is wrong (0, -1, a, 0,0, 1,,2).
+// The option's value: "all", a count N >= 1, or two or more distinct
+// device numbers separated by commas ("0,2"). Throws UsageError, one line
+// naming the value and what is wrong (0, -1, a, 0,0, 1,,2, ""). Not given,
+// the request is DeviceRequest{} (automatic).
 DeviceRequest parse_devices(const std::string& text);
 
 // The devices a batch of `images` runs on, by CUDA's numbers, from those

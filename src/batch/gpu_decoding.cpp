@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 
 #include "base/errors.hpp"
 #include "io/exif_orientation.hpp"
+#include "kernels/runtime/device_scope.hpp"
 
 namespace cudaconv {
 
@@ -17,6 +19,8 @@ void GpuDecoding::open() {
     std::call_once(opened_, [this] {
         const auto start = std::chrono::steady_clock::now();
         try {
+            std::optional<DeviceScope> scope;
+            if (device_ >= 0) scope.emplace(device_);
             decoder_ = std::make_unique<GpuJpegBatch>();
             spdlog::debug(
                 "decoding JPEG on the GPU with {} (started in {:.0f} ms)", decoder_->name(),
@@ -31,7 +35,8 @@ void GpuDecoding::open() {
     });
 }
 
-void GpuDecoding::open_or_refuse() {
+void GpuDecoding::open_or_refuse(int device) {
+    device_ = device;
     open();
     if (!decoder_) {
         throw UsageError(fmt::format("--decoder gpu: the GPU cannot decode here: {} (--decoder "
@@ -40,8 +45,32 @@ void GpuDecoding::open_or_refuse() {
     }
 }
 
-void GpuDecoding::open_in_background() {
+void GpuDecoding::open_in_background(int device) {
+    device_ = device;
     if (!opener_.start([this] { open(); })) open();
+}
+
+void GpuDecoding::set_lanes(std::size_t lanes) { lanes_.resize(lanes > 1 ? lanes - 1 : 0); }
+
+GpuJpegBatch* GpuDecoding::lane_decoder(std::size_t lane, std::string& problem) {
+    if (lane == 0) {
+        problem = problem_;
+        return decoder_.get();
+    }
+    Lane& own = lanes_.at(lane - 1);
+    if (!own.tried) {
+        own.tried = true;
+        try {
+            own.decoder = std::make_unique<GpuJpegBatch>();  // on the lane's device
+        } catch (const std::exception& e) {
+            own.problem = e.what();
+            spdlog::debug("lane {}: JPEG is decoded on the CPU: the GPU's decoder cannot start "
+                          "({})",
+                          lane, own.problem);
+        }
+    }
+    problem = own.problem;
+    return own.decoder.get();
 }
 
 std::optional<JpegInspection> GpuDecoding::take(const EncodedImage& image, std::string& why_not) {
@@ -73,7 +102,13 @@ std::string GpuDecoding::decoder_name() const {
     return decoder_ ? std::string(decoder_->name()) : std::string("cpu");
 }
 
-void GpuDecoding::decode_group(const std::vector<GpuJpegImage*>& images) {
+void GpuDecoding::decode_group(std::size_t lane, const std::vector<GpuJpegImage*>& images) {
+    std::string problem;
+    GpuJpegBatch* decoder = lane_decoder(lane, problem);
+    if (!decoder) {
+        for (GpuJpegImage* image : images) image->error = "the GPU's decoder: " + problem;
+        return;
+    }
     std::size_t next = 0;
     while (next < images.size()) {
         std::vector<GpuJpegImage*> call;
@@ -89,9 +124,9 @@ void GpuDecoding::decode_group(const std::vector<GpuJpegImage*>& images) {
         }
         const auto start = std::chrono::steady_clock::now();
         try {
-            decoder_->decode(call);
+            decoder->decode(call);
             spdlog::trace(
-                "{}: {} JPEGs decoded in {:.2f} ms", decoder_->name(), call.size(),
+                "{}: {} JPEGs decoded in {:.2f} ms", decoder->name(), call.size(),
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                     .count());
         } catch (const std::exception& e) {

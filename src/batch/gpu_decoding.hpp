@@ -4,6 +4,11 @@
 // groups on the GPU thread, into device memory the CUDA variant reads in
 // place of an upload. Whatever the GPU does not take or cannot decode goes
 // to the CPU decoder, so a batch never fails for the GPU's sake.
+//
+// On several GPUs (--devices) each lane has a decoder of its own, on its
+// device: the first lane's is the one opened here (which also inspects the
+// files for the workers); each other lane's is made on that lane's thread
+// at its first group.
 #include <atomic>
 #include <cstddef>
 #include <memory>
@@ -20,15 +25,19 @@ namespace cudaconv {
 
 class GpuDecoding {
 public:
-    // Opens nvJPEG now, for --decoder gpu: throws UsageError, saying why,
-    // where it cannot run.
-    void open_or_refuse();
+    // Opens nvJPEG now, for --decoder gpu, on `device` (CUDA's number; -1:
+    // the default, kernels/runtime/device_scope.hpp): throws UsageError,
+    // saying why, where it cannot run.
+    void open_or_refuse(int device);
 
     // Opens nvJPEG on a thread of its own (--decoder auto): its hardware
     // backend takes about 0.6 s to start on an H100, while which take()
     // leaves the JPEGs to the CPU rather than hold the workers. Where it
     // cannot start, that is said once (at -v) and the CPU decodes them all.
-    void open_in_background();
+    void open_in_background(int device);
+
+    // How many lanes decode_group is called for, before the batch starts.
+    void set_lanes(std::size_t lanes);
 
     // On a worker: whether the GPU decodes this image, and what it will be;
     // else nullopt and why not (not a JPEG, one to be turned upright by its
@@ -39,10 +48,12 @@ public:
     // What --json calls the decoder: "nvjpeg-hardware" or "nvjpeg-hybrid".
     std::string decoder_name() const;
 
-    // Decodes the images of a group (the pipeline's gpu_group stage), in
-    // batched nvJPEG calls of at most kGroupBytes of pixels each. Never
-    // throws: a failure is the image's `error`, and its pixels null.
-    void decode_group(const std::vector<GpuJpegImage*>& images);
+    // Decodes the images of a group (the pipeline's gpu_group stage) on
+    // `lane`'s thread and device, in batched nvJPEG calls of at most
+    // kGroupBytes of pixels each. Never throws: a failure (the lane's
+    // decoder could not start, a call failed) is the image's `error`, and
+    // its pixels null.
+    void decode_group(std::size_t lane, const std::vector<GpuJpegImage*>& images);
 
 private:
     // The pixels one nvJPEG call decodes at most: 16 images of 12
@@ -50,10 +61,22 @@ private:
     static constexpr std::size_t kGroupBytes = std::size_t{640} << 20;
 
     void open();  // once, on whichever thread comes first
+    // The lane's decoder, made at its first call for a lane past the first;
+    // null where it cannot start (problem says why).
+    GpuJpegBatch* lane_decoder(std::size_t lane, std::string& problem);
 
     std::once_flag opened_;
     std::atomic<bool> ready_{false};  // open() has ended
+    int device_ = -1;                 // the first lane's
     std::unique_ptr<GpuJpegBatch> decoder_;
+    // Lanes past the first, each touched only by its lane's thread once
+    // the batch runs: their decoders, and why one could not start.
+    struct Lane {
+        bool tried = false;
+        std::unique_ptr<GpuJpegBatch> decoder;
+        std::string problem;
+    };
+    std::vector<Lane> lanes_;
     std::string problem_;  // why decoder_ is null, once ready_
     ThreadGroup opener_;   // last: joined before the members it uses go
 };

@@ -77,6 +77,7 @@ nlohmann::json to_json(const ImageReport& r) {
         {"output", r.output},
         {"variant", r.variant},
         {"path", r.run.path.empty() ? nlohmann::json() : nlohmann::json(r.run.path)},
+        {"device", r.device >= 0 ? nlohmann::json(r.device) : nlohmann::json()},
         {"decoder", r.decoder},
         {"encoder", r.encoder},
         {"filter", {{"spec", r.filter}, {"width", r.filter_width}, {"height", r.filter_height}}},

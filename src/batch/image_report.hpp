@@ -24,6 +24,9 @@ struct ImageReport {
     // "nvjpeg-hybrid" (kernels/codecs/jpeg_batch.hpp).
     std::string decoder = "cpu";
     std::string encoder = "cpu";  // "gpu" where the device compressed a PNG's rows
+    // The CUDA device that filtered it, by CUDA's number; -1 where a CPU
+    // variant did (or -f none).
+    int device = -1;
     std::string filter;
     int filter_width = 0;
     int filter_height = 0;

@@ -76,6 +76,13 @@ std::string summary_line(const BatchSummary& s, std::size_t total, int signal_nu
     line += fmt::format(" of {} image{} in {:.1f} s ({:.2f} images/s)", total,
                         total == 1 ? "" : "s", s.wall_s, s.images_per_s());
     if (!shard.empty()) line += "; shard " + shard;
+    if (s.by_device.size() > 1) {
+        std::string each;
+        for (const auto& [device, done] : s.by_device) {
+            each += fmt::format("{}{}: {}", each.empty() ? "" : ", ", device, done);
+        }
+        line += "; devices " + each;
+    }
     if (signal_number != 0) {
         line += fmt::format("; stopped by {}", signal_name(signal_number));
     }
@@ -94,6 +101,13 @@ nlohmann::json summary_json(const BatchSummary& s, std::size_t total, int signal
                            {"images_per_s", s.images_per_s()},
                            {"interrupted", signal_number != 0}};
     if (!shard.empty()) line["shard"] = shard;
+    if (!s.by_device.empty()) {
+        nlohmann::json devices = nlohmann::json::array();
+        for (const auto& [device, done] : s.by_device) {
+            devices.push_back({{"device", device}, {"done", done}});
+        }
+        line["devices"] = devices;
+    }
     return line;
 }
 
@@ -108,6 +122,7 @@ std::optional<spdlog::level::level_enum> summary_level(const BatchSummary& s, st
 BatchProgress::BatchProgress(const ProgressOptions& options)
     : options_(options), start_(Clock::now()) {
     counts_ = {};
+    for (const int device : options_.devices) counts_.by_device[device] = 0;
 }
 
 BatchProgress::~BatchProgress() {
@@ -125,6 +140,7 @@ void BatchProgress::skipped(const std::string& input, const std::string& output)
 void BatchProgress::done(const ImageReport& report, std::size_t index) {
     const std::lock_guard<std::mutex> lock(mutex_);
     ++counts_.done;
+    if (report.device >= 0) ++counts_.by_device[report.device];
     log_line(spdlog::level::debug, fmt::format("{} -> {} ({}x{}, {}, {}, {:.1f} ms)", report.input,
                                                report.output, report.width, report.height,
                                                report.filter, report.variant, report.total_ms));

@@ -9,9 +9,11 @@
 // order images finish, not the order of the inputs.
 #include <chrono>
 #include <cstddef>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/common.h>
@@ -38,11 +40,17 @@ struct BatchSummary {
     std::size_t failed = 0;
     std::size_t not_done = 0;  // left when interrupted: the rest of the total
     double wall_s = 0.0;
+    // Images done on each CUDA device, by CUDA's number: every device the
+    // batch chose (ProgressOptions::devices), those that did none with 0.
+    std::map<int, std::size_t> by_device;
     double images_per_s() const { return wall_s > 0.0 ? static_cast<double>(done) / wall_s : 0.0; }
 };
 
 // "done 198, skipped 0, failed 2 of 200 images in 12.3 s (16.1 images/s)",
-// then "; shard 1/4" under --shard. The JSON summary's "shard" is "1/4".
+// then "; shard 1/4" under --shard, then "; devices 0: 103, 1: 95" where
+// more than one device filtered. The JSON summary's "shard" is "1/4", and
+// its "devices" [{"device": 0, "done": 103}, ...] lists every device the
+// batch chose or used (absent where none: a CPU batch).
 std::string summary_line(const BatchSummary& summary, std::size_t total, int signal_number,
                          const std::string& shard = {});
 nlohmann::json summary_json(const BatchSummary& summary, std::size_t total, int signal_number,
@@ -64,6 +72,7 @@ struct ProgressOptions {
     bool timings = false;       // --timings: stage times on stdout
     JsonLines* json = nullptr;  // --json FILE or -, opened (nullptr = none)
     std::string shard;          // "K/N" under --shard: named in the summary
+    std::vector<int> devices;   // the CUDA devices the batch chose (--devices)
 };
 
 class BatchProgress {

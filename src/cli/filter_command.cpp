@@ -15,11 +15,13 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <opencv2/core/utility.hpp>
 #include <opencv2/imgproc.hpp>
 #include <spdlog/spdlog.h>
 
 #include "batch/cuda_warmup.hpp"
+#include "batch/devices.hpp"
 #include "batch/filter_set.hpp"
 #include "batch/gpu_decoding.hpp"
 #include "batch/heap_reuse.hpp"
@@ -50,13 +52,16 @@
 #include "core/bank.hpp"
 #include "core/chain.hpp"
 #include "base/errors.hpp"
+#include "base/printable.hpp"
 #include "variants/registry.hpp"
 #include "filters/spec.hpp"
 #include "io/format_probe.hpp"
 #include "io/image_io.hpp"
 #include "io/png_encoder.hpp"
 #include "kernels/codecs/gpu_jpeg_encoder.hpp"
+#include "kernels/runtime/cuda_host.hpp"
 #include "kernels/runtime/device_info.hpp"
+#include "kernels/runtime/device_scope.hpp"
 
 namespace cudaconv {
 namespace fs = std::filesystem;
@@ -116,13 +121,24 @@ int worker_count(int jobs) {
     return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-// With JPEGs decoded on the GPU, a whole group more: an image waiting for
-// the GPU holds only its file's bytes and its output, and the groups need
-// images queued to grow.
-std::size_t images_in_flight(int in_flight, int workers, bool gpu_decode) {
+// Images each GPU past the first holds besides: one filtering, two queued
+// for it, one being copied into its page-locked slot (batch/pipeline.hpp).
+constexpr std::size_t kInFlightPerExtraDevice = 4;
+
+// With JPEGs decoded on the GPU, a whole group more a device: an image
+// waiting for the GPU holds only its file's bytes and its output, and the
+// groups need images queued to grow.
+std::size_t images_in_flight(int in_flight, int workers, bool gpu_decode, std::size_t devices) {
     if (in_flight > 0) return static_cast<std::size_t>(in_flight);
+    const std::size_t lanes = std::max<std::size_t>(1, devices);
     return static_cast<std::size_t>(default_images_in_flight(workers)) +
-           (gpu_decode ? kGpuDecodeGroup : 0);
+           (gpu_decode ? kGpuDecodeGroup * lanes : 0) + (lanes - 1) * kInFlightPerExtraDevice;
+}
+
+std::vector<int> present_devices() {
+    std::vector<int> present;
+    for (const DeviceInfo& device : probe_devices().devices) present.push_back(device.index);
+    return present;
 }
 
 // The threads the cpu variant runs on: OpenCV's pool, which follows the
@@ -262,6 +278,7 @@ public:
             throw UsageError("no input: name files, folders or patterns, or --from FILE|-");
         }
         existing_ = existing_outputs_policy(o.skip_existing, o.overwrite);
+        check_devices();      // before the decoder opens on the first of them
         check_gpu_decoder();  // before the plan makes any output folder
         read_options_.max_pixels = o.max_pixels;
         read_options_.auto_orient = !o.no_auto_orient;
@@ -326,10 +343,13 @@ public:
             one_image_cpu_ = !requested_ && header.width > 0 && cpu_for_header(header);
             prefault_ = one_image_cpu_ || cpu_requested;
         }
+        choose_default_devices(work.size());
+        if (!devices_.empty()) set_default_device(devices_.front());
         if (may_use_cuda() && !work.empty() && !one_image_cpu_) warmup_.start();
         gpu_decode_ = options_.decoder == "gpu" ||
                       (options_.decoder == "auto" && may_use_cuda() && !one_image_cpu_ &&
                        work.size() >= kGpuDecodeLeastImages);
+        const std::size_t lanes = std::max<std::size_t>(1, devices_.size());
         // One image: its PNG is compressed on every core, which are idle
         // then; in a batch the workers each encode one.
         encode_ = options_.encode;
@@ -340,7 +360,7 @@ public:
             {stderr_is_terminal(), stdout_is_terminal(), options_.json_path == kStdStream,
              !spdlog::should_log(spdlog::level::info), work.size()});
         BatchProgress progress({plan_.size(), bar, options_.timings, json ? &*json : nullptr,
-                                shard_ ? shard_->text() : std::string()});
+                                shard_ ? shard_->text() : std::string(), devices_});
         progress_ = &progress;
         for (const PlannedImage& image : plan_) {
             if (image.skip) progress.skipped(image.source.path, image.target.path);
@@ -351,15 +371,19 @@ public:
         stop_requested_ = [&stop] { return stop.requested(); };
         PipelineStages stages;
         if (const int slots = pinned_slot_count(work.size()); slots > 0) {
-            pinned_.emplace(slots);
+            for (std::size_t lane = 0; lane < lanes; ++lane) {
+                pinned_.push_back(std::make_unique<PinnedSlots>(slots));
+            }
             stages.prepare_for_gpu = [&](WorkItem& item) {
                 copy_to_pinned(static_cast<ImageWork&>(item), stop);
             };
         }
         if (gpu_decode_) {
-            if (options_.decoder == "auto") gpu_decoding_.open_in_background();
+            gpu_decoding_.set_lanes(lanes);
+            if (options_.decoder == "auto") gpu_decoding_.open_in_background(first_device());
             stages.gpu_group = [&](const auto& items) { decode_on_gpu(items); };
         }
+        stages.enter_lane = [&](std::size_t lane) { enter_lane(lane); };
         stages.decode = [&](std::size_t k) { return decode(work[k]); };
         stages.filter = [&](WorkItem& item) { filter(static_cast<ImageWork&>(item)); };
         stages.encode = [&](WorkItem& item) { encode(static_cast<ImageWork&>(item)); };
@@ -380,8 +404,8 @@ public:
         const int workers = worker_count(options_.jobs);
         try {
             run_pipeline(stages, {work.size(), workers,
-                                  images_in_flight(options_.in_flight, workers, gpu_decode_),
-                                  kGpuDecodeGroup});
+                                  images_in_flight(options_.in_flight, workers, gpu_decode_, lanes),
+                                  kGpuDecodeGroup, lanes});
         } catch (const UsageError& e) {
             try {
                 progress.finish(0);  // the summary of what was done, then the error
@@ -615,7 +639,69 @@ private:
     void check_gpu_decoder() {
         if (options_.decoder != "gpu") return;
         refuse_where_nothing_runs_on_gpu("--decoder", "decodes");
-        gpu_decoding_.open_or_refuse();
+        gpu_decoding_.open_or_refuse(first_device());
+    }
+
+    // --devices, before any work: its value (parse_devices), nothing to
+    // run on a GPU (-f none, a CPU variant named with -k), and the devices
+    // it names present here (which probes CUDA now). Not given, the batch's
+    // size decides in run() (choose_default_devices).
+    void check_devices() {
+        if (!options_.devices) return;
+        devices_request_ = parse_devices(*options_.devices);
+        const std::string value = printable(*options_.devices);
+        if (filters_.none()) {
+            throw UsageError(fmt::format(
+                "--devices \"{}\": -f none runs nothing on a GPU (leave it out)", value));
+        }
+        if (requested_ && !requested_->uses_cuda()) {
+            throw UsageError(
+                fmt::format("--devices \"{}\": -k {} filters on the CPU (choose a CUDA "
+                            "variant or auto, or leave --devices out)",
+                            value, requested_->name()));
+        }
+        const DeviceProbe& probe = probe_devices();
+        devices_ = choose_devices(devices_request_, present_devices(), probe.problem, 0);
+        if (devices_.empty()) {
+            spdlog::debug("--devices all: no CUDA device ({}); the CPU filters", probe.problem);
+        }
+    }
+
+    // --devices not given: every device for a batch of kImagesPerDevice
+    // images each (batch/devices.hpp), which probes CUDA here, once the
+    // batch's size is known; a smaller batch runs on the first device
+    // without waiting for the probe (devices_ stays empty).
+    void choose_default_devices(std::size_t images) {
+        if (devices_request_.given() || !may_use_cuda() || one_image_cpu_) return;
+        if (images < 2 * kImagesPerDevice) return;
+        const DeviceProbe& probe = probe_devices();
+        devices_ = choose_devices(devices_request_, present_devices(), probe.problem, images);
+        if (devices_.size() > 1) {
+            spdlog::debug("{} images: filtering on {} devices ({})", images, devices_.size(),
+                          fmt::join(devices_, ", "));
+        }
+    }
+
+    // The device of the first lane, where the run chose one; else -1 (the
+    // first device there is).
+    int first_device() const { return devices_.empty() ? -1 : devices_.front(); }
+
+    // On each of a lane's threads, first its GPU thread (batch/pipeline.hpp):
+    // the thread's CUDA work goes to the lane's device from now on. With
+    // several devices, each lane's GPU thread makes its device's context
+    // (the warm-up makes the first's), and the thread before it takes no
+    // image before that is done.
+    void enter_lane(std::size_t lane) {
+        if (devices_.empty()) return;
+        set_thread_device(devices_.at(lane));
+        if (devices_.size() > 1) make_device_context(devices_.at(lane));
+    }
+
+    // The device an image ran on, by CUDA's number: its lane's, or the first.
+    int device_of(const ImageWork& work) const {
+        if (!devices_.empty()) return devices_.at(work.lane);
+        const DeviceProbe& probe = probe_devices();
+        return probe.devices.empty() ? -1 : probe.devices.front().index;
     }
 
     // `option` gpu (--encoder, --decoder) where the command line runs
@@ -886,7 +972,7 @@ private:
         }
         if (images.empty()) return;
         const auto start = Clock::now();
-        gpu_decoding_.decode_group(images);
+        gpu_decoding_.decode_group(items.front()->lane, images);
         const double share = ms_since(start) / static_cast<double>(images.size());
         for (ImageWork* work : works) work->report.decode_ms += share;
     }
@@ -1019,7 +1105,8 @@ private:
     void copy_to_pinned(ImageWork& work, const GracefulStop& stop) {
         if (!work.src.isContinuous() || work.src.empty()) return;
         const std::size_t bytes = work.src.total() * work.src.elemSize();
-        PinnedSlots::Lease lease = pinned_->acquire(bytes, [&] { return stop.requested(); });
+        PinnedSlots::Lease lease =
+            pinned_.at(work.lane)->acquire(bytes, [&] { return stop.requested(); });
         if (!lease) return;
         std::memcpy(lease.data(), work.src.data, bytes);
         work.src = cv::Mat(work.src.rows, work.src.cols, work.src.type(), lease.data());
@@ -1081,6 +1168,7 @@ private:
                                               : run_chain(steps, run_options);
                 });
             work.report.run_ms = ms_since(start);
+            if (work.backend->uses_cuda()) work.report.device = device_of(work);
         } catch (const UsageError&) {
             throw;
         } catch (const WorkError&) {
@@ -1271,7 +1359,12 @@ private:
     bool several_inputs_ = false;                 // the inputs, all shards', are more than one
     EncodeOptions encode_;  // options_.encode, with the threads this run gives encoding
     std::optional<DeviceContext> device_;
-    std::optional<PinnedSlots> pinned_;  // a GPU batch's upload slots
+    // A GPU batch's upload slots, a set for each device (lane).
+    std::vector<std::unique_ptr<PinnedSlots>> pinned_;
+    DeviceRequest devices_request_;  // --devices
+    // The devices the batch filters on, the pipeline's lanes in order, by
+    // CUDA's numbers; empty: one lane on the first device there is.
+    std::vector<int> devices_;
     std::set<Backend*> announced_;
     std::atomic<bool> cpu_encoded_warned_{false};  // warn_cpu_encoded's once
     std::atomic<bool> cpu_decoded_warned_{false};  // warn_cpu_decoded's once

@@ -68,6 +68,9 @@ struct FilterOptions {
     // --pinned-slots: page-locked upload slots of a GPU batch (0: none);
     // unset, 3 for 16 images or more on a CUDA variant, else none.
     std::optional<int> pinned_slots;
+    // --devices all|N|LIST: the GPUs a batch filters on (batch/devices.hpp);
+    // unset: every one where the batch is large enough (one a 50 images).
+    std::optional<std::string> devices;
 };
 
 void add_filter_options(CLI::App& app, FilterOptions& options);

@@ -32,6 +32,7 @@
 #include "io/image_io.hpp"
 #include "io/inputs.hpp"
 #include "io/layer_files.hpp"
+#include "kernels/runtime/device_info.hpp"
 #include "variants/layer_registry.hpp"
 #include "variants/registry.hpp"
 
@@ -81,6 +82,12 @@ void refuse_filter_options(const FilterOptions& o, bool per_channel) {
     refuse_if(o.in_flight != defaults.in_flight, "--in-flight");
     refuse_if(o.jobs != defaults.jobs, "-j");
     refuse_if(o.strip, "--strip");
+    if (o.devices) {
+        throw UsageError(
+            "--devices: a layer (--weights) runs its inputs one after another on one GPU, the "
+            "first (CUDA_VISIBLE_DEVICES=N picks another; --shard splits the inputs among "
+            "processes, one a GPU)");
+    }
     if (!refused.empty()) {
         throw UsageError(fmt::format(
             "--weights runs a convolution layer, which writes float32 .npy (or one image a "
@@ -196,7 +203,7 @@ public:
                                               options_.json_path == kStdStream,
                                               !spdlog::should_log(spdlog::level::info), work});
         BatchProgress progress(
-            {plan_.size(), bar, options_.timings, json ? &*json : nullptr, shard_text_});
+            {plan_.size(), bar, options_.timings, json ? &*json : nullptr, shard_text_, {}});
         const GracefulStop stop;
         read_options_.cancelled = [&stop] { return stop.requested(); };
         for (std::size_t i = 0; i < plan_.size(); ++i) {
@@ -427,6 +434,9 @@ private:
         report.encode_ms = ms_since(encode_start);
         report.total_ms = ms_since(report.started);
         report.variant = std::string(v->name());
+        if (v->uses_cuda() && !probe_devices().devices.empty()) {
+            report.device = probe_devices().devices.front().index;  // a layer's one device
+        }
         report.decoder = "cpu";
         report.encoder = "cpu";
         report.filter = layer_label(layer_);

@@ -15,4 +15,12 @@ inline bool skip_without_device() {
     return true;
 }
 
+// For the tests of several devices (--devices): skipped on fewer than two.
+inline bool skip_without_two_devices() {
+    if (skip_without_device()) return true;
+    if (probe_devices().devices.size() >= 2) return false;
+    std::cout << "SKIPPED: one CUDA device; this test needs two\n";
+    return true;
+}
+
 }  // namespace cudaconv::test

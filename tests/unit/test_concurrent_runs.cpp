@@ -10,6 +10,8 @@
 
 #include "variants/registry.hpp"
 #include "io/image_io.hpp"
+#include "kernels/runtime/device_info.hpp"
+#include "kernels/runtime/device_scope.hpp"
 #include "support/compare.hpp"
 #include "support/random_image.hpp"
 #include "support/skip_without_device.hpp"
@@ -94,6 +96,59 @@ TEST_CASE("two threads run one variant at once, each with its own filter", "[gpu
         INFO(name << ": " << errors[0] << " / " << errors[1]);
         CHECK(errors[0].empty());
         CHECK(errors[1].empty());
+    }
+}
+
+// --devices: a thread bound to a device (set_thread_device, as a batch's
+// GPU threads are) runs every CUDA variant there, all devices at once, each
+// right. What CUDA holds a device (a kernel's shared-memory opt-in, the
+// constant taps) must be set on each; a setting made once for the process
+// fails on the second device.
+TEST_CASE("threads bound to different devices each run every CUDA variant right",
+          "[gpu][concurrent][devices]") {
+    if (skip_without_two_devices()) return;
+    const DeviceProbe& probe = probe_devices();
+    // 5x5 and 13x13 (fast's strips and tiles, the tiles past 48 KB of
+    // shared memory), 31x31 (fast.mma where the device has tensor cores).
+    for (const int side : {5, 13, 31}) {
+        const ThreadJob job = make_job(side, 3, 500 + static_cast<std::uint64_t>(side));
+        for (const auto& b : all_backends()) {
+            Backend* variant = b.get();
+            cv::Mat probe_out(job.src.rows, job.src.cols, job.src.type());
+            const Job probe_job{view_of(job.src), view_of(probe_out), job.params};
+            if (!variant->uses_cuda() || !variant->can_run(probe_job).ok) continue;
+            std::vector<std::string> errors(probe.devices.size());
+            std::vector<int> seen(probe.devices.size(), -1);
+            std::vector<std::thread> threads;
+            for (std::size_t t = 0; t < probe.devices.size(); ++t) {
+                threads.emplace_back([&, t] {
+                    try {
+                        set_thread_device(probe.devices[t].index);
+                        seen[t] = thread_device();
+                        cv::Mat out(job.src.rows, job.src.cols, job.src.type());
+                        for (int round = 0; round < 3; ++round) {
+                            const Job run{view_of(job.src), view_of(out), job.params};
+                            variant->run(run, {});
+                            const Comparison c =
+                                compare_images(job.expected, out, variant->tolerance(run));
+                            if (!c.ok) {
+                                errors[t] = "round " + std::to_string(round) + ": " + c.describe();
+                                return;
+                            }
+                        }
+                    } catch (const std::exception& e) {
+                        errors[t] = e.what();
+                    }
+                });
+            }
+            for (std::thread& thread : threads) thread.join();
+            for (std::size_t t = 0; t < probe.devices.size(); ++t) {
+                INFO(variant->name() << " " << side << "x" << side << " on device "
+                                     << probe.devices[t].index << ": " << errors[t]);
+                CHECK(errors[t].empty());
+                CHECK(seen[t] == probe.devices[t].index);
+            }
+        }
     }
 }
 

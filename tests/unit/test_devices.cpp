@@ -32,8 +32,7 @@ std::string refusal(const std::string& text, const std::vector<int>& present) {
 }  // namespace
 
 TEST_CASE("--devices takes all, a count or two or more device numbers", "[devices]") {
-    CHECK(parse_devices("").kind == DeviceRequest::Kind::automatic);
-    CHECK_FALSE(parse_devices("").given());
+    CHECK_FALSE(DeviceRequest{}.given());  // not given: automatic
     CHECK(parse_devices("all").kind == DeviceRequest::Kind::all);
     const DeviceRequest two = parse_devices("2");
     CHECK(two.kind == DeviceRequest::Kind::count);
@@ -45,7 +44,7 @@ TEST_CASE("--devices takes all, a count or two or more device numbers", "[device
 
 TEST_CASE("--devices refuses values that name no device, in one line", "[devices]") {
     CHECK_THAT(refusal("0"), Catch::Contains("--devices \"0\": a count of devices is at least 1"));
-    for (const std::string bad : {"-1", "a", "ALL", "2.0", " 2", "99999", "1e3"}) {
+    for (const std::string bad : {"", "-1", "a", "ALL", "2.0", " 2", "99999", "1e3"}) {
         INFO(bad);
         CHECK_THAT(refusal(bad), Catch::Contains("--devices \"" + bad + "\": expected all"));
     }
@@ -67,7 +66,7 @@ TEST_CASE("--devices asks only for devices that are present", "[devices]") {
     CHECK(choose_devices(parse_devices("2"), two, "", 1) == two);
     CHECK(choose_devices(parse_devices("1,0"), two, "", 1) == std::vector<int>{1, 0});
     CHECK_THAT(refusal("3", two),
-               Catch::Contains("--devices 3: asks for 3 devices; CUDA devices here: 2 (0, 1)"));
+               Catch::Contains("--devices \"3\": asks for 3 devices; CUDA devices here: 2 (0, 1)"));
     CHECK_THAT(refusal("0,2", two), Catch::Contains("no device 2; CUDA devices here: 2 (0, 1)"));
     // No device: all is none (the batch runs on the CPU), a count or list is refused.
     CHECK(choose_devices(parse_devices("all"), {}, "no CUDA driver", 1).empty());
@@ -78,7 +77,7 @@ TEST_CASE("--devices asks only for devices that are present", "[devices]") {
 
 TEST_CASE("by default a batch takes a device for every kImagesPerDevice images", "[devices]") {
     const std::vector<int> four{0, 1, 2, 3};
-    const DeviceRequest automatic = parse_devices("");
+    const DeviceRequest automatic;
     CHECK(choose_devices(automatic, {}, "no CUDA driver", 10000).empty());
     CHECK(choose_devices(automatic, four, "", 1) == std::vector<int>{0});
     CHECK(choose_devices(automatic, four, "", 2 * kImagesPerDevice - 1) == std::vector<int>{0});
