@@ -159,18 +159,29 @@ struct GpuJpegBatch::State {
     std::unique_ptr<Stream> stream;
     std::shared_ptr<BufferPool> buffers;
     std::mutex decoding;  // decode()'s: nvJPEG's decode state is for one call at a time
+    int device = 0;       // the device it was made on, whose memory and handles it holds
 };
 
 GpuJpegBatch::GpuJpegBatch(std::size_t kept_bytes) : state_(std::make_unique<State>()) {
     state_->buffers = std::make_shared<BufferPool>(kept_bytes);
-    CUDA_CHECK(cudaSetDevice(current_device().index));
+    state_->device = current_device().index;
+    CUDA_CHECK(cudaSetDevice(state_->device));
     state_->decoder = open_decoder();
     state_->stream = std::make_unique<Stream>();
 }
 
 GpuJpegBatch::~GpuJpegBatch() {
-    if (state_ && state_->stream) cudaStreamSynchronize(state_->stream->get());
-    if (state_) spdlog::debug("GPU JPEG decoding's image buffers: {}", buffers_summary());
+    if (!state_) return;
+    // Destroyed on whichever thread owns it last (a batch on several devices
+    // ends on the main thread): its handles and memory are freed on its own
+    // device, and the thread's device is put back after.
+    int previous = -1;
+    if (cudaGetDevice(&previous) != cudaSuccess) previous = -1;
+    if (cudaSetDevice(state_->device) != cudaSuccess) cudaGetLastError();
+    if (state_->stream) cudaStreamSynchronize(state_->stream->get());
+    spdlog::debug("GPU JPEG decoding's image buffers: {}", buffers_summary());
+    state_.reset();
+    if (previous >= 0 && cudaSetDevice(previous) != cudaSuccess) cudaGetLastError();
 }
 
 std::string GpuJpegBatch::buffers_summary() const { return state_->buffers->summary(); }
