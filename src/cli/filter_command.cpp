@@ -344,6 +344,10 @@ public:
             prefault_ = one_image_cpu_ || cpu_requested;
         }
         choose_default_devices(work.size());
+        // No more devices than images: each one past that would only start.
+        if (devices_.size() > std::max<std::size_t>(1, work.size())) {
+            devices_.resize(std::max<std::size_t>(1, work.size()));
+        }
         if (!devices_.empty()) set_default_device(devices_.front());
         if (may_use_cuda() && !work.empty() && !one_image_cpu_) warmup_.start();
         gpu_decode_ = options_.decoder == "gpu" ||
