@@ -31,7 +31,7 @@ std::string refusal(const std::string& text, const std::vector<int>& present) {
 
 }  // namespace
 
-TEST_CASE("--devices takes all, a count or two or more device numbers", "[devices]") {
+TEST_CASE("devices: --devices takes all, a count or two or more device numbers", "[devices]") {
     CHECK_FALSE(DeviceRequest{}.given());  // not given: automatic
     CHECK(parse_devices("all").kind == DeviceRequest::Kind::all);
     const DeviceRequest two = parse_devices("2");
@@ -42,7 +42,7 @@ TEST_CASE("--devices takes all, a count or two or more device numbers", "[device
     CHECK(list.indices == std::vector<int>{2, 0});  // in the order given
 }
 
-TEST_CASE("--devices refuses values that name no device, in one line", "[devices]") {
+TEST_CASE("devices: --devices refuses values that name no device, in one line", "[devices]") {
     CHECK_THAT(refusal("0"), Catch::Contains("--devices \"0\": a count of devices is at least 1"));
     for (const std::string bad : {"", "-1", "a", "ALL", "2.0", " 2", "99999", "1e3"}) {
         INFO(bad);
@@ -59,7 +59,7 @@ TEST_CASE("--devices refuses values that name no device, in one line", "[devices
     }
 }
 
-TEST_CASE("--devices asks only for devices that are present", "[devices]") {
+TEST_CASE("devices: --devices asks only for devices that are present", "[devices]") {
     const std::vector<int> two{0, 1};
     CHECK(choose_devices(parse_devices("all"), two, "", 1) == two);
     CHECK(choose_devices(parse_devices("1"), two, "", 1) == std::vector<int>{0});
