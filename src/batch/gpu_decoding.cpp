@@ -52,6 +52,12 @@ void GpuDecoding::open_in_background(int device) {
 
 void GpuDecoding::set_lanes(std::size_t lanes) { lanes_.resize(lanes > 1 ? lanes - 1 : 0); }
 
+void GpuDecoding::start_lane(std::size_t lane) {
+    if (lane == 0) return;
+    std::string problem;
+    lane_decoder(lane, problem);
+}
+
 GpuJpegBatch* GpuDecoding::lane_decoder(std::size_t lane, std::string& problem) {
     if (lane == 0) {
         problem = problem_;

@@ -8,7 +8,7 @@
 // On several GPUs (--devices) each lane has a decoder of its own, on its
 // device: the first lane's is the one opened here (which also inspects the
 // files for the workers); each other lane's is made on that lane's thread
-// at its first group.
+// before the lane takes an image (start_lane).
 #include <atomic>
 #include <cstddef>
 #include <memory>
@@ -39,6 +39,12 @@ public:
     // How many lanes decode_group is called for, before the batch starts.
     void set_lanes(std::size_t lanes);
 
+    // Makes a lane's decoder now, on the lane's thread and device, before
+    // the lane takes images (nvJPEG's start-up, 0.6 s on an H100, would
+    // otherwise hold its first group). The lane's threads call it one after
+    // the other, never at once; the first lane's is open() already.
+    void start_lane(std::size_t lane);
+
     // On a worker: whether the GPU decodes this image, and what it will be;
     // else nullopt and why not (not a JPEG, one to be turned upright by its
     // EXIF orientation, a kind nvJPEG does not take, no decoder here, or
@@ -61,7 +67,7 @@ private:
     static constexpr std::size_t kGroupBytes = std::size_t{640} << 20;
 
     void open();  // once, on whichever thread comes first
-    // The lane's decoder, made at its first call for a lane past the first;
+    // The lane's decoder, made at the first call for a lane past the first;
     // null where it cannot start (problem says why).
     GpuJpegBatch* lane_decoder(std::size_t lane, std::string& problem);
 
@@ -69,8 +75,8 @@ private:
     std::atomic<bool> ready_{false};  // open() has ended
     int device_ = -1;                 // the first lane's
     std::unique_ptr<GpuJpegBatch> decoder_;
-    // Lanes past the first, each touched only by its lane's thread once
-    // the batch runs: their decoders, and why one could not start.
+    // Lanes past the first, each touched only by its lane's threads, one
+    // after the other: their decoders, and why one could not start.
     struct Lane {
         bool tried = false;
         std::unique_ptr<GpuJpegBatch> decoder;

@@ -693,12 +693,14 @@ private:
     // On each of a lane's threads, first its GPU thread (batch/pipeline.hpp):
     // the thread's CUDA work goes to the lane's device from now on. With
     // several devices, each lane's GPU thread makes its device's context
-    // (the warm-up makes the first's), and the thread before it takes no
-    // image before that is done.
+    // (the warm-up makes the first's) and its JPEG decoder where the GPU
+    // decodes, and the thread before it takes no image before that is done.
     void enter_lane(std::size_t lane) {
         if (devices_.empty()) return;
         set_thread_device(devices_.at(lane));
-        if (devices_.size() > 1) make_device_context(devices_.at(lane));
+        if (devices_.size() == 1) return;
+        make_device_context(devices_.at(lane));
+        if (gpu_decode_) gpu_decoding_.start_lane(lane);
     }
 
     // The device an image ran on, by CUDA's number: its lane's, or the first.
