@@ -8,6 +8,7 @@
 
 #include <map>
 #include <mutex>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -106,12 +107,13 @@ void with_kernel(Depth depth, F&& f) {
 
 // Lets `kernel` take `bytes` of dynamic shared memory: the limit only
 // rises, under a lock, so that a run of a smaller tile on another thread
-// never lowers it below what a larger one's launches need.
+// never lowers it below what a larger one's launches need. CUDA holds the
+// limit a device, so it is kept a device too.
 void allow_dynamic_shared(const void* kernel, int bytes) {
     static std::mutex lock;
-    static std::map<const void*, int> allowed;
+    static std::map<std::pair<int, const void*>, int> allowed;
     const std::lock_guard<std::mutex> guard(lock);
-    int& limit = allowed[kernel];
+    int& limit = allowed[{current_device().index, kernel}];
     if (bytes <= limit) return;
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     limit = bytes;
