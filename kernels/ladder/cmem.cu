@@ -23,8 +23,9 @@ constexpr int kMaxConstantTaps = 16384;
 constexpr int kBlockX = 16;
 constexpr int kBlockY = 16;
 
-// Process-wide, like any __constant__ symbol: fine because runs are
-// sequential; plan() fills it before each run's launches.
+// One copy a device, like any __constant__ symbol (each device loads its
+// own module): plan() fills it before each run's launches, and runs
+// on one device take turns on it (lock_constant_taps()).
 __constant__ float c_taps[kMaxConstantTaps];
 
 template <typename In>

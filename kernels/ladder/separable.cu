@@ -57,8 +57,9 @@ constexpr int kColumnTileRows = kColumnThreadsY * kColumnSteps;
 // or their sample tiles on y accordingly (see launch()).
 constexpr std::int64_t kMaxGridY = 65535;
 
-// Process-wide, like any __constant__ symbol: fine because runs are
-// sequential; plan() fills them before each run's launches.
+// One copy a device, like any __constant__ symbol (each device loads its
+// own module): plan() fills them before each run's launches, and runs
+// on one device take turns on them (lock_constant_taps()).
 __constant__ float c_row[kMaxSide];
 __constant__ float c_column[kMaxSide];
 

@@ -65,8 +65,9 @@ constexpr int kMaxChannels = 4;
 // The grid's x limit, 2^31 - 1 blocks.
 constexpr std::int64_t kMaxGridX = 2147483647;
 
-// Process-wide, like any __constant__ symbol: fine because runs are
-// sequential; plan() fills it before each run's launches.
+// One copy a device, like any __constant__ symbol (each device loads its
+// own module): plan() fills it before each run's launches, and runs
+// on one device take turns on it (lock_constant_taps()).
 __constant__ float c_taps[kMaxTaps];
 
 std::int64_t tile_count(std::int64_t width, std::int64_t height) {
