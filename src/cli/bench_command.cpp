@@ -127,11 +127,18 @@ void add_bench_options(CLI::App& app, BenchOptions& o) {
     app.add_option("--param", o.params,
                    "NAME=VALUE: a tuning parameter of the variants (list kernels shows each "
                    "variant's), in place of its rule's choice; repeatable");
+    // Not built: refused with the reason, and left out of --help.
+    app.add_option("--devices", o.devices, "")->group("");
     app.add_flag("--no-verify", o.no_verify,
                  "Skip checking outputs against the reference (times are marked unverified)");
 }
 
 int run_bench_command(const BenchOptions& o) {
+    if (o.devices) {
+        throw UsageError("bench --devices is not built yet: bench times one device, the first "
+                         "(CUDA_VISIBLE_DEVICES=N cudaconv bench ... times device N; docs/SPEC.md, "
+                         "\"Planned\")");
+    }
     if (o.csv_path == kStdStream && o.json_path == kStdStream) {
         throw UsageError("--csv - and --json - would both write to stdout");
     }

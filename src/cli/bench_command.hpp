@@ -1,6 +1,7 @@
 #pragma once
 // `cudaconv bench`: variants side by side on seeded random images, timed,
 // verified, and reported as a table, CSV and JSON (src/bench/ does the work).
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,9 @@ struct BenchOptions {
     bool no_verify = false;
     bool overwrite = false;  // --csv/--json may replace files that exist
     std::string timing = "device";
-    std::vector<std::string> params;  // --param NAME=VALUE
-    std::string peers;                // --peer: a comma list (opencv)
+    std::vector<std::string> params;     // --param NAME=VALUE
+    std::string peers;                   // --peer: a comma list (opencv)
+    std::optional<std::string> devices;  // --devices: refused, not built (docs/SPEC.md)
 };
 
 void add_bench_options(CLI::App& app, BenchOptions& options);

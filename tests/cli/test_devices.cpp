@@ -153,6 +153,16 @@ TEST_CASE("devices: refused where nothing runs on a GPU", "[cli][batch][devices]
     CHECK(!fs::exists(dir / "out.npy"));
 }
 
+TEST_CASE("devices: bench refuses --devices, not built, saying what to do instead",
+          "[cli][devices]") {
+    TempDir dir;
+    const auto r = run_cudaconv({"bench", "--devices", "2", "-k", "cpu"}, dir.path());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("error: bench --devices is not built yet: bench times one "
+                                      "device, the first (CUDA_VISIBLE_DEVICES=N"));
+    CHECK(r.out.empty());
+}
+
 TEST_CASE("devices: --devices all without a GPU filters on the CPU, as without it",
           "[cli][batch][devices]") {
     if (!probe_devices().devices.empty()) return;  // the [gpu] cases below cover a GPU
