@@ -19,6 +19,7 @@
 #   5. a summary.
 # About 4 minutes on two H100s with 16 to 32 cores. Logs go to $OUT (or
 # ./gpu-out): devices-check.log, and the rest packed in devices-logs.tgz.
+# Exits 1 where a test or an identity check failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 final=${OUT:-gpu-out}
@@ -207,3 +208,6 @@ printf '%s\n' "${summary[@]}" | tee -a "$log"
   say "outputs: SOME CASES DIFFER OR FAILED (above)"
 tar czf "$final/devices-logs.tgz" -C "$logs" .
 say "total $SECONDS s; logs in $final (devices-check.log, devices-logs.tgz)"
+# Exit 1 where a check failed, so that a caller need not read the log.
+for line in "${summary[@]}"; do [[ $line == FAIL* ]] && exit 1; done
+exit 0
