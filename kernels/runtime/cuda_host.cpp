@@ -17,11 +17,11 @@ void free_pinned(void* data) {
     if (data != nullptr) cudaFreeHost(data);
 }
 
-void make_device_context(int device) {
+bool make_device_context(int device) {
     // cudaSetDevice makes the device's primary context (CUDA 12 on).
     if (cudaSetDevice(device) != cudaSuccess) {
         cudaGetLastError();
-        return;
+        return false;
     }
     // Threads waiting for the GPU sleep rather than spin: a batch's GPU
     // thread waits for every image's copies, and a spinning wait takes
@@ -29,7 +29,11 @@ void make_device_context(int device) {
     // exists already the flags replace the ones it had (CUDA 12 on).
     if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) cudaGetLastError();
     // The customary no-op that makes the context, for older runtimes.
-    if (cudaFree(nullptr) != cudaSuccess) cudaGetLastError();
+    if (cudaFree(nullptr) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return true;
 }
 
 }  // namespace cudaconv

@@ -15,7 +15,7 @@ void free_pinned(void* data);
 
 // Makes the device's primary context, with threads that wait for it
 // sleeping rather than spinning. Best effort: a failure is cleared, and the
-// variant's own run reports it.
-void make_device_context(int device);
+// variant's own run reports it; false says the context could not be made.
+bool make_device_context(int device);
 
 }  // namespace cudaconv

@@ -188,7 +188,8 @@ private:
     // fills it), and whether its GPU thread has entered the lane.
     struct Lane {
         Queue gpu_queue;
-        bool entered = false;  // under mutex_
+        bool entered = false;   // under mutex_
+        bool left_out = false;  // under mutex_: enter_lane said no
     };
 
     // The queue a lane's GPU thread takes from: its own behind a thread
@@ -198,13 +199,14 @@ private:
     }
 
     void gpu_thread(std::size_t lane) {
-        if (stages_.enter_lane) stages_.enter_lane(lane);
+        const bool runs = !stages_.enter_lane || stages_.enter_lane(lane) || lane == 0;
         {
             const std::lock_guard<std::mutex> lock(mutex_);
             lanes_[lane].entered = true;
+            lanes_[lane].left_out = !runs;
         }
         changed_.notify_all();
-        relay(gpu_queue_of(lane), stages_.filter, encode_queue_, {}, lane);
+        if (runs) relay(gpu_queue_of(lane), stages_.filter, encode_queue_, {}, lane);
     }
 
     // Takes no image before the lane's GPU thread has entered it, so that a
@@ -213,7 +215,7 @@ private:
         {
             std::unique_lock<std::mutex> lock(mutex_);
             while (!lanes_[lane].entered && !all_done()) changed_.wait_for(lock, kStopPoll);
-            if (!lanes_[lane].entered) return;
+            if (!lanes_[lane].entered || lanes_[lane].left_out) return;
         }
         if (stages_.enter_lane) stages_.enter_lane(lane);
         relay(prepare_queue_, stages_.prepare_for_gpu, lanes_[lane].gpu_queue, stages_.gpu_group,

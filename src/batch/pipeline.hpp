@@ -73,11 +73,14 @@ struct PipelineStages {
     // to deal with.
     std::function<void(const std::vector<WorkItem*>&)> gpu_group;
     // Optional: called on each of a lane's threads before it takes an
-    // image, first on its GPU thread, then (once that call has returned)
-    // on the thread before it: what binds the threads to the lane's device
-    // (kernels/runtime/device_scope.hpp). It must not throw; it may take
-    // long (a device's start-up), while the other lanes take the images.
-    std::function<void(std::size_t lane)> enter_lane;
+    // image, first on its GPU thread, then (once that call has returned
+    // true) on the thread before it: what binds the threads to the lane's
+    // device (kernels/runtime/device_scope.hpp). It must not throw; it may
+    // take long (a device's start-up), while the other lanes take the
+    // images. False from a lane past the first (its device cannot start)
+    // leaves the lane out: it takes no image. Lane 0 always runs (the batch
+    // needs one), whatever it returns.
+    std::function<bool(std::size_t lane)> enter_lane;
     std::function<void(WorkItem&)> encode;  // on a worker: encode and write
     // Exactly one of these per index taken (done, failed, skipped,
     // dropped); they may be called from any thread, at the same time.

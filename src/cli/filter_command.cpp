@@ -387,7 +387,7 @@ public:
             if (options_.decoder == "auto") gpu_decoding_.open_in_background(first_device());
             stages.gpu_group = [&](const auto& items) { decode_on_gpu(items); };
         }
-        stages.enter_lane = [&](std::size_t lane) { enter_lane(lane); };
+        stages.enter_lane = [&](std::size_t lane) { return enter_lane(lane); };
         stages.decode = [&](std::size_t k) { return decode(work[k]); };
         stages.filter = [&](WorkItem& item) { filter(static_cast<ImageWork&>(item)); };
         stages.encode = [&](WorkItem& item) { encode(static_cast<ImageWork&>(item)); };
@@ -695,12 +695,22 @@ private:
     // several devices, each lane's GPU thread makes its device's context
     // (the warm-up makes the first's) and its JPEG decoder where the GPU
     // decodes, and the thread before it takes no image before that is done.
-    void enter_lane(std::size_t lane) {
-        if (devices_.empty()) return;
-        set_thread_device(devices_.at(lane));
-        if (devices_.size() == 1) return;
-        make_device_context(devices_.at(lane));
+    // A device past the first whose context cannot be made is left out,
+    // with a warning: the others take its share.
+    bool enter_lane(std::size_t lane) {
+        if (devices_.empty()) return true;
+        const int device = devices_.at(lane);
+        set_thread_device(device);
+        if (devices_.size() == 1) return true;
+        if (!make_device_context(device) && lane > 0) {
+            progress_->log_above(fmt::format("--devices: device {} cannot start (its CUDA "
+                                             "context); the other devices take its images",
+                                             device),
+                                 spdlog::level::warn);
+            return false;
+        }
         if (gpu_decode_) gpu_decoding_.start_lane(lane);
+        return true;
     }
 
     // The device an image ran on, by CUDA's number: its lane's, or the first.

@@ -66,6 +66,7 @@ PipelineStages lane_stages(LaneRecorder& r, const std::vector<int>& filter_ms) {
         const std::lock_guard<std::mutex> lock(r.mutex);
         ++r.entered[lane];
         r.enter_threads[lane].insert(std::this_thread::get_id());
+        return true;
     };
     s.filter = [&r, filter_ms](WorkItem& item) {
         {
@@ -207,13 +208,45 @@ TEST_CASE("a slower lane takes fewer images, and a lane still starting takes non
                     std::this_thread::sleep_for(std::chrono::milliseconds(1));
                 }
             }
-            enter(lane);
+            return enter(lane);
         };
         run_pipeline(s2, options);
         CHECK(late.done == static_cast<int>(kCount));
         REQUIRE(late.filter_order.size() == kCount);
         CHECK(std::count(late.filter_order.begin(), late.filter_order.begin() + 20, 0) == 20);
         CHECK(images_by_lane(late).count(1) == 1);  // it did take some after
+    }
+}
+
+TEST_CASE("a lane whose device cannot start takes no image; lane 0 always runs", "[batch]") {
+    constexpr std::size_t kCount = 60;
+    for (const bool prepares : {false, true}) {
+        INFO("thread before the GPU threads " << prepares);
+        LaneRecorder r(kCount);
+        PipelineStages s = lane_stages(r, {1, 1, 1});
+        if (prepares) add_prepare_and_group(s, r);
+        const auto enter = s.enter_lane;
+        s.enter_lane = [enter](std::size_t lane) { return enter(lane) && lane != 1; };
+        PipelineOptions options{kCount, 4, 12, 4};
+        options.lanes = 3;
+        run_pipeline(s, options);
+        CHECK(r.done == static_cast<int>(kCount));
+        const std::map<int, int> counts = images_by_lane(r);
+        CHECK(counts.count(1) == 0);
+        CHECK(counts.count(0) == 1);
+        CHECK(counts.count(2) == 1);
+        CHECK(r.entered[1] == 1);  // its GPU thread asked; the thread before it never did
+
+        // Every lane declines: lane 0 runs all the same.
+        LaneRecorder all(kCount);
+        PipelineStages s2 = lane_stages(all, {1, 1});
+        if (prepares) add_prepare_and_group(s2, all);
+        const auto enter2 = s2.enter_lane;
+        s2.enter_lane = [enter2](std::size_t lane) { return enter2(lane) && false; };
+        options.lanes = 2;
+        run_pipeline(s2, options);
+        CHECK(all.done == static_cast<int>(kCount));
+        CHECK(images_by_lane(all) == std::map<int, int>{{0, static_cast<int>(kCount)}});
     }
 }
 
