@@ -16,7 +16,9 @@
 #      over all the images to JPEG: edge and dense31, with the CPU's codecs
 #      (--decoder cpu --encoder cpu) and the GPU's (--decoder gpu --encoder
 #      gpu), and each two-device run's images per device (--json);
-#   5. a summary.
+#   5. bench --devices 0,1: fast on edge and a dense 31x31 filter, 4000x3000
+#      RGB, each device's table;
+#   6. a summary.
 # About 4 minutes on two H100s with 16 to 32 cores. Logs go to $OUT (or
 # ./gpu-out): devices-check.log, and the rest packed in devices-logs.tgz.
 # Exits 1 where a test or an identity check failed.
@@ -178,7 +180,17 @@ for filter in edge dense31; do
   done
 done
 
-# 5. Results.
+# 5. Each device's kernel times (bench --devices).
+start=$SECONDS
+if "$cudaconv" bench --devices 0,1 -k fast --size 4000x3000 -f edge,random:31 --depth u8 \
+     --warmup 3 --repeat 10 >"$logs/bench.log" 2>&1; then
+  verdict "PASS  bench --devices 0,1 ($((SECONDS - start)) s)"
+else
+  verdict "FAIL  bench --devices 0,1 ($((SECONDS - start)) s): see bench.log"
+fi
+grep -E "^cudaconv bench|fast" "$logs/bench.log" | tee -a "$log"
+
+# 6. Results.
 python3 - "$work/times" "$images" <<'PY' | tee -a "$log"
 import statistics, sys
 walls = {}

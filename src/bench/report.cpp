@@ -60,10 +60,12 @@ void print_header(std::FILE* out, const BenchReport& report) {
     } else if (c.device_name.empty()) {
         device = fmt::format("no CUDA device ({}); CPU variants only", c.device_problem);
     } else if (c.copy_gb_per_s) {
-        device = fmt::format("{}, copy {:.0f} GB/s ({} MiB device to device, read + write)",
-                             c.device_name, *c.copy_gb_per_s, c.copy_bytes >> 20);
+        device = fmt::format("{} (device {}), copy {:.0f} GB/s ({} MiB device to device, read "
+                             "+ write)",
+                             c.device_name, c.device_index, *c.copy_gb_per_s, c.copy_bytes >> 20);
     } else {
-        device = fmt::format("{}, copy bandwidth not measured", c.device_name);
+        device = fmt::format("{} (device {}), copy bandwidth not measured", c.device_name,
+                             c.device_index);
     }
     fmt::print(out, "cudaconv bench, {}: {}\n", c.date, device);
     std::string how = fmt::format("warmup {}, repeat {}, median shown", c.warmup, c.repeat);
@@ -201,11 +203,17 @@ void print_bench_tables(std::FILE* stream, const BenchReport& report) {
     }
 }
 
-std::string bench_csv(const BenchReport& report) {
-    std::string csv =
-        "variant,filter,filter_width,filter_height,width,height,channels,depth,border,"
-        "out_width,out_height,runs,median_us,min_us,max_us,mpix_per_s,gb_per_s,copy_share,"
-        "status,reference,reason\n";
+namespace {
+
+constexpr const char* kCsvHeader =
+    "variant,filter,filter_width,filter_height,width,height,channels,depth,border,"
+    "out_width,out_height,runs,median_us,min_us,max_us,mpix_per_s,gb_per_s,copy_share,"
+    "status,reference,reason";
+
+// The report's rows; with `device_column`, each ends with the device it
+// was timed on (a CPU row's is empty).
+std::string csv_rows(const BenchReport& report, bool device_column) {
+    std::string csv;
     for (const BenchRow& r : report.rows) {
         std::string times = ",,,,,,";
         if (r.timed()) {
@@ -214,12 +222,29 @@ std::string bench_csv(const BenchReport& report) {
                                 r.mpix_per_s, r.gb_per_s);
             if (r.copy_share) times += fmt::format("{:.4f}", *r.copy_share);
         }
-        csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(r.variant),
+        std::string device;
+        if (device_column) {
+            device = r.uses_cuda ? fmt::format(",{}", report.context.device_index) : ",";
+        }
+        csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}{}\n", csv_field(r.variant),
                            csv_field(r.filter), r.filter_width, r.filter_height, r.size.width,
                            r.size.height, r.size.channels, depth_name(r.depth),
                            border_name(report.context.border), r.out_width, r.out_height, times,
-                           status_name(r.status), csv_field(r.reference), csv_field(r.reason));
+                           status_name(r.status), csv_field(r.reference), csv_field(r.reason),
+                           device);
     }
+    return csv;
+}
+
+}  // namespace
+
+std::string bench_csv(const BenchReport& report) {
+    return std::string(kCsvHeader) + "\n" + csv_rows(report, false);
+}
+
+std::string bench_csv_devices(const std::vector<BenchReport>& reports) {
+    std::string csv = std::string(kCsvHeader) + ",device\n";
+    for (const BenchReport& report : reports) csv += csv_rows(report, true);
     return csv;
 }
 
@@ -232,6 +257,7 @@ nlohmann::ordered_json bench_json(const BenchReport& report) {
         {"version", build_version()},
         {"date", c.date},
         {"device", c.device_name.empty() ? Json() : Json(c.device_name)},
+        {"device_index", c.device_index >= 0 ? Json(c.device_index) : Json()},
         {"device_problem", c.device_problem},
         {"copy_gb_per_s", c.copy_gb_per_s ? Json(*c.copy_gb_per_s) : Json()},
         {"copy_bytes", c.copy_bytes},
@@ -289,6 +315,12 @@ nlohmann::ordered_json bench_json(const BenchReport& report) {
         results.push_back(std::move(row));
     }
     return {{"context", std::move(context)}, {"results", std::move(results)}};
+}
+
+nlohmann::ordered_json bench_json_devices(const std::vector<BenchReport>& reports) {
+    Json devices = Json::array();
+    for (const BenchReport& report : reports) devices.push_back(bench_json(report));
+    return {{"devices", std::move(devices)}};
 }
 
 }  // namespace cudaconv

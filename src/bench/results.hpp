@@ -58,6 +58,7 @@ struct BenchContext {
     std::string date;          // local "YYYY-MM-DD HH:MM TZ", when the bench started
     bool cuda_wanted = false;  // some selected variant uses CUDA
     std::string device_name;   // empty: no CUDA device
+    int device_index = -1;     // the device timed, by CUDA's number; -1: none
     std::string device_problem;
     std::optional<double> copy_gb_per_s;
     std::size_t copy_bytes = 0;

@@ -16,6 +16,7 @@
 #include "io/image_io.hpp"
 #include "kernels/runtime/copy_bandwidth.hpp"
 #include "kernels/runtime/device_info.hpp"
+#include "kernels/runtime/device_scope.hpp"
 
 namespace cudaconv {
 namespace {
@@ -54,8 +55,15 @@ BenchContext make_context(const BenchPlan& plan) {
         c.device_problem = probe.problem;
         return c;
     }
-    const DeviceInfo& device = probe.devices.front();
+    // The calling thread's device (bench --devices runs a thread a device),
+    // else the first.
+    const DeviceInfo* chosen = &probe.devices.front();
+    for (const DeviceInfo& d : probe.devices) {
+        if (d.index == thread_device()) chosen = &d;
+    }
+    const DeviceInfo& device = *chosen;
     c.device_name = device.name;
+    c.device_index = device.index;
     c.rotate_bytes = kRotateL2Multiple * device.l2_bytes;
     try {
         const CopyBandwidth copy = measure_copy_bandwidth();

@@ -1,18 +1,27 @@
 // `cudaconv bench`: parse the lists, run the plan, write the reports.
 #include "cli/bench_command.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "batch/devices.hpp"
 #include "batch/opencv_pool.hpp"
 #include "bench/report.hpp"
 #include "bench/runner.hpp"
 #include "base/errors.hpp"
+#include "base/printable.hpp"
 #include "cli/case_insensitive.hpp"
 #include "core/json_text.hpp"
 #include "io/image_io.hpp"
+#include "kernels/runtime/device_info.hpp"
+#include "kernels/runtime/device_scope.hpp"
 
 namespace cudaconv {
 namespace {
@@ -27,6 +36,7 @@ constexpr const char* kBenchExamples = R"(Examples:
   cudaconv bench --size 4000x3000 -f edge -k fast,fast.*   # and its paths
   cudaconv bench --size 4000x3000 -f edge -k fast.strips --param band_rows=16
   cudaconv bench --size 4000x3000 -f gaussian:sigma=3 -k cpu --peer opencv
+  cudaconv bench --size 4000x3000 -f edge -k fast --devices all   # each GPU
 
 Sizes are WxH (RGB) or WxHxC (C = 1, 3 or 4). Filters are anything -f
 accepts, or random:N / random:WxH (dense random taps, fixed seed, summing
@@ -127,18 +137,71 @@ void add_bench_options(CLI::App& app, BenchOptions& o) {
     app.add_option("--param", o.params,
                    "NAME=VALUE: a tuning parameter of the variants (list kernels shows each "
                    "variant's), in place of its rule's choice; repeatable");
-    // Not built: refused with the reason, and left out of --help.
-    app.add_option("--devices", o.devices, "")->group("");
+    app.add_option("--devices", o.devices,
+                   "Time the CUDA variants on each of these GPUs in turn: all, a count N (the "
+                   "first N), or device numbers 0,2 (default: the first); the CPU rows once")
+        ->option_text("all|N|LIST");
     app.add_flag("--no-verify", o.no_verify,
                  "Skip checking outputs against the reference (times are marked unverified)");
 }
 
-int run_bench_command(const BenchOptions& o) {
-    if (o.devices) {
-        throw UsageError("bench --devices is not built yet: bench times one device, the first "
-                         "(CUDA_VISIBLE_DEVICES=N cudaconv bench ... times device N; docs/SPEC.md, "
-                         "\"Planned\")");
+namespace {
+
+// bench --devices: the devices to time, each in turn, checked before any
+// work (batch/devices.hpp's values; a count or list the machine lacks, or
+// no CUDA variant to time, is exit 2).
+std::vector<int> bench_devices(const BenchOptions& o, const BenchPlan& plan) {
+    if (!o.devices) return {};
+    const DeviceRequest request = parse_devices(*o.devices);
+    const std::string value = printable(*o.devices);
+    if (std::none_of(plan.variants.begin(), plan.variants.end(),
+                     [](const Backend* b) { return b->uses_cuda(); })) {
+        throw UsageError(
+            fmt::format("--devices \"{}\": no CUDA variant among -k's to time on a device", value));
     }
+    std::vector<int> present;
+    for (const DeviceInfo& d : probe_devices().devices) present.push_back(d.index);
+    std::vector<int> devices = choose_devices(request, present, probe_devices().problem, 0);
+    if (devices.empty()) {
+        throw UsageError(fmt::format("--devices \"{}\": no CUDA device here ({})", value,
+                                     probe_devices().problem));
+    }
+    return devices;
+}
+
+// Each device's bench, in turn, on a thread bound to it (a thread's CUDA
+// state belongs to one device: kernels/runtime/device_scope.hpp). The CPU
+// rows and the peers are timed once, with the first device's.
+std::vector<BenchReport> run_bench_on(const BenchPlan& plan, const std::vector<int>& devices) {
+    std::vector<BenchReport> reports;
+    for (std::size_t k = 0; k < devices.size(); ++k) {
+        BenchPlan own = plan;
+        if (k > 0) {
+            own.variants.erase(std::remove_if(own.variants.begin(), own.variants.end(),
+                                              [](const Backend* b) { return !b->uses_cuda(); }),
+                               own.variants.end());
+            own.peers.clear();
+        }
+        std::exception_ptr failure;
+        BenchReport report;
+        std::thread thread([&, device = devices[k]] {
+            try {
+                set_thread_device(device);
+                report = run_bench(own);
+            } catch (...) {
+                failure = std::current_exception();
+            }
+        });
+        thread.join();
+        if (failure) std::rethrow_exception(failure);
+        reports.push_back(std::move(report));
+    }
+    return reports;
+}
+
+}  // namespace
+
+int run_bench_command(const BenchOptions& o) {
     if (o.csv_path == kStdStream && o.json_path == kStdStream) {
         throw UsageError("--csv - and --json - would both write to stdout");
     }
@@ -150,12 +213,28 @@ int run_bench_command(const BenchOptions& o) {
         throw UsageError(fmt::format("--csv and --json both name {}", o.csv_path));
     }
     const BenchPlan plan = make_plan(o);
+    const std::vector<int> devices = bench_devices(o, plan);
 
     start_opencv_pool();  // the cpu variant's threads, made before they are needed
+    const bool report_on_stdout = o.csv_path == kStdStream || o.json_path == kStdStream;
+    if (!devices.empty()) {
+        const std::vector<BenchReport> reports = run_bench_on(plan, devices);
+        for (const BenchReport& report : reports) {
+            print_bench_tables(report_on_stdout ? stderr : stdout, report);
+        }
+        std::fflush(report_on_stdout ? stderr : stdout);
+        if (!o.csv_path.empty()) write_text(o.csv_path, bench_csv_devices(reports));
+        if (!o.json_path.empty()) {
+            write_text(o.json_path, json_text(bench_json_devices(reports), 2) + "\n");
+        }
+        return std::any_of(reports.begin(), reports.end(),
+                           [](const BenchReport& r) { return r.any_failure(); })
+                   ? kExitWorkFailed
+                   : kExitOk;
+    }
     const BenchReport report = run_bench(plan);
 
     // The table goes to stdout unless a report does.
-    const bool report_on_stdout = o.csv_path == kStdStream || o.json_path == kStdStream;
     print_bench_tables(report_on_stdout ? stderr : stdout, report);
     std::fflush(report_on_stdout ? stderr : stdout);
     if (!o.csv_path.empty()) write_text(o.csv_path, bench_csv(report));

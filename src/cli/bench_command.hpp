@@ -26,7 +26,7 @@ struct BenchOptions {
     std::string timing = "device";
     std::vector<std::string> params;     // --param NAME=VALUE
     std::string peers;                   // --peer: a comma list (opencv)
-    std::optional<std::string> devices;  // --devices: refused, not built (docs/SPEC.md)
+    std::optional<std::string> devices;  // --devices all|N|LIST: time each in turn
 };
 
 void add_bench_options(CLI::App& app, BenchOptions& options);

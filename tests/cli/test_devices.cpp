@@ -153,14 +153,52 @@ TEST_CASE("devices: refused where nothing runs on a GPU", "[cli][batch][devices]
     CHECK(!fs::exists(dir / "out.npy"));
 }
 
-TEST_CASE("devices: bench refuses --devices, not built, saying what to do instead",
+TEST_CASE("devices: bench --devices refuses what it cannot time, before any work",
           "[cli][devices]") {
     TempDir dir;
-    const auto r = run_cudaconv({"bench", "--devices", "2", "-k", "cpu"}, dir.path());
+    const auto cpu = run_cudaconv({"bench", "--devices", "all", "-k", "cpu"}, dir.path());
+    CHECK(cpu.exit_code == 2);
+    CHECK_THAT(cpu.err, Catch::Contains("error: --devices \"all\": no CUDA variant among -k's"));
+    CHECK(cpu.out.empty());
+    const auto zero = run_cudaconv({"bench", "--devices", "0", "-k", "fast"}, dir.path());
+    CHECK(zero.exit_code == 2);
+    CHECK_THAT(zero.err, Catch::Contains("--devices \"0\": a count of devices is at least 1"));
+    const std::string more = std::to_string(present_devices().size() + 1);
+    const auto r = run_cudaconv({"bench", "--devices", more, "-k", "fast"}, dir.path());
     CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Catch::Contains("error: bench --devices is not built yet: bench times one "
-                                      "device, the first (CUDA_VISIBLE_DEVICES=N"));
+    CHECK_THAT(r.err,
+               Catch::Contains("error: --devices \"" + more + "\": asks for " + more + " device"));
     CHECK(r.out.empty());
+}
+
+TEST_CASE("devices: bench --devices times the CUDA variants on each device in turn",
+          "[cli][devices][gpu]") {
+    if (skip_without_device()) return;
+    TempDir dir;
+    const std::vector<int> present = present_devices();
+    const auto r = run_cudaconv({"bench", "--devices", "all", "-k", "fast,cpu", "--size", "64x48",
+                                 "-f", "edge", "--depth", "u8", "--warmup", "0", "--repeat", "2",
+                                 "--json", "-", "--csv", "rows.csv"},
+                                dir.path());
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json report = nlohmann::json::parse(r.out);
+    REQUIRE(report.at("devices").size() == present.size());
+    for (std::size_t k = 0; k < present.size(); ++k) {
+        INFO("device " << present[k]);
+        const nlohmann::json& one = report.at("devices")[k];
+        CHECK(one.at("context").at("device_index") == present[k]);
+        int fast_rows = 0, cpu_rows = 0;
+        for (const auto& row : one.at("results")) {
+            CHECK(row.at("status") == "ok");
+            (row.at("uses_cuda").get<bool>() ? fast_rows : cpu_rows)++;
+        }
+        CHECK(fast_rows >= 1);
+        CHECK(cpu_rows == (k == 0 ? 1 : 0));  // the CPU rows once, with the first device
+    }
+    const std::string csv = read_bytes(dir / "rows.csv");
+    CHECK(csv.rfind("variant,", 0) == 0);
+    CHECK(csv.substr(0, csv.find('\n')).find(",reason,device") != std::string::npos);
+    CHECK(csv.find(",ok,") != std::string::npos);
 }
 
 TEST_CASE("devices: --devices all without a GPU filters on the CPU, as without it",
