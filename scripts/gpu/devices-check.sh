@@ -5,7 +5,7 @@
 #   1. the unit and CLI tests of --devices ([devices]: the pipeline's lanes
 #      with fake devices, the option, and the [gpu] ones: every CUDA variant
 #      on threads bound to different devices at once, --devices all against
-#      --devices 1, the default choice at 100 and 99 images);
+#      --devices 1, and by default the first device alone);
 #   2. 200 distinct 4000x3000 JPEGs (make-batch-inputs.py, as batch-bench.sh;
 #      IMAGES=N makes N instead);
 #   3. outputs with --devices 0,1 byte-identical (cmp) to one device's, on

@@ -77,7 +77,7 @@ DeviceRequest parse_devices(const std::string& text) {
 }
 
 std::vector<int> choose_devices(const DeviceRequest& request, const std::vector<int>& present,
-                                const std::string& problem, std::size_t images) {
+                                const std::string& problem) {
     const auto fail = [&](const std::string& why) {
         std::string there = present_text(present);
         if (present.empty() && !problem.empty()) there += " (" + problem + ")";
@@ -85,12 +85,9 @@ std::vector<int> choose_devices(const DeviceRequest& request, const std::vector<
                                       printable(request.text), why, there));
     };
     switch (request.kind) {
-        case DeviceRequest::Kind::automatic: {
+        case DeviceRequest::Kind::automatic:
             if (present.empty()) return {};
-            const std::size_t wanted =
-                std::clamp<std::size_t>(images / kImagesPerDevice, 1, present.size());
-            return {present.begin(), present.begin() + static_cast<std::ptrdiff_t>(wanted)};
-        }
+            return {present.front()};
         case DeviceRequest::Kind::all: return present;
         case DeviceRequest::Kind::count:
             if (static_cast<std::size_t>(request.count) > present.size()) {

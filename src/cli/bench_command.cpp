@@ -161,7 +161,7 @@ std::vector<int> bench_devices(const BenchOptions& o, const BenchPlan& plan) {
     }
     std::vector<int> present;
     for (const DeviceInfo& d : probe_devices().devices) present.push_back(d.index);
-    std::vector<int> devices = choose_devices(request, present, probe_devices().problem, 0);
+    std::vector<int> devices = choose_devices(request, present, probe_devices().problem);
     if (devices.empty()) {
         throw UsageError(fmt::format("--devices \"{}\": no CUDA device here ({})", value,
                                      probe_devices().problem));

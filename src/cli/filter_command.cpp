@@ -343,7 +343,6 @@ public:
             one_image_cpu_ = !requested_ && header.width > 0 && cpu_for_header(header);
             prefault_ = one_image_cpu_ || cpu_requested;
         }
-        choose_default_devices(work.size());
         // No more devices than images: each one past that would only start.
         if (devices_.size() > std::max<std::size_t>(1, work.size())) {
             devices_.resize(std::max<std::size_t>(1, work.size()));
@@ -648,8 +647,8 @@ private:
 
     // --devices, before any work: its value (parse_devices), nothing to
     // run on a GPU (-f none, a CPU variant named with -k), and the devices
-    // it names present here (which probes CUDA now). Not given, the batch's
-    // size decides in run() (choose_default_devices).
+    // it names present here (which probes CUDA now). Not given, the batch
+    // runs on the first device (devices_ stays empty).
     void check_devices() {
         if (!options_.devices) return;
         devices_request_ = parse_devices(*options_.devices);
@@ -665,24 +664,9 @@ private:
                             value, requested_->name()));
         }
         const DeviceProbe& probe = probe_devices();
-        devices_ = choose_devices(devices_request_, present_devices(), probe.problem, 0);
+        devices_ = choose_devices(devices_request_, present_devices(), probe.problem);
         if (devices_.empty()) {
             spdlog::debug("--devices all: no CUDA device ({}); the CPU filters", probe.problem);
-        }
-    }
-
-    // --devices not given: every device for a batch of kImagesPerDevice
-    // images each (batch/devices.hpp), which probes CUDA here, once the
-    // batch's size is known; a smaller batch runs on the first device
-    // without waiting for the probe (devices_ stays empty).
-    void choose_default_devices(std::size_t images) {
-        if (devices_request_.given() || !may_use_cuda() || one_image_cpu_) return;
-        if (images < 2 * kImagesPerDevice) return;
-        const DeviceProbe& probe = probe_devices();
-        devices_ = choose_devices(devices_request_, present_devices(), probe.problem, images);
-        if (devices_.size() > 1) {
-            spdlog::debug("{} images: filtering on {} devices ({})", images, devices_.size(),
-                          fmt::join(devices_, ", "));
         }
     }
 

@@ -190,8 +190,7 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
         ->check(CLI::Range(0, kMaxPinnedSlots));
     app.add_option("--devices", o.devices,
                    "GPUs a batch filters on: all, a count N (the first N), or device numbers "
-                   "0,2; images go to whichever is free next (default: every GPU, where the "
-                   "batch has 50 images for each, else the first)")
+                   "0,2; images go to whichever is free next (default: the first)")
         ->option_text("all|N|LIST");
     add_max_pixels_option(app, o.max_pixels);
 }

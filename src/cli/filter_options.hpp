@@ -69,7 +69,7 @@ struct FilterOptions {
     // unset, 3 for 16 images or more on a CUDA variant, else none.
     std::optional<int> pinned_slots;
     // --devices all|N|LIST: the GPUs a batch filters on (batch/devices.hpp);
-    // unset: every one where the batch is large enough (one a 50 images).
+    // unset: the first.
     std::optional<std::string> devices;
 };
 

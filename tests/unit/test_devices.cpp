@@ -22,7 +22,7 @@ std::string refusal(const std::string& text) {
 
 std::string refusal(const std::string& text, const std::vector<int>& present) {
     try {
-        choose_devices(parse_devices(text), present, "the CUDA driver reports no device", 1000);
+        choose_devices(parse_devices(text), present, "the CUDA driver reports no device");
     } catch (const UsageError& e) {
         return e.what();
     }
@@ -61,32 +61,26 @@ TEST_CASE("devices: --devices refuses values that name no device, in one line", 
 
 TEST_CASE("devices: --devices asks only for devices that are present", "[devices]") {
     const std::vector<int> two{0, 1};
-    CHECK(choose_devices(parse_devices("all"), two, "", 1) == two);
-    CHECK(choose_devices(parse_devices("1"), two, "", 1) == std::vector<int>{0});
-    CHECK(choose_devices(parse_devices("2"), two, "", 1) == two);
-    CHECK(choose_devices(parse_devices("1,0"), two, "", 1) == std::vector<int>{1, 0});
+    CHECK(choose_devices(parse_devices("all"), two, "") == two);
+    CHECK(choose_devices(parse_devices("1"), two, "") == std::vector<int>{0});
+    CHECK(choose_devices(parse_devices("2"), two, "") == two);
+    CHECK(choose_devices(parse_devices("1,0"), two, "") == std::vector<int>{1, 0});
     CHECK_THAT(refusal("3", two),
                Catch::Contains("--devices \"3\": asks for 3 devices; CUDA devices here: 2 (0, 1)"));
     CHECK_THAT(refusal("0,2", two), Catch::Contains("no device 2; CUDA devices here: 2 (0, 1)"));
     // No device: all is none (the batch runs on the CPU), a count or list is refused.
-    CHECK(choose_devices(parse_devices("all"), {}, "no CUDA driver", 1).empty());
+    CHECK(choose_devices(parse_devices("all"), {}, "no CUDA driver").empty());
     CHECK_THAT(refusal("1", {}), Catch::Contains("asks for 1 device; CUDA devices here: none "
                                                  "(the CUDA driver reports no device)"));
     CHECK_THAT(refusal("0,1", {}), Catch::Contains("no device 0; CUDA devices here: none"));
 }
 
-TEST_CASE("by default a batch takes a device for every kImagesPerDevice images", "[devices]") {
-    const std::vector<int> four{0, 1, 2, 3};
+TEST_CASE("by default a batch takes the first device", "[devices]") {
     const DeviceRequest automatic;
-    CHECK(choose_devices(automatic, {}, "no CUDA driver", 10000).empty());
-    CHECK(choose_devices(automatic, four, "", 1) == std::vector<int>{0});
-    CHECK(choose_devices(automatic, four, "", 2 * kImagesPerDevice - 1) == std::vector<int>{0});
-    CHECK(choose_devices(automatic, four, "", 2 * kImagesPerDevice) == std::vector<int>{0, 1});
-    CHECK(choose_devices(automatic, four, "", 3 * kImagesPerDevice + 7) ==
-          std::vector<int>{0, 1, 2});
-    CHECK(choose_devices(automatic, four, "", 100 * kImagesPerDevice) == four);
+    CHECK(choose_devices(automatic, {}, "no CUDA driver").empty());
+    CHECK(choose_devices(automatic, {0, 1, 2, 3}, "") == std::vector<int>{0});
     // A CUDA_VISIBLE_DEVICES that hides some leaves CUDA's numbers from 0.
-    CHECK(choose_devices(automatic, {0, 1}, "", 100 * kImagesPerDevice) == std::vector<int>{0, 1});
+    CHECK(choose_devices(automatic, {0}, "") == std::vector<int>{0});
 }
 
 }  // namespace cudaconv
