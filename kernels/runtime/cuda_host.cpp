@@ -2,6 +2,8 @@
 
 #include <cuda_runtime.h>
 
+#include "kernels/runtime/cuda_check.hpp"
+
 namespace cudaconv {
 
 void* alloc_pinned(std::size_t bytes) {
@@ -34,6 +36,25 @@ bool make_device_context(int device) {
         return false;
     }
     return true;
+}
+
+bool device_lost(const std::exception& error) {
+    const auto* cuda = dynamic_cast<const CudaError*>(&error);
+    if (cuda == nullptr) return false;
+    // cudaErrorUnknown, sticky from the runtime, is left out: CudaError also
+    // carries it for cuFFT's errors and cudaconv's own, which are not.
+    switch (cuda->status()) {
+        case cudaErrorIllegalAddress:
+        case cudaErrorLaunchFailure:
+        case cudaErrorECCUncorrectable:
+        case cudaErrorHardwareStackError:
+        case cudaErrorIllegalInstruction:
+        case cudaErrorMisalignedAddress:
+        case cudaErrorInvalidAddressSpace:
+        case cudaErrorInvalidPc:
+        case cudaErrorAssert: return true;
+        default: return false;
+    }
 }
 
 }  // namespace cudaconv

@@ -5,6 +5,7 @@
 // that src/ reaches CUDA only through kernels/, which a build without the
 // CUDA toolkit replaces with kernels/runtime/no_cuda.cpp.
 #include <cstddef>
+#include <exception>
 
 namespace cudaconv {
 
@@ -17,5 +18,11 @@ void free_pinned(void* data);
 // sleeping rather than spinning. Best effort: a failure is cleared, and the
 // variant's own run reports it; false says the context could not be made.
 bool make_device_context(int device);
+
+// Whether `error` is a CudaError whose code stays with the context (an
+// illegal address, a failed launch, an uncorrectable ECC error, a device
+// assert...): every later call on that device fails too, so the device can
+// run no more images in this process.
+bool device_lost(const std::exception& error);
 
 }  // namespace cudaconv

@@ -96,6 +96,7 @@ CopyBandwidth measure_copy_bandwidth(std::size_t, int, int) {
 void* alloc_pinned(std::size_t) { return nullptr; }
 void free_pinned(void*) {}
 bool make_device_context(int) { return false; }
+bool device_lost(const std::exception&) { return false; }
 
 std::unique_ptr<Backend> make_naive_backend() { return not_built("naive"); }
 std::unique_ptr<Backend> make_cmem_backend() { return not_built("cmem"); }

@@ -185,11 +185,13 @@ private:
     using GroupStage = std::function<void(const std::vector<WorkItem*>&)>;
 
     // One device's threads: its GPU thread's queue (where a thread before it
-    // fills it), and whether its GPU thread has entered the lane.
+    // fills it), and how its start went. The flags are under mutex_.
     struct Lane {
         Queue gpu_queue;
-        bool entered = false;   // under mutex_
-        bool left_out = false;  // under mutex_: enter_lane said no
+        bool tried = false;    // enter_lane has returned on its GPU thread
+        bool started = false;  // and said yes
+        bool entered = false;  // whether it runs is decided
+        bool runs = false;     // it takes images: entered, not left out, not retired
     };
 
     // The queue a lane's GPU thread takes from: its own behind a thread
@@ -198,15 +200,33 @@ private:
         return prepares() ? lanes_[lane].gpu_queue : gpu_queue_;
     }
 
+    // A lane whose start fails is left out; lane 0 runs all the same where
+    // no lane starts, since the batch needs one.
     void gpu_thread(std::size_t lane) {
-        const bool runs = !stages_.enter_lane || stages_.enter_lane(lane) || lane == 0;
+        const bool started = !stages_.enter_lane || stages_.enter_lane(lane);
+        bool runs = started;
         {
-            const std::lock_guard<std::mutex> lock(mutex_);
+            std::unique_lock<std::mutex> lock(mutex_);
+            lanes_[lane].tried = true;
+            lanes_[lane].started = started;
+            changed_.notify_all();
+            if (!started && lane == 0) {
+                const auto tried = [](const Lane& l) { return l.tried; };
+                while (!std::all_of(lanes_.begin(), lanes_.end(), tried) && !fatal_stop_) {
+                    changed_.wait_for(lock, kStopPoll);
+                }
+                runs = std::none_of(lanes_.begin(), lanes_.end(),
+                                    [](const Lane& l) { return l.started; });
+            }
             lanes_[lane].entered = true;
-            lanes_[lane].left_out = !runs;
+            lanes_[lane].runs = runs;
         }
         changed_.notify_all();
-        if (runs) relay(gpu_queue_of(lane), stages_.filter, encode_queue_, {}, lane);
+        if (!runs) {
+            if (stages_.left_lane) stages_.left_lane(lane, std::string());
+            return;
+        }
+        relay(gpu_queue_of(lane), stages_.filter, encode_queue_, {}, lane);
     }
 
     // Takes no image before the lane's GPU thread has entered it, so that a
@@ -215,7 +235,7 @@ private:
         {
             std::unique_lock<std::mutex> lock(mutex_);
             while (!lanes_[lane].entered && !all_done()) changed_.wait_for(lock, kStopPoll);
-            if (!lanes_[lane].entered || lanes_[lane].left_out) return;
+            if (!lanes_[lane].runs) return;
         }
         if (stages_.enter_lane) stages_.enter_lane(lane);
         relay(prepare_queue_, stages_.prepare_for_gpu, lanes_[lane].gpu_queue, stages_.gpu_group,
@@ -243,10 +263,10 @@ private:
             items.clear();
             {
                 std::unique_lock<std::mutex> lock(mutex_);
-                while ((from.empty() || lane_has_enough(to)) && !all_done()) {
+                while ((from.empty() || lane_has_enough(to)) && !all_done() && lanes_[lane].runs) {
                     changed_.wait_for(lock, kStopPoll);
                 }
-                if (from.empty()) return;
+                if (from.empty() || !lanes_[lane].runs) return;  // done, or retired
                 // A larger group is cheaper an image (nvJPEG's batched decode):
                 // while the next thread has images enough to work on, wait
                 // for more, up to `most`.
@@ -268,18 +288,75 @@ private:
                 for (const auto& item : items) group.push_back(item.get());
                 group_stage(group);
             }
-            for (auto& item : items) pass_on(std::move(item), stage, to);
+            for (auto& item : items) {
+                if (!pass_on(std::move(item), stage, to, lane)) return;  // retired
+            }
         }
     }
 
-    void pass_on(std::unique_ptr<WorkItem> item, const std::function<void(WorkItem&)>& stage,
-                 Queue& to) {
+    // False where `lane` was retired on the way (its device lost): `item`
+    // is back in the shared queue for the others.
+    bool pass_on(std::unique_ptr<WorkItem> item, const std::function<void(WorkItem&)>& stage,
+                 Queue& to, std::size_t lane) {
         const std::size_t index = item->index;
-        if (stopping()) return drop(index);
-        if (stage && !attempt(index, [&] { stage(*item); })) return release();
+        if (stopping()) {
+            drop(index);
+            return true;
+        }
+        bool lost = false;
+        std::string why;
+        const bool passed = !stage || attempt(index, [&] {
+            try {
+                stage(*item);
+            } catch (const DeviceLost& e) {
+                if (!retire(lane)) throw;  // the last lane running: the image fails
+                lost = true;
+                why = e.what();
+            }
+        });
+        if (lost) {
+            hand_back(std::move(item));
+            if (stages_.left_lane) stages_.left_lane(lane, why);
+            return false;
+        }
+        if (!passed) {
+            release();
+            return true;
+        }
         {
             const std::lock_guard<std::mutex> lock(mutex_);
-            to.push_back(std::move(item));
+            // A thread before a lane retired meanwhile: the image is another lane's.
+            const bool retired = &to == &lanes_[lane].gpu_queue && !lanes_[lane].runs;
+            (retired ? prepare_queue_ : to).push_back(std::move(item));
+        }
+        changed_.notify_all();
+        return true;
+    }
+
+    // A lane's device is lost: where another lane runs, this one takes no
+    // more images, and the images its GPU thread has queued go back to the
+    // shared queue. False where it is the last lane running.
+    bool retire(std::size_t lane) {
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            bool other = false;
+            for (std::size_t l = 0; l < lanes_.size(); ++l) other |= l != lane && lanes_[l].runs;
+            if (!other) return false;
+            lanes_[lane].runs = false;
+            Queue& own = lanes_[lane].gpu_queue;
+            Queue& shared = prepares() ? prepare_queue_ : gpu_queue_;
+            for (auto it = own.rbegin(); it != own.rend(); ++it) shared.push_front(std::move(*it));
+            own.clear();
+        }
+        changed_.notify_all();
+        return true;
+    }
+
+    // An image a retired lane held, back in front of the shared queue.
+    void hand_back(std::unique_ptr<WorkItem> item) {
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            (prepares() ? prepare_queue_ : gpu_queue_).push_front(std::move(item));
         }
         changed_.notify_all();
     }

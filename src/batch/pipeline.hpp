@@ -19,6 +19,11 @@
 // thread, so a slower or later device takes fewer images and holds few at
 // the end. Each image's `lane` says which lane took it.
 //
+// A lane whose device is lost (its filter throws DeviceLost) is retired
+// while another lane runs: the image, and those its threads hold, go back
+// to the shared queue for the other lanes, so a broken device does not
+// fail the images that healthy ones would finish.
+//
 // Stops early when `stop` says so (Ctrl-C): no new image is decoded, an
 // image not yet encoding is dropped, encodes under way finish. A stage that
 // throws Cancelled (a decode abandoned on that request) drops its image.
@@ -56,6 +61,14 @@ struct SkipImage : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// Thrown by filter on a lane's GPU thread when the lane's device can run
+// nothing more (a CUDA error that stays with the context): not the image's
+// fault. Where another lane runs, the lane is retired and the image goes to
+// another; on the last lane running it is the image's failure, as any error.
+struct DeviceLost : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 struct PipelineStages {
     // On a worker: read and decode, and say where to filter.
     std::function<std::unique_ptr<WorkItem>(std::size_t index)> decode;
@@ -68,19 +81,25 @@ struct PipelineStages {
     // Optional: what is done for several images bound for the GPU thread
     // at once (the GPU's JPEG decoder), on the thread before it: called
     // with the images queued there, one at least and at most
-    // PipelineOptions::gpu_group of them, in order, before prepare_for_gpu and filter take each. It must
-    // not throw: what fails for one image it keeps in the image, for filter
-    // to deal with.
+    // PipelineOptions::gpu_group of them, in order, before prepare_for_gpu
+    // and filter take each. It must not throw: what fails for one image it
+    // keeps in the image, for filter to deal with. An image a retired lane
+    // gave back (DeviceLost) comes through it and prepare_for_gpu again, on
+    // another lane.
     std::function<void(const std::vector<WorkItem*>&)> gpu_group;
     // Optional: called on each of a lane's threads before it takes an
     // image, first on its GPU thread, then (once that call has returned
     // true) on the thread before it: what binds the threads to the lane's
     // device (kernels/runtime/device_scope.hpp). It must not throw; it may
     // take long (a device's start-up), while the other lanes take the
-    // images. False from a lane past the first (its device cannot start)
-    // leaves the lane out: it takes no image. Lane 0 always runs (the batch
-    // needs one), whatever it returns.
+    // images. False (its device cannot start) leaves the lane out: it takes
+    // no image. Where no lane starts, lane 0 runs all the same (the batch
+    // needs one) and its images fail as the device makes them.
     std::function<bool(std::size_t lane)> enter_lane;
+    // Optional: a lane left out while another runs, said once: its start
+    // failed (enter_lane said no; `lost` is empty), or its device was lost
+    // (`lost`: DeviceLost's message). The other lanes take its images.
+    std::function<void(std::size_t lane, const std::string& lost)> left_lane;
     std::function<void(WorkItem&)> encode;  // on a worker: encode and write
     // Exactly one of these per index taken (done, failed, skipped,
     // dropped); they may be called from any thread, at the same time.

@@ -387,6 +387,9 @@ public:
             stages.gpu_group = [&](const auto& items) { decode_on_gpu(items); };
         }
         stages.enter_lane = [&](std::size_t lane) { return enter_lane(lane); };
+        stages.left_lane = [&](std::size_t lane, const std::string& lost) {
+            left_lane(lane, lost);
+        };
         stages.decode = [&](std::size_t k) { return decode(work[k]); };
         stages.filter = [&](WorkItem& item) { filter(static_cast<ImageWork&>(item)); };
         stages.encode = [&](WorkItem& item) { encode(static_cast<ImageWork&>(item)); };
@@ -679,22 +682,30 @@ private:
     // several devices, each lane's GPU thread makes its device's context
     // (the warm-up makes the first's) and its JPEG decoder where the GPU
     // decodes, and the thread before it takes no image before that is done.
-    // A device past the first whose context cannot be made is left out,
-    // with a warning: the others take its share.
+    // A device whose context cannot be made is left out where another
+    // starts (left_lane says so): the others take its share.
     bool enter_lane(std::size_t lane) {
         if (devices_.empty()) return true;
         const int device = devices_.at(lane);
         set_thread_device(device);
         if (devices_.size() == 1) return true;
-        if (!make_device_context(device) && lane > 0) {
-            progress_->log_above(fmt::format("--devices: device {} cannot start (its CUDA "
-                                             "context); the other devices take its images",
-                                             device),
-                                 spdlog::level::warn);
-            return false;
-        }
+        if (!make_device_context(device)) return false;
         if (gpu_decode_) gpu_decoding_.start_lane(lane);
         return true;
+    }
+
+    // A lane the pipeline left out: its device could not start, or was
+    // lost (`lost`, the error that lost it) while others run.
+    void left_lane(std::size_t lane, const std::string& lost) {
+        const int device = devices_.at(lane);
+        progress_->log_above(
+            lost.empty() ? fmt::format("--devices: device {} cannot start (its CUDA context); "
+                                       "the other devices take its images",
+                                       device)
+                         : fmt::format("--devices: device {} is lost ({}); the other devices "
+                                       "take its images",
+                                       device, lost),
+            spdlog::level::warn);
     }
 
     // The device an image ran on, by CUDA's number: its lane's, or the first.
@@ -1174,8 +1185,11 @@ private:
         } catch (const WorkError&) {
             throw;
         } catch (const std::exception& e) {
-            throw WorkError(fmt::format("{}: {}: {}", work.report.input,
-                                        variant_label(work.backends), e.what()));
+            std::string message = fmt::format("{}: {}: {}", work.report.input,
+                                              variant_label(work.backends), e.what());
+            // With several devices another may take the image (batch/pipeline.hpp).
+            if (devices_.size() > 1 && device_lost(e)) throw DeviceLost(std::move(message));
+            throw WorkError(std::move(message));
         }
         work.src.release();  // the input is no longer needed: memory for the next
         work.pinned.reset();
@@ -1188,6 +1202,7 @@ private:
     // The timings are the filters' together.
     RunTimings run_bank(ImageWork& work, std::vector<ChainStep>& steps, const RunOptions& options) {
         RunTimings total;
+        work.responses.clear();  // a lost device's, where another device runs it again
         for (ChainStep& step : steps) {
             cv::Mat response(static_cast<int>(step.job.dst.height),
                              static_cast<int>(step.job.dst.width), CV_32FC(step.job.dst.channels));

@@ -12,7 +12,9 @@
 #include <mutex>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "base/errors.hpp"
@@ -237,6 +239,25 @@ TEST_CASE("a lane whose device cannot start takes no image; lane 0 always runs",
         CHECK(counts.count(2) == 1);
         CHECK(r.entered[1] == 1);  // its GPU thread asked; the thread before it never did
 
+        // Lane 0 declines and lane 1 starts: lane 1 takes every image, and
+        // lane 0 is said to be left out, as any other lane would be.
+        LaneRecorder first(kCount);
+        PipelineStages s1 = lane_stages(first, {1, 1});
+        if (prepares) add_prepare_and_group(s1, first);
+        const auto enter1 = s1.enter_lane;
+        s1.enter_lane = [enter1](std::size_t lane) { return enter1(lane) && lane != 0; };
+        std::vector<std::pair<std::size_t, std::string>> left;
+        s1.left_lane = [&first, &left](std::size_t lane, const std::string& lost) {
+            const std::lock_guard<std::mutex> lock(first.mutex);
+            left.emplace_back(lane, lost);
+        };
+        options.lanes = 2;
+        run_pipeline(s1, options);
+        CHECK(first.done == static_cast<int>(kCount));
+        CHECK(images_by_lane(first) == std::map<int, int>{{1, static_cast<int>(kCount)}});
+        REQUIRE(left.size() == 1);
+        CHECK(left.front() == std::pair<std::size_t, std::string>{0, ""});
+
         // Every lane declines: lane 0 runs all the same.
         LaneRecorder all(kCount);
         PipelineStages s2 = lane_stages(all, {1, 1});
@@ -296,6 +317,64 @@ TEST_CASE("with several lanes a failing image fails alone and a stop drops the r
         };
         CHECK_THROWS_AS(run_pipeline(s3, options), UsageError);
         CHECK(usage.held == 0);
+    }
+}
+
+TEST_CASE("a lane whose device is lost gives its images to the others", "[batch]") {
+    constexpr std::size_t kCount = 80;
+    for (const bool prepares : {false, true}) {
+        INFO("thread before the GPU threads " << prepares);
+        // Lane 1 loses its device at its first image (a sticky CUDA error):
+        // lanes 0 and 2 finish every image, none fails, each is reported once.
+        LaneRecorder r(kCount);
+        PipelineStages s = lane_stages(r, {2, 1, 2});
+        if (prepares) add_prepare_and_group(s, r);
+        const auto filter = s.filter;
+        s.filter = [filter](WorkItem& item) {
+            filter(item);
+            if (item.lane == 1) throw DeviceLost("illegal address");
+        };
+        std::vector<std::pair<std::size_t, std::string>> left;
+        s.left_lane = [&r, &left](std::size_t lane, const std::string& lost) {
+            const std::lock_guard<std::mutex> lock(r.mutex);
+            left.emplace_back(lane, lost);
+        };
+        PipelineOptions options{kCount, 4, 16, 4};
+        options.lanes = 3;
+        run_pipeline(s, options);
+        CHECK(r.done == static_cast<int>(kCount));
+        CHECK(r.failed == 0);
+        CHECK(std::count(r.reports.begin(), r.reports.end(), 1) ==
+              static_cast<std::ptrdiff_t>(kCount));
+        CHECK(std::count(r.filter_order.begin(), r.filter_order.end(), 1) == 1);
+        CHECK(images_by_lane(r).count(1) == 0);  // each image last filtered elsewhere
+        CHECK(r.held == 0);
+        REQUIRE(left.size() == 1);
+        CHECK(left.front() == std::pair<std::size_t, std::string>{1, "illegal address"});
+
+        // Every lane's device is lost: one lane is retired, the last one
+        // fails the images, as a single device would.
+        LaneRecorder all(kCount);
+        PipelineStages s2 = lane_stages(all, {1, 1});
+        if (prepares) add_prepare_and_group(s2, all);
+        const auto filter2 = s2.filter;
+        s2.filter = [filter2](WorkItem& item) {
+            filter2(item);
+            throw DeviceLost("illegal address");
+        };
+        int left2 = 0;
+        s2.left_lane = [&all, &left2](std::size_t, const std::string&) {
+            const std::lock_guard<std::mutex> lock(all.mutex);
+            ++left2;
+        };
+        options.lanes = 2;
+        run_pipeline(s2, options);
+        CHECK(all.done == 0);
+        CHECK(all.failed == static_cast<int>(kCount));
+        CHECK(std::count(all.reports.begin(), all.reports.end(), 1) ==
+              static_cast<std::ptrdiff_t>(kCount));
+        CHECK(left2 == 1);
+        CHECK(all.held == 0);
     }
 }
 
