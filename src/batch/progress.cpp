@@ -161,11 +161,13 @@ void BatchProgress::done(const ImageReport& report, std::size_t index) {
     redraw(false);
 }
 
-void BatchProgress::failed(const std::string& input, const std::string& message) {
+void BatchProgress::failed(const std::string& input, const std::string& message, int device) {
     const std::lock_guard<std::mutex> lock(mutex_);
     ++counts_.failed;
     log_line(spdlog::level::err, message);
-    emit_json({{"input", input}, {"status", "failed"}, {"error", message}});
+    nlohmann::json line = {{"input", input}, {"status", "failed"}, {"error", message}};
+    if (device >= 0) line["device"] = device;
+    emit_json(line);
     redraw(true);
 }
 

@@ -84,7 +84,9 @@ public:
 
     void skipped(const std::string& input, const std::string& output);
     void done(const ImageReport& report, std::size_t index);
-    void failed(const std::string& input, const std::string& message);
+    // `device`: the CUDA device it ran on, given where the batch has
+    // several (its JSON line's "device"); -1 leaves it out.
+    void failed(const std::string& input, const std::string& message, int device = -1);
     // Prints the summary (log and JSON line). Every planned image not done,
     // skipped or failed by then counts as not done: those an interrupt
     // dropped and those it kept from starting.

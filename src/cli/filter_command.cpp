@@ -397,8 +397,9 @@ public:
             progress.done(static_cast<ImageWork&>(item).report,
                           static_cast<ImageWork&>(item).input_index);
         };
+        failed_on_.assign(work.size(), -1);
         stages.failed = [&](std::size_t k, const std::string& error) {
-            progress.failed(display(plan_[work[k]].source.path), error);
+            progress.failed(display(plan_[work[k]].source.path), error, failed_on_[k]);
         };
         stages.skipped = [&](std::size_t k, const std::string& output) {
             progress.skipped(display(plan_[work[k]].source.path), output);
@@ -1158,6 +1159,12 @@ private:
         if (work.gpu && (!work.backend->uses_cuda() || !work.gpu->device_pixels)) {
             decode_on_cpu(work);
         }
+        // With several devices, a failure from here on names the device (the
+        // message, and its JSON line); the stage that reports it runs on
+        // this thread or after it.
+        const int device = devices_.size() > 1 && work.backend->uses_cuda() ? device_of(work) : -1;
+        failed_on_.at(work.index) = device;
+        const std::string on_device = device >= 0 ? fmt::format(" on device {}", device) : "";
         std::vector<Job> jobs = jobs_of(work);
         std::vector<ChainStep> steps;
         for (std::size_t i = 0; i < jobs.size(); ++i) steps.push_back({work.backends[i], jobs[i]});
@@ -1185,8 +1192,8 @@ private:
         } catch (const WorkError&) {
             throw;
         } catch (const std::exception& e) {
-            std::string message = fmt::format("{}: {}: {}", work.report.input,
-                                              variant_label(work.backends), e.what());
+            std::string message = fmt::format("{}: {}{}: {}", work.report.input,
+                                              variant_label(work.backends), on_device, e.what());
             // With several devices another may take the image (batch/pipeline.hpp).
             if (devices_.size() > 1 && device_lost(e)) throw DeviceLost(std::move(message));
             throw WorkError(std::move(message));
@@ -1380,6 +1387,9 @@ private:
     // The devices the batch filters on, the pipeline's lanes in order, by
     // CUDA's numbers; empty: one lane on the first device there is.
     std::vector<int> devices_;
+    // By the pipeline's index: the device an image ran on where the batch
+    // has several, for its failed line (-1: none, or one device).
+    std::vector<int> failed_on_;
     std::set<Backend*> announced_;
     std::atomic<bool> cpu_encoded_warned_{false};  // warn_cpu_encoded's once
     std::atomic<bool> cpu_decoded_warned_{false};  // warn_cpu_decoded's once

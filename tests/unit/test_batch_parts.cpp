@@ -6,14 +6,19 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+#include <unistd.h>
 
 #include "batch/heap_reuse.hpp"
+#include "batch/json_lines.hpp"
 #include "io/inputs.hpp"
 #include "batch/plan.hpp"
 #include "batch/prefaulted_output.hpp"
@@ -55,6 +60,29 @@ TEST_CASE("summary line and JSON", "[batch]") {
     const auto j = summary_json(s, 210, SIGINT);
     CHECK(j["interrupted"] == true);
     CHECK(j["done"] == 198);
+}
+
+// With several devices a failed image's JSON line names its device; with
+// one, or where it ran on none, the line has no "device".
+TEST_CASE("a failed image's JSON line has its device where one was given", "[batch][devices]") {
+    const std::filesystem::path path =
+        std::filesystem::temp_directory_path() /
+        ("cudaconv_failed_device_" + std::to_string(::getpid()) + ".jsonl");
+    {
+        JsonLines json(path.string(), true);
+        BatchProgress progress({2, false, false, &json, "", {0, 1}});
+        progress.failed("a.png", "a.png: smem on device 1: an illegal address", 1);
+        progress.failed("b.png", "b.png: cannot read", -1);
+    }
+    std::ifstream in(path);
+    std::string first, second;
+    std::getline(in, first);
+    std::getline(in, second);
+    std::filesystem::remove(path);
+    const auto a = nlohmann::json::parse(first);
+    CHECK(a["status"] == "failed");
+    CHECK(a["device"] == 1);
+    CHECK_FALSE(nlohmann::json::parse(second).contains("device"));
 }
 
 // Silent on success: a clean batch's summary is a -v line; one that failed
