@@ -18,6 +18,7 @@
 #include "kernels/runtime/cuda_backend.hpp"
 #include "kernels/runtime/cuda_check.hpp"
 #include "kernels/runtime/cuda_resources.hpp"
+#include "kernels/runtime/device_scope.hpp"
 
 namespace cudaconv {
 namespace {
@@ -174,14 +175,18 @@ GpuJpegBatch::~GpuJpegBatch() {
     if (!state_) return;
     // Destroyed on whichever thread owns it last (a batch on several devices
     // ends on the main thread): its handles and memory are freed on its own
-    // device, and the thread's device is put back after.
-    int previous = -1;
-    if (cudaGetDevice(&previous) != cudaSuccess) previous = -1;
+    // device, and the thread's device is put back after where it has one
+    // (device_scope.hpp). cudaGetDevice would say 0 on a thread that never
+    // chose, and setting that would make device 0's context for nothing.
+    const int previous = thread_device();
     if (cudaSetDevice(state_->device) != cudaSuccess) cudaGetLastError();
     if (state_->stream) cudaStreamSynchronize(state_->stream->get());
     spdlog::debug("GPU JPEG decoding's image buffers: {}", buffers_summary());
+    const int own = state_->device;
     state_.reset();
-    if (previous >= 0 && cudaSetDevice(previous) != cudaSuccess) cudaGetLastError();
+    if (previous >= 0 && previous != own && cudaSetDevice(previous) != cudaSuccess) {
+        cudaGetLastError();
+    }
 }
 
 std::string GpuJpegBatch::buffers_summary() const { return state_->buffers->summary(); }
