@@ -202,7 +202,9 @@ JpegInspection GpuJpegBatch::inspect(const unsigned char* data, std::size_t size
 
 void GpuJpegBatch::decode(const std::vector<GpuJpegImage*>& images) {
     const std::lock_guard<std::mutex> lock(state_->decoding);
-    CUDA_CHECK(cudaSetDevice(current_device().index));
+    // Its handles, stream and buffers are its own device's, whichever
+    // device the calling thread is bound to.
+    CUDA_CHECK(cudaSetDevice(state_->device));
     std::vector<JpegDecodeTarget> targets;
     std::vector<GpuJpegImage*> decoding;
     for (GpuJpegImage* image : images) {

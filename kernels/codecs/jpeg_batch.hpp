@@ -40,7 +40,8 @@ struct GpuJpegImage {
 
 class GpuJpegBatch {
 public:
-    // Opens nvJPEG on the first device: the hardware backend where the GPU
+    // Opens nvJPEG on the calling thread's device (kernels/runtime/
+    // device_scope.hpp), which it keeps: the hardware backend where the GPU
     // has a JPEG engine, else the GPU-hybrid one. Throws CudaError, saying
     // why, where neither can start (no library, no device, no CUDA build).
     // `kept_bytes`: see kKeptBytes.
@@ -57,9 +58,10 @@ public:
     JpegInspection inspect(const unsigned char* data, std::size_t size) const;
 
     // Decodes every image (inspected without refusal) on the decoder's own
-    // stream, one call at a time, and waits for them: once it returns, any stream
-    // may read the pixels. An image that fails has `error` set and no
-    // pixels, and the others decode all the same. Device memory stays
+    // device and stream, from any thread, one call at a time, and waits for
+    // them: once it returns, any stream may read the pixels. An image that
+    // fails has `error` set and no pixels, and the others decode all the
+    // same. Device memory stays
     // bounded by the images whose pixels are held: what they give back is
     // kept for the next ones while the decoder's buffers together hold no
     // more than its images have held at once, or kKeptBytes.
