@@ -41,8 +41,9 @@ public:
 
     // Makes a lane's decoder now, on the lane's thread and device, before
     // the lane takes images (nvJPEG's start-up, 0.6 s on an H100, would
-    // otherwise hold its first group). The lane's threads call it one after
-    // the other, never at once; the first lane's is open() already.
+    // otherwise hold its first group). The lane's GPU thread calls it, before
+    // the thread that decodes the lane's groups starts; the first lane's is
+    // open() already.
     void start_lane(std::size_t lane);
 
     // On a worker: whether the GPU decodes this image, and what it will be;

@@ -237,7 +237,7 @@ private:
             while (!lanes_[lane].entered && !all_done()) changed_.wait_for(lock, kStopPoll);
             if (!lanes_[lane].runs) return;
         }
-        if (stages_.enter_lane) stages_.enter_lane(lane);
+        if (stages_.bind_lane) stages_.bind_lane(lane);
         relay(prepare_queue_, stages_.prepare_for_gpu, lanes_[lane].gpu_queue, stages_.gpu_group,
               lane);
     }

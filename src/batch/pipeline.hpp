@@ -87,15 +87,18 @@ struct PipelineStages {
     // gave back (DeviceLost) comes through it and prepare_for_gpu again, on
     // another lane.
     std::function<void(const std::vector<WorkItem*>&)> gpu_group;
-    // Optional: called on each of a lane's threads before it takes an
-    // image, first on its GPU thread, then (once that call has returned
-    // true) on the thread before it: what binds the threads to the lane's
-    // device (kernels/runtime/device_scope.hpp). It must not throw; it may
-    // take long (a device's start-up), while the other lanes take the
-    // images. False (its device cannot start) leaves the lane out: it takes
-    // no image. Where no lane starts, lane 0 runs all the same (the batch
+    // Optional: called on a lane's GPU thread before it takes an image:
+    // what binds the thread to the lane's device and starts that device
+    // (kernels/runtime/device_scope.hpp). It must not throw; it may take
+    // long (a device's start-up), while the other lanes take the images.
+    // False (its device cannot start) leaves the lane out: it takes no
+    // image. Where no lane starts, lane 0 runs all the same (the batch
     // needs one) and its images fail as the device makes them.
     std::function<bool(std::size_t lane)> enter_lane;
+    // Optional: called on the thread before a lane's GPU thread, once
+    // enter_lane has started the lane, before it takes an image: binds the
+    // thread to the lane's device, and no more. It must not throw.
+    std::function<void(std::size_t lane)> bind_lane;
     // Optional: a lane left out while another runs, said once: its start
     // failed (enter_lane said no; `lost` is empty), or its device was lost
     // (`lost`: DeviceLost's message). The other lanes take its images.

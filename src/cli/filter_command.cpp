@@ -387,6 +387,9 @@ public:
             stages.gpu_group = [&](const auto& items) { decode_on_gpu(items); };
         }
         stages.enter_lane = [&](std::size_t lane) { return enter_lane(lane); };
+        stages.bind_lane = [&](std::size_t lane) {
+            if (!devices_.empty()) set_thread_device(devices_.at(lane));
+        };
         stages.left_lane = [&](std::size_t lane, const std::string& lost) {
             left_lane(lane, lost);
         };
@@ -678,11 +681,11 @@ private:
     // first device there is).
     int first_device() const { return devices_.empty() ? -1 : devices_.front(); }
 
-    // On each of a lane's threads, first its GPU thread (batch/pipeline.hpp):
-    // the thread's CUDA work goes to the lane's device from now on. With
-    // several devices, each lane's GPU thread makes its device's context
-    // (the warm-up makes the first's) and its JPEG decoder where the GPU
-    // decodes, and the thread before it takes no image before that is done.
+    // On a lane's GPU thread (batch/pipeline.hpp): the thread's CUDA work
+    // goes to the lane's device from now on. With several devices, it makes
+    // its device's context (the warm-up makes the first's) and its JPEG
+    // decoder where the GPU decodes; the thread before it is only bound to
+    // the device (bind_lane), and takes no image before that is done.
     // A device whose context cannot be made is left out where another
     // starts (left_lane says so): the others take its share.
     bool enter_lane(std::size_t lane) {

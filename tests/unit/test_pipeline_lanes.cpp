@@ -36,6 +36,8 @@ struct LaneRecorder {
     std::map<std::size_t, std::set<std::thread::id>> filter_threads;  // by lane
     std::map<std::size_t, std::set<std::thread::id>> enter_threads;   // by lane
     std::map<std::size_t, int> entered;                               // enter_lane calls, by lane
+    std::map<std::size_t, std::set<std::thread::id>> bind_threads;    // by lane
+    std::map<std::size_t, int> bound;                                 // bind_lane calls, by lane
     std::vector<std::size_t> filter_order;                            // lanes, as filters began
     int lane_mismatch = 0;  // an image prepared or grouped on one lane, filtered on another
     int filtered_before_entered = 0;  // a lane's image filtered before its enter_lane
@@ -69,6 +71,11 @@ PipelineStages lane_stages(LaneRecorder& r, const std::vector<int>& filter_ms) {
         ++r.entered[lane];
         r.enter_threads[lane].insert(std::this_thread::get_id());
         return true;
+    };
+    s.bind_lane = [&r](std::size_t lane) {
+        const std::lock_guard<std::mutex> lock(r.mutex);
+        ++r.bound[lane];
+        r.bind_threads[lane].insert(std::this_thread::get_id());
     };
     s.filter = [&r, filter_ms](WorkItem& item) {
         {
@@ -161,10 +168,16 @@ TEST_CASE("several lanes filter every image exactly once, each lane on its own t
             CHECK(r.lane_mismatch == 0);
             CHECK(r.filtered_before_entered == 0);
             for (std::size_t lane = 0; lane < lanes; ++lane) {
-                // One GPU thread a lane, entered once; and the thread before it.
+                // One GPU thread a lane, entered once; the thread before it
+                // only bound, on a thread of its own.
                 CHECK(r.filter_threads[lane].size() <= 1);
-                CHECK(r.entered[lane] == (prepares ? 2 : 1));
-                CHECK(r.enter_threads[lane].size() == (prepares ? 2u : 1u));
+                CHECK(r.entered[lane] == 1);
+                CHECK(r.enter_threads[lane].size() == 1);
+                CHECK(r.bound[lane] == (prepares ? 1 : 0));
+                if (prepares) {
+                    REQUIRE(r.bind_threads[lane].size() == 1);
+                    CHECK(*r.bind_threads[lane].begin() != *r.enter_threads[lane].begin());
+                }
             }
             CHECK(r.most_held <= 16);
         }
@@ -237,7 +250,8 @@ TEST_CASE("a lane whose device cannot start takes no image; lane 0 always runs",
         CHECK(counts.count(1) == 0);
         CHECK(counts.count(0) == 1);
         CHECK(counts.count(2) == 1);
-        CHECK(r.entered[1] == 1);  // its GPU thread asked; the thread before it never did
+        CHECK(r.entered[1] == 1);  // its GPU thread asked
+        CHECK(r.bound[1] == 0);    // the thread before it was never bound
 
         // Lane 0 declines and lane 1 starts: lane 1 takes every image, and
         // lane 0 is said to be left out, as any other lane would be.
