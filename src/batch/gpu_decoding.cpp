@@ -104,8 +104,9 @@ std::optional<JpegInspection> GpuDecoding::take(const EncodedImage& image, std::
     return inspection;
 }
 
-std::string GpuDecoding::decoder_name() const {
-    return decoder_ ? std::string(decoder_->name()) : std::string("cpu");
+std::string GpuDecoding::decoder_name(std::size_t lane) const {
+    const GpuJpegBatch* decoder = lane == 0 ? decoder_.get() : lanes_.at(lane - 1).decoder.get();
+    return decoder ? std::string(decoder->name()) : std::string("cpu");
 }
 
 void GpuDecoding::decode_group(std::size_t lane, const std::vector<GpuJpegImage*>& images) {

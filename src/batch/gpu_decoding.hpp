@@ -52,8 +52,10 @@ public:
     // not yet).
     std::optional<JpegInspection> take(const EncodedImage& image, std::string& why_not);
 
-    // What --json calls the decoder: "nvjpeg-hardware" or "nvjpeg-hybrid".
-    std::string decoder_name() const;
+    // What --json calls `lane`'s decoder: "nvjpeg-hardware" or
+    // "nvjpeg-hybrid"; "cpu" where it could not start (the CPU decodes).
+    // On the lane's threads, after start_lane.
+    std::string decoder_name(std::size_t lane) const;
 
     // Decodes the images of a group (the pipeline's gpu_group stage) on
     // `lane`'s thread and device, in batched nvJPEG calls of at most

@@ -970,7 +970,6 @@ private:
         work.gpu->data = work.encoded->bytes.data();
         work.gpu->size = work.encoded->bytes.size();
         work.gpu->inspection = std::move(*inspection);
-        work.report.decoder = gpu_decoding_.decoder_name();
     }
 
     // On the thread before the GPU thread: the JPEGs among `items`,
@@ -987,9 +986,14 @@ private:
         }
         if (images.empty()) return;
         const auto start = Clock::now();
-        gpu_decoding_.decode_group(items.front()->lane, images);
+        const std::size_t lane = items.front()->lane;
+        gpu_decoding_.decode_group(lane, images);
         const double share = ms_since(start) / static_cast<double>(images.size());
-        for (ImageWork* work : works) work->report.decode_ms += share;
+        const std::string decoder = gpu_decoding_.decoder_name(lane);
+        for (ImageWork* work : works) {
+            work->report.decode_ms += share;
+            work->report.decoder = decoder;  // "cpu" where the lane's decoder could not start
+        }
     }
 
     // An RGBA or 16-bit image written as JPEG: said once a run, at info
