@@ -12,7 +12,8 @@
 namespace cudaconv {
 namespace {
 
-// A whole number of decimal digits, at most kMaxDevices; -1 otherwise.
+// A whole number of decimal digits, at most kMaxDevices (a count; a device
+// number is checked to be below it); -1 otherwise.
 int parse_number(std::string_view digits) {
     if (digits.empty() || digits.size() > 4) return -1;
     int value = 0;
@@ -44,7 +45,7 @@ DeviceRequest parse_devices(const std::string& text) {
         const int count = parse_number(text);
         if (count < 0) {
             throw fail(fmt::format("expected all, a count of devices (2), or two or more "
-                                   "device numbers (0,2), numbers up to {}",
+                                   "device numbers (0,2); a count is at most {}",
                                    kMaxDevices));
         }
         if (count == 0) {

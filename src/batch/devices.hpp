@@ -8,8 +8,9 @@
 
 namespace cudaconv {
 
-// The most devices, and the highest device number, --devices names: past
-// any one machine.
+// The most devices --devices names, past any one machine: a count up to
+// it, device numbers below it (0 to kMaxDevices - 1, as CUDA numbers that
+// many).
 constexpr int kMaxDevices = 1024;
 
 struct DeviceRequest {

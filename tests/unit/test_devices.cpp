@@ -54,6 +54,10 @@ TEST_CASE("devices: --devices refuses values that name no device, in one line", 
     CHECK_THAT(refusal("0,-1"), Catch::Contains("\"-1\" is not a device number"));
     CHECK_THAT(refusal("0,x"), Catch::Contains("\"x\" is not a device number"));
     CHECK_THAT(refusal("0,1024"), Catch::Contains("\"1024\" is not a device number (0 to 1023)"));
+    // kMaxDevices devices at most: a count up to it, numbers below it.
+    CHECK(parse_devices("1024").count == 1024);
+    CHECK_THAT(refusal("1025"), Catch::Contains("a count is at most 1024"));
+    CHECK(parse_devices("0,1023").indices == std::vector<int>{0, 1023});
     for (const std::string bad : {"0", "a", "0,0"}) {
         CHECK(refusal(bad).find('\n') == std::string::npos);
     }
