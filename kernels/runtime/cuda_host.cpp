@@ -38,6 +38,15 @@ bool make_device_context(int device) {
     return true;
 }
 
+int runtime_device() {
+    int device = -1;
+    if (cudaGetDevice(&device) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    return device;
+}
+
 bool device_lost(const std::exception& error) {
     const auto* cuda = dynamic_cast<const CudaError*>(&error);
     if (cuda == nullptr) return false;

@@ -25,4 +25,9 @@ bool make_device_context(int device);
 // run no more images in this process.
 bool device_lost(const std::exception& error);
 
+// The device the calling thread's CUDA calls go to now (cudaGetDevice), or
+// -1 where CUDA cannot say: for tests that a thread's work ran where its
+// scope (device_scope.hpp) says.
+int runtime_device();
+
 }  // namespace cudaconv

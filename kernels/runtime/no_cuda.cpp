@@ -97,6 +97,7 @@ void* alloc_pinned(std::size_t) { return nullptr; }
 void free_pinned(void*) {}
 bool make_device_context(int) { return false; }
 bool device_lost(const std::exception&) { return false; }
+int runtime_device() { return -1; }
 
 std::unique_ptr<Backend> make_naive_backend() { return not_built("naive"); }
 std::unique_ptr<Backend> make_cmem_backend() { return not_built("cmem"); }

@@ -15,6 +15,14 @@ inline bool skip_without_device() {
     return true;
 }
 
+// For the tests of a machine without a GPU: skipped where there is one,
+// with a line CTest's SKIP_REGULAR_EXPRESSION matches too.
+inline bool skip_with_device() {
+    if (probe_devices().devices.empty()) return false;
+    std::cout << "SKIPPED: a CUDA device is here; this test is for a machine without one\n";
+    return true;
+}
+
 // For the tests of several devices (--devices): skipped on fewer than two.
 inline bool skip_without_two_devices() {
     if (skip_without_device()) return true;

@@ -10,6 +10,7 @@
 
 #include "variants/registry.hpp"
 #include "io/image_io.hpp"
+#include "kernels/runtime/cuda_host.hpp"
 #include "kernels/runtime/device_info.hpp"
 #include "kernels/runtime/device_scope.hpp"
 #include "support/compare.hpp"
@@ -119,6 +120,7 @@ TEST_CASE("threads bound to different devices each run every CUDA variant right"
             if (!variant->uses_cuda() || !variant->can_run(probe_job).ok) continue;
             std::vector<std::string> errors(probe.devices.size());
             std::vector<int> seen(probe.devices.size(), -1);
+            std::vector<int> ran_on(probe.devices.size(), -1);
             std::vector<std::thread> threads;
             for (std::size_t t = 0; t < probe.devices.size(); ++t) {
                 threads.emplace_back([&, t] {
@@ -129,6 +131,7 @@ TEST_CASE("threads bound to different devices each run every CUDA variant right"
                         for (int round = 0; round < 3; ++round) {
                             const Job run{view_of(job.src), view_of(out), job.params};
                             variant->run(run, {});
+                            ran_on[t] = runtime_device();  // where the run left the thread
                             const Comparison c =
                                 compare_images(job.expected, out, variant->tolerance(run));
                             if (!c.ok) {
@@ -147,6 +150,7 @@ TEST_CASE("threads bound to different devices each run every CUDA variant right"
                                      << probe.devices[t].index << ": " << errors[t]);
                 CHECK(errors[t].empty());
                 CHECK(seen[t] == probe.devices[t].index);
+                CHECK(ran_on[t] == probe.devices[t].index);
             }
         }
     }

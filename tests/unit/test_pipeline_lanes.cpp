@@ -167,10 +167,15 @@ TEST_CASE("several lanes filter every image exactly once, each lane on its own t
             for (const int lane : r.filtered_by) CHECK(lane < static_cast<int>(lanes));
             CHECK(r.lane_mismatch == 0);
             CHECK(r.filtered_before_entered == 0);
+            std::set<std::thread::id> gpu_threads;
             for (std::size_t lane = 0; lane < lanes; ++lane) {
                 // One GPU thread a lane, entered once; the thread before it
                 // only bound, on a thread of its own.
-                CHECK(r.filter_threads[lane].size() <= 1);
+                if (!r.filter_threads[lane].empty()) {
+                    REQUIRE(r.filter_threads[lane].size() == 1);
+                    CHECK(*r.filter_threads[lane].begin() == *r.enter_threads[lane].begin());
+                    CHECK(gpu_threads.insert(*r.filter_threads[lane].begin()).second);
+                }
                 CHECK(r.entered[lane] == 1);
                 CHECK(r.enter_threads[lane].size() == 1);
                 CHECK(r.bound[lane] == (prepares ? 1 : 0));
