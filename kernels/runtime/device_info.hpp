@@ -28,4 +28,20 @@ struct DeviceProbe {
 // Probes once per process and caches the answer.
 const DeviceProbe& probe_devices();
 
+// The devices the probe found, by CUDA's numbers, in its order: what
+// --devices chooses from (src/batch/devices.hpp).
+inline std::vector<int> device_numbers(const DeviceProbe& probe) {
+    std::vector<int> numbers;
+    for (const DeviceInfo& device : probe.devices) numbers.push_back(device.index);
+    return numbers;
+}
+
+// The device the probe found with CUDA's number `index`; nullptr where none.
+inline const DeviceInfo* find_device(const DeviceProbe& probe, int index) {
+    for (const DeviceInfo& device : probe.devices) {
+        if (device.index == index) return &device;
+    }
+    return nullptr;
+}
+
 }  // namespace cudaconv

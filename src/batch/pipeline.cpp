@@ -280,7 +280,8 @@ private:
                     items.back()->lane = lane;
                 }
             }
-            // Another lane took them while this one waited for more.
+            // Another lane's thread before took them while this one waited
+            // for more (the wait above lets go of the lock; they share `from`).
             if (items.empty()) continue;
             changed_.notify_all();  // a thread before may wait for room
             if (group_stage && !stopping()) {

@@ -56,12 +56,10 @@ BenchContext make_context(const BenchPlan& plan) {
         return c;
     }
     // The calling thread's device (bench --devices runs a thread a device),
-    // else the first.
-    const DeviceInfo* chosen = &probe.devices.front();
-    for (const DeviceInfo& d : probe.devices) {
-        if (d.index == thread_device()) chosen = &d;
-    }
-    const DeviceInfo& device = *chosen;
+    // else the first: current_device()'s choice, which src/ cannot call
+    // (kernels/runtime/cuda_backend.hpp is not in a build without CUDA).
+    const DeviceInfo* chosen = find_device(probe, thread_device());
+    const DeviceInfo& device = chosen != nullptr ? *chosen : probe.devices.front();
     c.device_name = device.name;
     c.device_index = device.index;
     c.rotate_bytes = kRotateL2Multiple * device.l2_bytes;

@@ -159,9 +159,8 @@ std::vector<int> bench_devices(const BenchOptions& o, const BenchPlan& plan) {
         throw UsageError(
             fmt::format("--devices \"{}\": no CUDA variant among -k's to time on a device", value));
     }
-    std::vector<int> present;
-    for (const DeviceInfo& d : probe_devices().devices) present.push_back(d.index);
-    std::vector<int> devices = choose_devices(request, present, probe_devices().problem);
+    std::vector<int> devices =
+        choose_devices(request, device_numbers(probe_devices()), probe_devices().problem);
     if (devices.empty()) {
         throw UsageError(fmt::format("--devices \"{}\": no CUDA device here ({})", value,
                                      probe_devices().problem));

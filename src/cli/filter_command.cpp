@@ -135,12 +135,6 @@ std::size_t images_in_flight(int in_flight, int workers, bool gpu_decode, std::s
            (gpu_decode ? kGpuDecodeGroup * lanes : 0) + (lanes - 1) * kInFlightPerExtraDevice;
 }
 
-std::vector<int> present_devices() {
-    std::vector<int> present;
-    for (const DeviceInfo& device : probe_devices().devices) present.push_back(device.index);
-    return present;
-}
-
 // The threads the cpu variant runs on: OpenCV's pool, which follows the
 // process's CPU affinity and quota where the hardware count does not.
 unsigned cpu_threads() { return static_cast<unsigned>(std::max(1, cv::getNumThreads())); }
@@ -671,7 +665,7 @@ private:
                             value, requested_->name()));
         }
         const DeviceProbe& probe = probe_devices();
-        devices_ = choose_devices(devices_request_, present_devices(), probe.problem);
+        devices_ = choose_devices(devices_request_, device_numbers(probe), probe.problem);
         if (devices_.empty()) {
             spdlog::debug("--devices all: no CUDA device ({}); the CPU filters", probe.problem);
         }

@@ -7,6 +7,7 @@
 
 #include "base/errors.hpp"
 #include "batch/devices.hpp"
+#include "kernels/runtime/device_info.hpp"
 
 namespace cudaconv {
 namespace {
@@ -85,6 +86,18 @@ TEST_CASE("by default a batch takes the first device", "[devices]") {
     CHECK(choose_devices(automatic, {0, 1, 2, 3}, "") == std::vector<int>{0});
     // A CUDA_VISIBLE_DEVICES that hides some leaves CUDA's numbers from 0.
     CHECK(choose_devices(automatic, {0}, "") == std::vector<int>{0});
+}
+
+TEST_CASE("devices: the probe's devices by number, and one found by its number", "[devices]") {
+    DeviceProbe probe;
+    probe.devices.resize(2);
+    probe.devices[0].index = 0;
+    probe.devices[1].index = 1;
+    CHECK(device_numbers(probe) == std::vector<int>{0, 1});
+    CHECK(find_device(probe, 1) == &probe.devices[1]);
+    CHECK(find_device(probe, 2) == nullptr);
+    CHECK(find_device(probe, -1) == nullptr);
+    CHECK(device_numbers(DeviceProbe{}).empty());
 }
 
 }  // namespace cudaconv
