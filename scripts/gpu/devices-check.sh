@@ -19,7 +19,7 @@
 #   5. bench --devices 0,1: fast on edge and a dense 31x31 filter, 4000x3000
 #      RGB, each device's table;
 #   6. a summary.
-# About 4 minutes on two H100s with 16 to 32 cores. Logs go to $OUT (or
+# About 2 minutes on two H100s with 32 cores. Logs go to $OUT (or
 # ./gpu-out): devices-check.log, and the rest packed in devices-logs.tgz.
 # Exits 1 where a test or an identity check failed.
 set -uo pipefail

@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -35,15 +34,6 @@ void make_inputs(const TempDir& dir, int count) {
         std::snprintf(name, sizeof name, "in/%03d.png", i);
         copy_sample(samples[i % 3], dir / name);
     }
-}
-
-nlohmann::json summary_of(const std::string& out) {
-    std::istringstream lines(out);
-    for (std::string line; std::getline(lines, line);) {
-        const auto j = nlohmann::json::parse(line);
-        if (j.value("summary", false)) return j;
-    }
-    return {};
 }
 
 std::vector<int> present_devices() {

@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -34,15 +33,6 @@ std::vector<std::string> make_tree(const TempDir& dir) {
         }
     }
     return inputs;
-}
-
-nlohmann::json summary_of(const std::string& out) {
-    std::istringstream lines(out);
-    for (std::string line; std::getline(lines, line);) {
-        const auto j = nlohmann::json::parse(line);
-        if (j.value("summary", false)) return j;
-    }
-    return {};
 }
 
 }  // namespace

@@ -15,4 +15,13 @@ std::map<std::string, nlohmann::json> json_by_input(const std::string& out) {
     return lines;
 }
 
+nlohmann::json summary_of(const std::string& out) {
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+        const auto j = nlohmann::json::parse(line);
+        if (j.value("summary", false)) return j;
+    }
+    return {};
+}
+
 }  // namespace cudaconv::test
