@@ -59,6 +59,19 @@ struct MmaDims {
     __host__ __device__ int pixels() const { return conv_height * conv_width; }
 };
 
+// d += a * b from their TF32 parts: the small products first, then the
+// large one (3xTF32); with kTf32Only, the large one alone.
+template <bool kTf32Only>
+__device__ __forceinline__ void mma_split(float (&d)[4], const float (&a_hi)[4],
+                                          const float (&a_lo)[4], float b_hi0, float b_hi1,
+                                          float b_lo0, float b_lo1) {
+    if (!kTf32Only) {
+        mma_tf32(d, a_lo, b_hi0, b_hi1);
+        mma_tf32(d, a_hi, b_lo0, b_lo1);
+    }
+    mma_tf32(d, a_hi, b_hi0, b_hi1);
+}
+
 // One thread an element of the bordered input, (H', W', C_in).
 __global__ void pad_kernel(BorderedInput bordered, unsigned int elements,
                            float* __restrict__ padded) {
@@ -138,12 +151,7 @@ __global__ void __launch_bounds__(kThreads)
                 const float bl0 = b_lo[kk + quad][col], bl1 = b_lo[kk + quad + 4][col];
 #pragma unroll
                 for (int mi = 0; mi < 2; ++mi) {
-                    if (!kTf32Only) {
-                        // The small products first, then the large one.
-                        mma_tf32(acc[mi][ni], al[mi], bh0, bh1);
-                        mma_tf32(acc[mi][ni], ah[mi], bl0, bl1);
-                    }
-                    mma_tf32(acc[mi][ni], ah[mi], bh0, bh1);
+                    mma_split<kTf32Only>(acc[mi][ni], ah[mi], al[mi], bh0, bh1, bl0, bl1);
                 }
             }
         }
@@ -317,12 +325,7 @@ __global__ void __launch_bounds__(pipelined::kThreads, 2)
                 split_tf32(col[4 * kStrideBN], bh1, bl1);
 #pragma unroll
                 for (int mi = 0; mi < 2; ++mi) {
-                    if (!kTf32Only) {
-                        // The small products first, then the large one.
-                        mma_tf32(acc[mi][ni], al[mi], bh0, bh1);
-                        mma_tf32(acc[mi][ni], ah[mi], bl0, bl1);
-                    }
-                    mma_tf32(acc[mi][ni], ah[mi], bh0, bh1);
+                    mma_split<kTf32Only>(acc[mi][ni], ah[mi], al[mi], bh0, bh1, bl0, bl1);
                 }
             }
         }
