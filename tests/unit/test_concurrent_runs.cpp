@@ -4,6 +4,7 @@
 // __constant__ symbol take turns on it; the others overlap.
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -37,6 +38,27 @@ ThreadJob make_job(int side, int channels, std::uint64_t seed) {
     const Job job{view_of(static_cast<const cv::Mat&>(t.src)), view_of(t.expected), t.params};
     find_backend("cpu-ref")->run(job, {});
     return t;
+}
+
+// `rounds` runs of `job` on `variant` into `out`, each against the expected
+// output: "" where every one was right, else the first wrong round or the
+// error thrown. `after_run` (may be empty) is called after each run.
+std::string run_rounds(Backend* variant, const ThreadJob& job, int rounds,
+                       const RunOptions& options, cv::Mat& out,
+                       const std::function<void()>& after_run = {}) {
+    try {
+        for (int round = 0; round < rounds; ++round) {
+            out.create(job.src.rows, job.src.cols, job.src.type());
+            const Job run{view_of(job.src), view_of(out), job.params};
+            variant->run(run, options);
+            if (after_run) after_run();
+            const Comparison c = compare_images(job.expected, out, variant->tolerance(run));
+            if (!c.ok) return "round " + std::to_string(round) + ": " + c.describe();
+        }
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "";
 }
 
 }  // namespace
@@ -73,24 +95,9 @@ TEST_CASE("two threads run one variant at once, each with its own filter", "[gpu
         std::vector<std::thread> threads;
         for (int t = 0; t < 2; ++t) {
             threads.emplace_back([&, t] {
-                try {
-                    const ThreadJob& job = jobs[t];
-                    for (int round = 0; round < 20; ++round) {
-                        outputs[t].create(job.src.rows, job.src.cols, job.src.type());
-                        const Job run{view_of(job.src), view_of(outputs[t]), job.params};
-                        RunOptions options;
-                        options.repeat = 3;
-                        variant->run(run, options);
-                        const Comparison c =
-                            compare_images(job.expected, outputs[t], variant->tolerance(run));
-                        if (!c.ok) {
-                            errors[t] = "round " + std::to_string(round) + ": " + c.describe();
-                            return;
-                        }
-                    }
-                } catch (const std::exception& e) {
-                    errors[t] = e.what();
-                }
+                RunOptions options;
+                options.repeat = 3;
+                errors[t] = run_rounds(variant, jobs[t], 20, options, outputs[t]);
             });
         }
         for (std::thread& thread : threads) thread.join();
@@ -127,21 +134,14 @@ TEST_CASE("threads bound to different devices each run every CUDA variant right"
                     try {
                         set_thread_device(probe.devices[t].index);
                         seen[t] = thread_device();
-                        cv::Mat out(job.src.rows, job.src.cols, job.src.type());
-                        for (int round = 0; round < 3; ++round) {
-                            const Job run{view_of(job.src), view_of(out), job.params};
-                            variant->run(run, {});
-                            ran_on[t] = runtime_device();  // where the run left the thread
-                            const Comparison c =
-                                compare_images(job.expected, out, variant->tolerance(run));
-                            if (!c.ok) {
-                                errors[t] = "round " + std::to_string(round) + ": " + c.describe();
-                                return;
-                            }
-                        }
                     } catch (const std::exception& e) {
                         errors[t] = e.what();
+                        return;
                     }
+                    cv::Mat out;
+                    // Where each run left the thread.
+                    errors[t] =
+                        run_rounds(variant, job, 3, {}, out, [&] { ran_on[t] = runtime_device(); });
                 });
             }
             for (std::thread& thread : threads) thread.join();
