@@ -336,10 +336,18 @@ private:
 
     // A lane's device is lost: where another lane runs, this one takes no
     // more images, and the images its GPU thread has queued go back to the
-    // shared queue. False where it is the last lane running.
+    // shared queue. False where it is the last lane running. A lane still
+    // starting may yet run: the answer waits until every lane has entered.
     bool retire(std::size_t lane) {
         {
-            const std::lock_guard<std::mutex> lock(mutex_);
+            std::unique_lock<std::mutex> lock(mutex_);
+            const auto starting = [this, lane] {
+                for (std::size_t l = 0; l < lanes_.size(); ++l) {
+                    if (l != lane && !lanes_[l].entered) return true;
+                }
+                return false;
+            };
+            while (starting() && !stopping()) changed_.wait_for(lock, kStopPoll);
             bool other = false;
             for (std::size_t l = 0; l < lanes_.size(); ++l) other |= l != lane && lanes_[l].runs;
             if (!other) return false;

@@ -54,7 +54,7 @@ TEST_CASE("auto runs one cheap image on the CPU, and says so", "[cli]") {
 // Like cp and convert: a run that did all it was asked prints nothing.
 // What ran (auto's choice, a line per image, a batch's summary) is -v's;
 // warnings and a batch's failures are still shown.
-TEST_CASE("silent on success; -v says what ran; warnings and failures still show", "[cli]") {
+TEST_CASE("silent on success, -v says what ran, warnings and failures still show", "[cli]") {
     TempDir dir;
     const std::string cam = sample("camera.png");
     const std::string chelsea = sample("chelsea.png");

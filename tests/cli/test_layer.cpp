@@ -88,7 +88,7 @@ TEST_CASE("layer: an image is the .npy of its RGB samples", "[cli][layer]") {
     for (float v : out.data) CHECK(v >= 0.0f);  // relu
 }
 
-TEST_CASE("layer: the pool halves the size; {filter}, --json", "[cli][layer]") {
+TEST_CASE("layer: the pool halves the size, {filter}, --json", "[cli][layer]") {
     TempDir dir;
     write_layer(dir.path());
     write_npy(dir / "a.npy", {6, 8, 3}, ramp(6 * 8 * 3, 0.11f));

@@ -264,7 +264,7 @@ TEST_CASE("json: --json FILE is written line by line: a kill -9 keeps the lines 
     CHECK(done < 24);
 }
 
-TEST_CASE("json: a line that cannot be written is one error and exit 1; the images stay",
+TEST_CASE("json: a line that cannot be written is one error and exit 1, the images stay",
           "[cli][outputs]") {
     TempDir dir;
     make_three_images(dir / "in");
@@ -345,7 +345,7 @@ TEST_CASE("templates: an empty {dir} is the output root, never /", "[cli][output
     CHECK_FALSE(fs::exists(top_at_root.path));
 }
 
-TEST_CASE("templates: a {dir} or {stem} holding .. is refused; a literal .. is the user's",
+TEST_CASE("templates: a {dir} or {stem} holding .. is refused, a literal .. is the user's",
           "[cli][outputs]") {
     TempDir dir;
     copy_sample("camera.png", dir / "top.png");
@@ -429,7 +429,7 @@ TEST_CASE("outputs: -f none refuses the options that shape a filter's result, wa
 }
 
 TEST_CASE(
-    "outputs: --format sets stdout's format and stdin's {ext}; with a file output it is refused",
+    "outputs: --format sets stdout's format and stdin's {ext}, with a file output it is refused",
     "[cli][outputs]") {
     TempDir dir;
     copy_sample("camera.png", dir / "in.png");

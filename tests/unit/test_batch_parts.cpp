@@ -114,7 +114,7 @@ TEST_CASE("summary level: -v for a clean batch, shown where work was not done", 
     CHECK(summary_level(s, 1, SIGTERM, false) == info);
 }
 
-TEST_CASE("{dir} mirrors the input's folder; a folder output mirrors too", "[batch]") {
+TEST_CASE("{dir} mirrors the input's folder, a folder output mirrors too", "[batch]") {
     OutputRequest r{"out/{dir}/{stem}-{filter}.png", "", "edge", "cpu", true, ""};
     CHECK(resolve_output(r, {"in/x/y/a.jpg", "x/y"}).path == "out/x/y/a-edge.png");
     CHECK(resolve_output(r, {"in/a.jpg", ""}).path == "out/a-edge.png");

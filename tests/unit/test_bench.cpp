@@ -366,7 +366,7 @@ TEST_CASE("run_bench refuses what leaves no output", "[bench]") {
 
 // On a GPU: every CUDA variant, its launches rotated over several copies,
 // still gives the right output (whichever copy the last launch wrote).
-TEST_CASE("rotated CUDA runs stay correct; the copy bandwidth is measured", "[bench][gpu]") {
+TEST_CASE("rotated CUDA runs stay correct, the copy bandwidth is measured", "[bench][gpu]") {
     if (probe_devices().devices.empty()) {
         std::cout << "SKIPPED: no CUDA device (" << probe_devices().problem << ")\n";
         return;

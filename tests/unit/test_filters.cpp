@@ -603,7 +603,7 @@ TEST_CASE("absurd sizes are refused before anything is allocated", "[filters]") 
     CHECK(static_cast<long>(f.taps.size()) <= cudaconv::kMaxFilterTaps);
 }
 
-TEST_CASE("1025 taps a side are allowed; 1025x1025 is refused for its tap count", "[filters]") {
+TEST_CASE("1025 taps a side are allowed, 1025x1025 is refused for its tap count", "[filters]") {
     // Sides up to 1025 pass; the message for 1025x1025 names the limit it breaks.
     std::string row = "1025x1:1";
     for (int i = 1; i < 1025; ++i) row += ",1";

@@ -53,7 +53,7 @@ TEST_CASE("u8 metrics computed by hand, and the worst pixel's place and values",
     CHECK(diff_images(a, b, 1.0).differing_pixels == 1);
 }
 
-TEST_CASE("u16 PSNR uses 65535 as its peak; ROIs are read through their stride", "[compare]") {
+TEST_CASE("u16 PSNR uses 65535 as its peak, ROIs are read through their stride", "[compare]") {
     cv::Mat big_a(10, 10, CV_16UC1, cv::Scalar(1000));
     cv::Mat big_b(10, 10, CV_16UC1, cv::Scalar(1000));
     big_a.at<std::uint16_t>(5, 5) = 1010;
@@ -101,7 +101,7 @@ TEST_CASE("images of different size, channels or depth cannot be compared", "[co
     CHECK_THROWS_AS(diff_images(a, cv::Mat(3, 4, CV_8UC3)), std::invalid_argument);
 }
 
-TEST_CASE("limits: each one checked only when given; none given means identical", "[compare]") {
+TEST_CASE("limits: each one checked only when given, none given means identical", "[compare]") {
     cv::Mat a(10, 10, CV_8UC1, cv::Scalar(50));
     const cv::Mat b = a.clone();
     a.at<std::uint8_t>(0, 0) = 52;  // one pixel of 100 off by 2

@@ -94,7 +94,7 @@ TEST_CASE("metadata: the orientation is marked upright, either byte order", "[me
     CHECK(none.exif == before);
 }
 
-TEST_CASE("metadata: read from a camera-style JPEG; malformed blocks left out", "[metadata]") {
+TEST_CASE("metadata: read from a camera-style JPEG, malformed blocks left out", "[metadata]") {
     const cv::Mat image(12, 16, CV_8UC3, cv::Scalar(1, 2, 3));
     const Bytes jpeg = test::jpeg_with_segment(image, test::exif_segment(3));
     const ImageMetadata m = read_metadata(jpeg.data(), jpeg.size());

@@ -238,7 +238,7 @@ TEST_CASE("a slower lane takes fewer images, and a lane still starting takes non
     }
 }
 
-TEST_CASE("a lane whose device cannot start takes no image; lane 0 always runs", "[batch]") {
+TEST_CASE("a lane whose device cannot start takes no image, lane 0 always runs", "[batch]") {
     constexpr std::size_t kCount = 60;
     for (const bool prepares : {false, true}) {
         INFO("thread before the GPU threads " << prepares);
@@ -370,6 +370,35 @@ TEST_CASE("a lane whose device is lost gives its images to the others", "[batch]
         CHECK(r.held == 0);
         REQUIRE(left.size() == 1);
         CHECK(left.front() == std::pair<std::size_t, std::string>{1, "illegal address"});
+
+        // Lane 1 loses its device while lanes 0 and 2 are still starting:
+        // it waits for them to start and gives its image to them, rather
+        // than failing it as the last lane.
+        LaneRecorder early(kCount);
+        PipelineStages s1 = lane_stages(early, {1, 1, 1});
+        if (prepares) add_prepare_and_group(s1, early);
+        const auto enter1 = s1.enter_lane;
+        std::atomic<bool> lane1_lost{false};
+        s1.enter_lane = [enter1, &lane1_lost](std::size_t lane) {
+            const auto deadline = Clock::now() + std::chrono::seconds(20);
+            while (lane != 1 && !lane1_lost && Clock::now() < deadline) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            }
+            return enter1(lane);
+        };
+        const auto filter1 = s1.filter;
+        s1.filter = [filter1, &lane1_lost](WorkItem& item) {
+            filter1(item);
+            if (item.lane == 1) {
+                lane1_lost = true;
+                throw DeviceLost("illegal address");
+            }
+        };
+        run_pipeline(s1, options);
+        CHECK(lane1_lost);
+        CHECK(early.done == static_cast<int>(kCount));
+        CHECK(early.failed == 0);
+        CHECK(images_by_lane(early).count(1) == 0);
 
         // Every lane's device is lost: one lane is retired, the last one
         // fails the images, as a single device would.

@@ -94,8 +94,7 @@ TEST_CASE("printable cuts long text after whole characters and escapes", "[print
     CHECK(printable_spec(std::string(300, 'a')) == std::string(80, 'a') + "...");
 }
 
-TEST_CASE("lines end in \\n, \\r\\n or a lone \\r, read from memory or a stream alike",
-          "[printable]") {
+TEST_CASE("lines end in LF, CRLF or a lone CR, read from memory or a stream alike", "[printable]") {
     using Ends = LineReader::Ends;
     CHECK(read_both("", 10, Ends::any).lines.empty());
     CHECK(read_both("", 10, Ends::any).last_number == 0);
