@@ -25,6 +25,7 @@ if(CUDACONV_WITH_CUDA)
     ${CMAKE_CURRENT_LIST_DIR}/cudnn/cudnn.cu
     ${CMAKE_CURRENT_LIST_DIR}/cudnn/cudnn_layer.cu
     ${CMAKE_CURRENT_LIST_DIR}/layer/layer_mma.cu
+    ${CMAKE_CURRENT_LIST_DIR}/layer/timed_layer_runs.cpp
     ${CMAKE_CURRENT_LIST_DIR}/fast/fast_paths.cu
     ${CMAKE_CURRENT_LIST_DIR}/fast/fast.cu
     ${CMAKE_CURRENT_LIST_DIR}/fast/fast_strips.cu

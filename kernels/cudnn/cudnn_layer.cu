@@ -31,6 +31,7 @@
 #include "kernels/cudnn/cudnn_loader.hpp"
 #include "kernels/device/device_common.cuh"
 #include "kernels/layer/bordered_input.cuh"
+#include "kernels/layer/timed_layer_runs.hpp"
 #include "kernels/runtime/cuda_check.hpp"
 #include "kernels/runtime/cuda_resources.hpp"
 #include "kernels/runtime/device_info.hpp"
@@ -345,44 +346,9 @@ public:
         const LayerGeometry g = layer_geometry(layer, input.height, input.width, input.channels);
         LayerPlan& plan = plan_for(layer, g, input);
         const LayerDims& d = plan.dims;
-        const cudaStream_t s = stream_->get();
-        const Event before, uploaded, ran, downloaded;
-        LayerTimings timings;
-        CUDA_CHECK(cudaEventRecord(before.get(), s));
-        CUDA_CHECK(cudaMemcpyAsync(plan.d_input.get(), input.data.data(),
-                                   input.data.size() * sizeof(float), cudaMemcpyHostToDevice, s));
-        CUDA_CHECK(cudaEventRecord(uploaded.get(), s));
-        for (int i = 0; i < warmup + repeat; ++i) {
-            if (i > 0 && stop && stop()) break;
-            // Each run after the first is the device's time alone: queued
-            // whole behind a hold (kernels/runtime/stream_hold.hpp), so that
-            // no kernel waits for the host to launch it.
-            const bool held = i > 0;
-            {
-                std::optional<HeldStream> hold;
-                if (held) hold.emplace(*hold_, s);
-                launch(layer, plan);
-                CUDA_CHECK(cudaEventRecord(ran.get(), s));
-            }
-            CUDA_CHECK(cudaEventSynchronize(ran.get()));
-            if (held && hold_->timed_out()) {
-                spdlog::debug("cudnn layer: a run waited on the host inside its hold; its time "
-                              "includes the host's");
-            }
-            float ms = 0.0f;
-            CUDA_CHECK(cudaEventElapsedTime(&ms, run_start_->get(), ran.get()));
-            if (i >= warmup) timings.layer_ms.push_back(ms);
-        }
-        CUDA_CHECK(cudaMemcpyAsync(output.data.data(), plan.d_output.get(),
-                                   static_cast<std::size_t>(d.out_elements()) * sizeof(float),
-                                   cudaMemcpyDeviceToHost, s));
-        CUDA_CHECK(cudaEventRecord(downloaded.get(), s));
-        CUDA_CHECK(cudaEventSynchronize(downloaded.get()));
-        float up = 0.0f, down = 0.0f;
-        CUDA_CHECK(cudaEventElapsedTime(&up, before.get(), uploaded.get()));
-        CUDA_CHECK(cudaEventElapsedTime(&down, ran.get(), downloaded.get()));
-        timings.upload_ms = up;
-        timings.download_ms = down;
+        LayerTimings timings = timed_layer_runs(stream_->get(), *hold_, "cudnn", input,
+                                                plan.d_input.get(), output, plan.d_output.get(),
+                                                warmup, repeat, stop, [&] { launch(layer, plan); });
         timings.path =
             fmt::format("cudnn.{}.{}", d.nhwc ? "nhwc" : "nchw", cudnn_algo_name(plan.algo));
         return timings;
@@ -399,7 +365,6 @@ private:
         api_ = load_cudnn().api;
         if (!api_) throw CudaError(load_cudnn().problem);
         stream_ = std::make_unique<Stream>();
-        run_start_ = std::make_unique<Event>();
         hold_ = std::make_unique<StreamHold>();
         CUDNN_CHECK(api_->cudnnCreate(&handle_));
         CUDNN_CHECK(api_->cudnnSetStream(handle_, stream_->get()));
@@ -550,11 +515,10 @@ private:
         CUDA_CHECK_LAUNCH();
     }
 
-    // One run: pad, convolve, finish. Its start is recorded for timing.
+    // One run: pad, convolve, finish.
     void launch(const ConvLayer& layer, const LayerPlan& plan) {
         const cudaStream_t s = stream_->get();
         const LayerDims& d = plan.dims;
-        CUDA_CHECK(cudaEventRecord(run_start_->get(), s));
         pad(layer, d, plan);
         const float one = 1.0f, zero = 0.0f;
         CUDNN_CHECK(api_->cudnnConvolutionForward(
@@ -576,7 +540,6 @@ private:
     std::shared_ptr<const CudnnApi> api_;
     cudnnHandle_t handle_ = nullptr;
     std::unique_ptr<Stream> stream_;
-    std::unique_ptr<Event> run_start_;
     std::unique_ptr<StreamHold> hold_;  // made by start(): it allocates with CUDA
     const ConvLayer* layer_ = nullptr;  // prepare()'s
     DeviceArray<float> d_bias_;

@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +29,7 @@
 #include "kernels/device/tf32_mma.cuh"
 #include "kernels/layer/bordered_input.cuh"
 #include "kernels/layer/layer_mma.hpp"
+#include "kernels/layer/timed_layer_runs.hpp"
 #include "kernels/runtime/cuda_backend.hpp"
 #include "kernels/runtime/cuda_check.hpp"
 #include "kernels/runtime/cuda_resources.hpp"
@@ -527,42 +527,9 @@ public:
         ensure(d_conv_, conv_size_, static_cast<std::size_t>(conv));
         ensure(d_output_, output_size_, output.data.size());
         const cudaStream_t s = stream_->get();
-        const Event before, uploaded, start, ran, downloaded;
-        LayerTimings timings;
-        CUDA_CHECK(cudaEventRecord(before.get(), s));
-        CUDA_CHECK(cudaMemcpyAsync(d_input_.get(), input.data.data(),
-                                   input.data.size() * sizeof(float), cudaMemcpyHostToDevice, s));
-        CUDA_CHECK(cudaEventRecord(uploaded.get(), s));
-        for (int i = 0; i < warmup + repeat; ++i) {
-            if (i > 0 && stop && stop()) break;
-            // Each run after the first is the device's time alone: queued
-            // whole behind a hold (kernels/runtime/stream_hold.hpp).
-            const bool held = i > 0;
-            {
-                std::optional<HeldStream> hold;
-                if (held) hold.emplace(*hold_, s);
-                CUDA_CHECK(cudaEventRecord(start.get(), s));
-                launch(layer, d, plan, s);
-                CUDA_CHECK(cudaEventRecord(ran.get(), s));
-            }
-            CUDA_CHECK(cudaEventSynchronize(ran.get()));
-            if (held && hold_->timed_out()) {
-                spdlog::debug("mma layer: a run waited on the host inside its hold; its time "
-                              "includes the host's");
-            }
-            float ms = 0.0f;
-            CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), ran.get()));
-            if (i >= warmup) timings.layer_ms.push_back(ms);
-        }
-        CUDA_CHECK(cudaMemcpyAsync(output.data.data(), d_output_.get(),
-                                   output.data.size() * sizeof(float), cudaMemcpyDeviceToHost, s));
-        CUDA_CHECK(cudaEventRecord(downloaded.get(), s));
-        CUDA_CHECK(cudaEventSynchronize(downloaded.get()));
-        float up = 0.0f, down = 0.0f;
-        CUDA_CHECK(cudaEventElapsedTime(&up, before.get(), uploaded.get()));
-        CUDA_CHECK(cudaEventElapsedTime(&down, ran.get(), downloaded.get()));
-        timings.upload_ms = up;
-        timings.download_ms = down;
+        LayerTimings timings = timed_layer_runs(s, *hold_, "mma", input, d_input_.get(), output,
+                                                d_output_.get(), warmup, repeat, stop,
+                                                [&] { launch(layer, d, plan, s); });
         timings.path = fmt::format("mma.{}.{}", layer.allow_tf32 ? "tf32" : "3xtf32",
                                    plan.pipelined
                                        ? fmt::format("pipelined{}x{}", plan.tile_n, plan.splits)
