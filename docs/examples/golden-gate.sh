@@ -15,7 +15,7 @@
 # CUDACONV names the binary (default: cudaconv on PATH); TOLERANCE the
 # compare limits (default "--max-abs 1", docs/SPEC.md's bound for 8/16-bit).
 set -euo pipefail
-(($# >= 3)) || { sed -n '2,18p' "$0" >&2; exit 2; }
+(($# >= 3)) || { sed -n '2,16p' "$0" >&2; exit 2; }
 inputs=$1 goldens=$2 out=${3%/}
 shift 3
 cudaconv=${CUDACONV:-cudaconv}
