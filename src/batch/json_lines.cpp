@@ -40,8 +40,12 @@ void JsonLines::write_line(const std::string& line) {
     if (!owned_) std::fflush(stdout);
     if (const int err =
             write_all(fd_, reinterpret_cast<const std::uint8_t*>(text.data()), text.size())) {
+        // Part of the line may be in the file (a full disk, ulimit -f): the
+        // file is cut back to the lines before it, each whole.
+        if (owned_) (void)::ftruncate(fd_, static_cast<off_t>(complete_bytes_));
         throw WorkError(name_ + ": cannot write: " + errno_text(err));
     }
+    complete_bytes_ += text.size();
 }
 
 }  // namespace cudaconv

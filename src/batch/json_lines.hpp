@@ -2,6 +2,7 @@
 // --json FILE|-: a batch's JSON lines, each written with one write() as it
 // is produced, nothing buffered in between, so that a run stopped hard
 // (kill -9, a crash) leaves every line it finished.
+#include <cstddef>
 #include <string>
 
 namespace cudaconv {
@@ -18,14 +19,15 @@ public:
     JsonLines& operator=(const JsonLines&) = delete;
 
     // One line, with its '\n'. Throws WorkError "PATH: cannot write:
-    // problem" (disk full, EPIPE from a closed pipe); the caller stops
-    // writing then.
+    // problem" (disk full, EPIPE from a closed pipe), a file cut back to
+    // the lines written before; the caller stops writing then.
     void write_line(const std::string& line);
 
 private:
     std::string name_;  // for messages: the path, or "<stdout> (--json -)"
     int fd_ = -1;
-    bool owned_ = false;  // closed on destruction (not stdout)
+    bool owned_ = false;              // closed on destruction (not stdout)
+    std::size_t complete_bytes_ = 0;  // the whole lines written to the file
 };
 
 }  // namespace cudaconv

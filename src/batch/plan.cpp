@@ -94,12 +94,15 @@ void check_json_file(const PlanRequest& request, const std::vector<InputFile>& i
                   "--overwrite instead"
                 : "--overwrite replaces it"));
     }
+    if (fs::is_directory(json, ec)) {
+        throw WorkError(fmt::format("--json {}: cannot write: is a folder", json));
+    }
     const fs::path folder = fs::path(json).parent_path();
-    if (folder.empty() || fs::is_directory(folder, ec) || planned_folder(folder, folders)) return;
-    const std::string file = file_in_the_way(folder.string());
-    throw WorkError(fmt::format("--json {}: cannot write: {}", json,
-                                file.empty() ? unwritable_folder_reason(folder.string())
-                                             : file + " is a file, not a folder"));
+    if (planned_folder(folder, folders)) return;
+    const std::string file = fs::is_directory(folder, ec) ? "" : file_in_the_way(folder.string());
+    const std::string reason = file.empty() ? unwritable_folder_reason(folder.string())
+                                            : file + " is a file, not a folder";
+    if (!reason.empty()) throw WorkError(fmt::format("--json {}: cannot write: {}", json, reason));
 }
 
 }  // namespace
@@ -144,6 +147,7 @@ std::vector<PlannedImage> plan_outputs(const std::vector<InputFile>& inputs,
     std::map<std::string, std::string> output_owner;
     std::vector<std::string> existing;
     std::set<std::string> folders;
+    std::set<std::string> writable;  // existing folders found writable
     bool format_used = false;
     for (const InputFile& input : inputs) {
         OutputTarget target = resolve_output(request.output, {input.path, input.dir});
@@ -169,7 +173,17 @@ std::vector<PlannedImage> plan_outputs(const std::vector<InputFile>& inputs,
                 image.skip = request.existing == ExistingOutputs::skip;
             }
             const fs::path folder = fs::path(target.path).parent_path();
-            if (!folder.empty() && !fs::is_directory(folder, ec)) {
+            if (folder.empty() || fs::is_directory(folder, ec)) {
+                // An existing folder: one where no file can be made fails
+                // here, not after the filtering. Each folder once, and not
+                // for an image --skip-existing skips.
+                if (!image.skip && writable.insert(folder.string()).second) {
+                    const std::string reason = unwritable_folder_reason(folder.string());
+                    if (!reason.empty()) {
+                        throw WorkError(fmt::format("{}: cannot write: {}", target.path, reason));
+                    }
+                }
+            } else {
                 // -o FILE in a missing folder is a typo more often than a wish.
                 if (!makes_folders) {
                     throw WorkError(fmt::format("{}: cannot write: {}", target.path,

@@ -199,10 +199,15 @@ int write_all(int fd, const std::uint8_t* data, std::size_t size) {
 }
 
 std::string unwritable_folder_reason(const std::string& folder) {
-    if (folder.empty()) return "";
+    const std::string checked = folder.empty() ? "." : folder;
     std::error_code ec;
-    const std::filesystem::file_status status = std::filesystem::status(folder, ec);
-    if (std::filesystem::is_directory(status)) return "";
+    const std::filesystem::file_status status = std::filesystem::status(checked, ec);
+    if (std::filesystem::is_directory(status)) {
+        // Files are made in it (a temporary, then renamed): write and search.
+        if (::access(checked.c_str(), W_OK | X_OK) == 0) return "";
+        const std::string name = folder.empty() ? "the current folder" : "the folder " + folder;
+        return name + " is not writable (" + errno_text(errno) + ")";
+    }
     if (std::filesystem::exists(status)) return folder + " is a file, not a folder";
     return "the folder " + folder + " does not exist";
 }

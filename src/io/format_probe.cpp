@@ -328,6 +328,10 @@ private:
 
 }  // namespace
 
+ImageFormat sniff_format(const std::uint8_t* data, std::size_t size) {
+    return sniff(Bytes{data, size});
+}
+
 FormatProbe probe_image(const std::uint8_t* data, std::size_t size) {
     const Bytes bytes{data, size};
     FormatProbe probe;

@@ -50,6 +50,12 @@ struct FormatProbe {
 
 FormatProbe probe_image(const std::uint8_t* data, std::size_t size);
 
+// The format the first bytes name (kSniffBytes of them tell; fewer where
+// the data is shorter), without looking further: reading can stop at once
+// on bytes that are no image at all.
+constexpr std::size_t kSniffBytes = 12;
+ImageFormat sniff_format(const std::uint8_t* data, std::size_t size);
+
 const char* format_name(ImageFormat format);  // "JPEG", "PNG", ...
 
 // OpenCV 4.6 decodes these only from a file: imdecode first copies the bytes

@@ -29,6 +29,7 @@
 #include "io/codec_messages.hpp"
 #include "io/exif_orientation.hpp"
 #include "io/image_block.hpp"
+#include "io/memory_check.hpp"
 #include "io/npy.hpp"
 #include "io/format_probe.hpp"
 #include "io/png_reader.hpp"
@@ -66,19 +67,18 @@ private:
     int fd_;
 };
 
-// Reads to the end, through EINTR and (for a non-blocking stdin) EAGAIN.
-// `expected` is the size when known, so a file is read into one buffer.
-std::vector<std::uint8_t> read_all(int fd, const std::string& name, std::size_t expected) {
-    std::vector<std::uint8_t> bytes(expected + 1);  // +1: room to see the end of file
-    std::size_t used = 0;
+WorkError not_an_image(const std::string& name) {
+    return WorkError(name + ": not an image (unknown format; cudaconv reads " +
+                     detail::kReadableFormats + ")");
+}
+
+// Reads into bytes[used, bytes.size()), through EINTR and (for a
+// non-blocking stdin) EAGAIN; 0 at the end of the data.
+std::size_t read_some(int fd, const std::string& name, std::vector<std::uint8_t>& bytes,
+                      std::size_t used) {
     for (;;) {
-        if (used == bytes.size()) bytes.resize(used + std::max(kReadChunk, used / 2));
         const ssize_t n = ::read(fd, bytes.data() + used, bytes.size() - used);
-        if (n == 0) break;
-        if (n > 0) {
-            used += static_cast<std::size_t>(n);
-            continue;
-        }
+        if (n >= 0) return static_cast<std::size_t>(n);
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
             pollfd wait{fd, POLLIN, 0};
@@ -87,6 +87,49 @@ std::vector<std::uint8_t> read_all(int fd, const std::string& name, std::size_t 
         }
         if (errno == EISDIR) throw WorkError(name + ": is a directory, not an image");
         throw WorkError(name + ": cannot read: " + errno_text(errno));
+    }
+}
+
+// Makes room for `size` bytes, where the memory this process can get holds
+// them: a file or stream too large for memory (a device such as /dev/zero,
+// a pipe that never ends) ends in one line, not in the OOM killer.
+void make_room(std::vector<std::uint8_t>& bytes, std::size_t size, const std::string& name) {
+    // The bytes read so far are copied into the new buffer: both at once.
+    const std::string short_of = memory_shortfall(size + bytes.size(), read_memory_figures());
+    if (!short_of.empty()) throw WorkError(name + ": too large to read into memory: " + short_of);
+    try {
+        bytes.resize(size);
+    } catch (const std::bad_alloc&) {
+        throw WorkError(name + ": out of memory reading it (" + approximate_bytes(size) + ")");
+    }
+}
+
+// Reads to the end. The first bytes are read alone and must name a format
+// cudaconv reads (detail::sniff_format), so that bytes of no image are
+// refused before the rest is read. `expected` is the size when known, so
+// a file is read into one buffer.
+std::vector<std::uint8_t> read_all(int fd, const std::string& name, std::size_t expected) {
+    std::vector<std::uint8_t> bytes(detail::kSniffBytes);
+    std::size_t used = 0;
+    while (used < bytes.size()) {
+        const std::size_t n = read_some(fd, name, bytes, used);
+        if (n == 0) break;
+        used += n;
+    }
+    if (used == 0) return {};
+    if (detail::sniff_format(bytes.data(), used) == detail::ImageFormat::unknown) {
+        throw not_an_image(name);
+    }
+    if (used < bytes.size()) {
+        bytes.resize(used);
+        return bytes;
+    }
+    make_room(bytes, std::max(expected, used) + 1, name);  // +1: room to see the end of file
+    for (;;) {
+        if (used == bytes.size()) make_room(bytes, used + std::max(kReadChunk, used / 2), name);
+        const std::size_t n = read_some(fd, name, bytes, used);
+        if (n == 0) break;
+        used += n;
     }
     bytes.resize(used);
     return bytes;
@@ -292,8 +335,7 @@ cv::Mat decode(const std::vector<std::uint8_t>& bytes, const detail::FormatProbe
     const std::string because = said.empty() ? "" : " (" + said + ")";
     if (image.empty()) {
         if (probe.format == detail::ImageFormat::unknown) {
-            throw WorkError(name + ": not an image (unknown format; cudaconv reads " +
-                            detail::kReadableFormats + ")");
+            throw not_an_image(name);
         }
         throw WorkError(name + ": truncated or corrupt " + format + " data" + because);
     }

@@ -154,9 +154,10 @@ private:
 int write_all(int fd, const std::uint8_t* data, std::size_t size);
 
 // Why an output cannot go into `folder` (the parent folder of its path), or
-// "" when it can be tried: "the folder F does not exist", or "F is a file,
-// not a folder". Checked before any work, so that a mistyped -o fails at
-// once rather than after the filtering.
+// "" when files can be made in `folder` ("" is the current folder), else
+// why not: "the folder F does not exist", "F is a file, not a folder", "the
+// folder F is not writable (Permission denied)". Checked before any work,
+// so that a mistyped -o fails at once rather than after the filtering.
 std::string unwritable_folder_reason(const std::string& folder);
 
 // Unlinks the temporary files that write_file_atomically and StagedFile are

@@ -8,9 +8,12 @@
 #include <signal.h>
 #include <sys/inotify.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -20,6 +23,7 @@
 #include <tuple>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
@@ -273,6 +277,136 @@ TEST_CASE("a file size limit fails the write with a message and leaves nothing",
                 {{{RLIMIT_FSIZE, 1 << 20}}});
     check_failed(child.wait(), "cudaconv: error: out/big.ppm: cannot write: File too large");
     CHECK(entries(dir / "out").empty());
+}
+
+// The JSON file's write fails part-way through a line (ulimit -f, as a
+// full disk): the file keeps the lines before it, each whole.
+TEST_CASE("a JSON file that cannot be written on keeps its whole lines", "[cli][signal]") {
+    TempDir dir;
+    fs::create_directory(dir / "in");
+    const cv::Mat tiny(8, 8, CV_8UC3, cv::Scalar(10, 200, 30));
+    for (int i = 0; i < 40; ++i) {
+        REQUIRE(cv::imwrite((dir / "in" / ("image-" + std::to_string(i) + ".png")).string(), tiny));
+    }
+    Child child({"in", "-f", "edge", "-o", "out/", "--json", "j.json", "-j", "1"}, dir.path(),
+                {{{RLIMIT_FSIZE, 2048}}});
+    check_failed(child.wait(), "cudaconv: error: j.json: cannot write: File too large");
+    const std::string json = read_bytes(dir / "j.json");
+    INFO(json);
+    REQUIRE(!json.empty());
+    CHECK(json.back() == '\n');
+    std::size_t lines = 0;
+    for (std::size_t at = 0; at < json.size();) {
+        const std::size_t end = json.find('\n', at);
+        CHECK_NOTHROW(nlohmann::json::parse(json.substr(at, end - at)));
+        ++lines;
+        at = end + 1;
+    }
+    CHECK(lines >= 2);
+    CHECK(json.size() <= 2048);
+}
+
+// A folder where no file can be made (read-only to this user): the plan
+// finds it, for image outputs and the JSON file, before any image is read.
+TEST_CASE("a read-only output folder fails before any work", "[cli][signal]") {
+    TempDir dir;
+    const fs::perms read_only = fs::perms::owner_read | fs::perms::owner_exec |
+                                fs::perms::group_read | fs::perms::group_exec |
+                                fs::perms::others_read | fs::perms::others_exec;
+    fs::create_directory(dir / "ro");
+    fs::permissions(dir / "ro", read_only);
+    // One whose output is there already: --skip-existing writes nothing in it.
+    fs::create_directory(dir / "ro-done");
+    copy_sample("camera-crop.png", dir / "ro-done" / "o.png");
+    fs::permissions(dir / "ro-done", read_only);
+    copy_sample("camera-crop.png", dir / "in.png");
+    ChildSetup setup;
+    setup.without_permission_override = true;
+    {
+        Child child({"in.png", "-f", "edge", "-o", "ro-done/o.png", "--skip-existing"}, dir.path(),
+                    setup);
+        const ChildExit result = child.wait();
+        if (result.exit_code == 126) {
+            std::cout << "not run: root's permission override cannot be dropped here\n";
+            return;
+        }
+        INFO(result.err);
+        CHECK(result.exit_code == 0);
+    }
+    for (const auto& [args, error] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"in.png", "-f", "edge", "-o", "ro/o.png"},
+              "cudaconv: error: ro/o.png: cannot write: the folder ro is not writable "
+              "(Permission denied)"},
+             {{"in.png", "-f", "edge", "-o", "o.png", "--json", "ro/j.json"},
+              "cudaconv: error: --json ro/j.json: cannot write: the folder ro is not writable "
+              "(Permission denied)"}}) {
+        Child child(args, dir.path(), setup);
+        const ChildExit result = child.wait();
+        check_failed(result, error);
+        CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+        CHECK(fs::is_empty(dir / "ro"));
+        CHECK_FALSE(fs::exists(dir / "o.png"));
+    }
+}
+
+// Bytes that are no image, without end (a device, a pipe that never
+// closes): refused at their first bytes, not read into memory.
+TEST_CASE("an endless input that is no image is refused at once", "[cli][signal]") {
+#if defined(CUDACONV_TEST_UNDER_SANITIZER)
+    std::cout << "not run: an address space limit under a sanitizer\n";
+    return;
+#endif
+    TempDir dir;
+    Child child({"/dev/zero", "-f", "edge", "-o", "o.png"}, dir.path(),
+                {{{RLIMIT_AS, rlim_t{4} << 30}}});
+    const ChildExit result = child.wait();
+    check_failed(result, "cudaconv: error: /dev/zero: not an image (unknown format");
+    CHECK(result.peak_rss_kb < 1'000'000);
+    CHECK_FALSE(fs::exists(dir / "o.png"));
+}
+
+// An endless stream that starts as a JPEG: read until memory would run
+// out, then one line naming it.
+TEST_CASE("an endless input too large for memory is one error line", "[cli][signal]") {
+#if defined(CUDACONV_TEST_UNDER_SANITIZER)
+    std::cout << "not run: an address space limit under a sanitizer\n";
+    return;
+#endif
+    TempDir dir;
+    const fs::path fifo = dir / "endless.jpg";
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    // The writer sees EPIPE, not SIGPIPE, once cudaconv has stopped reading.
+    struct sigaction ignore = {};
+    struct sigaction before = {};
+    ignore.sa_handler = SIG_IGN;
+    REQUIRE(sigaction(SIGPIPE, &ignore, &before) == 0);
+    std::atomic<bool> done{false};
+    // Opened again each time cudaconv opens it (a look at the header
+    // first, then the read).
+    std::thread writer([&] {
+        std::vector<char> block(1 << 20, 0);
+        while (!done) {
+            const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+            if (fd < 0) {  // no reader yet: ENXIO
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                continue;
+            }
+            (void)::fcntl(fd, F_SETFL, 0);
+            const char jpeg_start[] = {'\xFF', '\xD8', '\xFF'};
+            bool open = ::write(fd, jpeg_start, sizeof jpeg_start) > 0;
+            while (open && !done) open = ::write(fd, block.data(), block.size()) > 0;
+            ::close(fd);
+        }
+    });
+    Child child({fifo.string(), "-f", "edge", "-o", "o.png"}, dir.path(),
+                {{{RLIMIT_AS, rlim_t{3} << 30}}});
+    const ChildExit result = child.wait();
+    done = true;
+    writer.join();
+    sigaction(SIGPIPE, &before, nullptr);
+    check_failed(result, "cudaconv: error: " + fifo.string() + ": too large to read into memory");
+    CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+    CHECK_FALSE(fs::exists(dir / "o.png"));
 }
 
 // `cudaconv ... -o - | head -c10` once head has gone: an error line, exit 1.

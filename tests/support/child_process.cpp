@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,6 +48,11 @@ Child::Child(const std::vector<std::string>& args, const std::filesystem::path& 
         for (const Limit& limit : setup.limits) {
             const rlimit value{limit.value, limit.value};
             if (setrlimit(limit.resource, &value) != 0) _exit(127);
+        }
+        if (setup.without_permission_override && geteuid() == 0 &&
+            (prctl(PR_CAPBSET_DROP, CAP_DAC_OVERRIDE, 0, 0, 0) != 0 ||
+             prctl(PR_CAPBSET_DROP, CAP_DAC_READ_SEARCH, 0, 0, 0) != 0)) {
+            _exit(126);
         }
         for (const int s : kSignalsUsed) ::signal(s, SIG_DFL);
         for (const int s : setup.ignored) ::signal(s, SIG_IGN);
