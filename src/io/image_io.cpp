@@ -92,11 +92,19 @@ std::size_t read_some(int fd, const std::string& name, std::vector<std::uint8_t>
 
 // Makes room for `size` bytes, where the memory this process can get holds
 // them: a file or stream too large for memory (a device such as /dev/zero,
-// a pipe that never ends) ends in one line, not in the OOM killer.
+// a pipe that never ends) ends in one line, not in the OOM killer. The
+// system's figures are read only for a large buffer (they cost a few reads
+// of /proc); a smaller one that cannot be had is named all the same.
 void make_room(std::vector<std::uint8_t>& bytes, std::size_t size, const std::string& name) {
+    constexpr std::size_t kWeighedFrom = std::size_t{64} << 20;
     // The bytes read so far are copied into the new buffer: both at once.
-    const std::string short_of = memory_shortfall(size + bytes.size(), read_memory_figures());
-    if (!short_of.empty()) throw WorkError(name + ": too large to read into memory: " + short_of);
+    const std::size_t needed = size + bytes.size();
+    if (needed >= kWeighedFrom) {
+        const std::string short_of = memory_shortfall(needed, read_memory_figures());
+        if (!short_of.empty()) {
+            throw WorkError(name + ": too large to read into memory: " + short_of);
+        }
+    }
     try {
         bytes.resize(size);
     } catch (const std::bad_alloc&) {
