@@ -438,14 +438,19 @@ private:
     // options): the output, and the encoder's two copies of it at most (a
     // PNG's filtered rows and its compressed stream), three more where
     // Exiv2 rewrites a TIFF output with metadata (the file it reads, the
-    // one it writes, the bytes read back), and for a stack written one
-    // file a filter the other filters' files, held until all are staged.
-    // With -f none the decoded image is the output.
+    // one it writes, the bytes read back), one more for a WebP output
+    // (libwebp's lossless encoder needs about 1.7 bytes a pixel more than
+    // the JPEG encoder: a 100-megapixel RGB image encodes under an
+    // address-space limit of 2.22 GB to WebP, 2.05 GB to JPEG), and for a
+    // stack written one file a filter the other filters' files, held until
+    // all are staged. With -f none the decoded image is the output.
     std::uint64_t bytes_beside(const ImageShape& in) const {
         constexpr int kEncoderCopies = 2;
         constexpr int kTiffMetadataCopies = 3;
+        constexpr int kWebpCopies = 1;
         int copies = kEncoderCopies;
         if (rewrites_tiff_metadata()) copies += kTiffMetadataCopies;
+        if (encodes_webp()) copies += kWebpCopies;
         ImageShape out = in;
         if (filters_.none()) {
             out.pixel_bytes *= copies;
@@ -571,6 +576,12 @@ private:
 
     // Whether Exiv2 may rewrite the outputs (TIFF by the template's
     // extension, metadata kept, a build with Exiv2).
+    bool encodes_webp() const {
+        const std::string extension = ascii_lower(fs::path(options_.output).extension().string());
+        const std::string format = ascii_lower(options_.format);
+        return extension == ".webp" || format == "webp" || format == ".webp";
+    }
+
     bool rewrites_tiff_metadata() const {
         const std::string extension = ascii_lower(fs::path(options_.output).extension().string());
         return !options_.strip && is_tiff_extension(extension) && !exiv2_version().empty();

@@ -264,6 +264,12 @@ std::vector<std::uint8_t> encode_image(const cv::Mat& image, const std::string& 
     try {
         if (cv::imencode(extension, image, bytes, encoder_settings(format))) return bytes;
     } catch (const cv::Exception& e) {
+        // OpenCV asserts "size > 0" where libwebp returns nothing, which it
+        // does when an allocation fails (its other failures are checked
+        // before: the sizes and the samples).
+        if (format.name == "WebP" && detail::one_line(e.err) == "size > 0") {
+            throw WorkError(name + ": out of memory encoding WebP (libwebp made no file)");
+        }
         throw WorkError(name + ": cannot encode " + std::string(format.name) + ": " +
                         detail::one_line(e.err));
     } catch (const std::bad_alloc&) {
