@@ -10,6 +10,7 @@
 
 #include "base/errors.hpp"
 #include "io/image_io.hpp"
+#include "io/made_folders.hpp"
 
 namespace cudaconv {
 namespace fs = std::filesystem;
@@ -219,7 +220,7 @@ void make_output_folders(const std::vector<PlannedImage>& plan) {
         const fs::path folder = fs::path(image.target.path).parent_path();
         std::error_code ec;
         if (folder.empty() || fs::is_directory(folder, ec)) continue;
-        fs::create_directories(folder, ec);
+        make_folders(folder.string(), ec);
         if (ec) {
             throw WorkError(
                 fmt::format("{}: cannot create folder: {}", folder.string(), ec.message()));

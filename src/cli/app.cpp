@@ -24,6 +24,7 @@
 #include "base/printable.hpp"
 #include "io/codec_messages.hpp"
 #include "io/image_io.hpp"
+#include "io/made_folders.hpp"
 
 namespace cudaconv {
 namespace {
@@ -132,12 +133,10 @@ int run_help(int argc, char** argv) {
                                  printable(topic)));
 }
 
-}  // namespace
-
 // The places that can fail name their file themselves; these catches are
 // the net under them: one line, never a bare std::bad_alloc, "filesystem
 // error: ..." or OpenCV's source file and line.
-int run_app(int argc, char** argv) {
+int run_command_line(int argc, char** argv) {
     init_logging();
     configure_opencv_io();
     install_interrupt_handler();
@@ -181,6 +180,16 @@ int run_app(int argc, char** argv) {
         spdlog::error("{}", e.what());
         return kExitWorkFailed;
     }
+}
+
+}  // namespace
+
+int run_app(int argc, char** argv) {
+    const int code = run_command_line(argc, argv);
+    // Folders made for outputs that none went into: a failed run leaves
+    // none behind (io/made_folders.hpp).
+    remove_empty_made_folders();
+    return code;
 }
 
 }  // namespace cudaconv

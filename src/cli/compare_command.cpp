@@ -22,6 +22,7 @@
 #include "core/json_text.hpp"
 #include "base/printable.hpp"
 #include "io/image_io.hpp"
+#include "io/made_folders.hpp"
 
 namespace cudaconv {
 namespace fs = std::filesystem;
@@ -162,7 +163,11 @@ FileResult compare_files(const std::string& a_path, const std::string& b_path, s
         r.status = r.violations.empty() ? Status::ok : Status::outside_limits;
         if (!heat_map_path.empty() && !(heat_map_only_when_different && r.diff->identical())) {
             const fs::path folder = fs::path(heat_map_path).parent_path();
-            if (!folder.empty()) fs::create_directories(folder);
+            if (!folder.empty()) {
+                std::error_code ec;
+                make_folders(folder.string(), ec);
+                if (ec) throw fs::filesystem_error("cannot create the folder", folder, ec);
+            }
             write_heat_map(a, b, heat_map_path);
             r.heat_map = heat_map_path;
         }

@@ -26,6 +26,7 @@
 #include "batch/gpu_decoding.hpp"
 #include "batch/heap_reuse.hpp"
 #include "io/inputs.hpp"
+#include "io/made_folders.hpp"
 #include "io/exif_orientation.hpp"
 #include "io/jpeg_fit.hpp"
 #include "io/metadata.hpp"
@@ -1107,7 +1108,7 @@ private:
             }
         }
         const fs::path folder = fs::path(path).parent_path();
-        if (!folder.empty()) fs::create_directories(folder, ec);
+        if (!folder.empty()) make_folders(folder.string(), ec);
         return true;
     }
 

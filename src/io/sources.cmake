@@ -10,6 +10,7 @@ set(CUDACONV_IO_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/codec_messages.cpp
   ${CMAKE_CURRENT_LIST_DIR}/output_formats.cpp
   ${CMAKE_CURRENT_LIST_DIR}/atomic_write.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/made_folders.cpp
   ${CMAKE_CURRENT_LIST_DIR}/png_chunks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/npy.cpp
   ${CMAKE_CURRENT_LIST_DIR}/layer_files.cpp

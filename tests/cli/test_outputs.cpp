@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -379,6 +380,28 @@ TEST_CASE("templates: a {dir} or {stem} holding .. is refused, a literal .. is t
         CHECK(r.exit_code == 0);
         CHECK(decodes(dir / "res" / "top.png"));
     }
+}
+
+TEST_CASE("outputs: folders made for outputs that none went into are taken away",
+          "[cli][outputs]") {
+    TempDir dir;
+    copy_sample("camera-crop.png", dir / "in" / "good.png");
+    std::ofstream(dir / "in" / "bad.png", std::ios::binary) << "\x89PNG\r\n\x1a\n broken";
+    // Each input into a folder of its own: the good one's stays, the bad one's goes.
+    auto r = run_cudaconv({"in", "-f", "edge", "-o", "out/{stem}/{stem}.png"}, dir.path());
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(fs::exists(dir / "out" / "good" / "good.png"));
+    CHECK_FALSE(fs::exists(dir / "out" / "bad"));
+    // Nothing written at all: not even the root the output named.
+    r = run_cudaconv({"in/bad.png", "-f", "edge", "-o", "none/a/"}, dir.path());
+    CHECK(r.exit_code == 1);
+    CHECK_FALSE(fs::exists(dir / "none"));
+    // A folder that was there already stays, empty or not.
+    fs::create_directory(dir / "kept");
+    r = run_cudaconv({"in/bad.png", "-f", "edge", "-o", "kept/"}, dir.path());
+    CHECK(r.exit_code == 1);
+    CHECK(fs::is_directory(dir / "kept"));
 }
 
 TEST_CASE("outputs: -o NAME/ where NAME is a file says so", "[cli][outputs]") {
