@@ -33,6 +33,8 @@
 #include "cpu/cpu_fft.hpp"
 #include "cpu/cpu_paths.hpp"
 #include "cpu/cpu_registry.hpp"
+#include "cpu/row_bands.hpp"
+#include "cpu/row_ring.hpp"
 #include "cpu/simd_rows.hpp"
 #include "cpu/store_row.hpp"
 #include "filters/rank1.hpp"
@@ -40,23 +42,8 @@
 namespace cudaconv {
 namespace {
 
-// Rows are padded to whole chunks of floats, which every vector width
-// divides, so the vector loops (cpu/simd_rows.hpp) need no scalar tail; at
-// most 127 lanes a row are computed in vain.
+// Rows are padded to whole chunks of lanes (cpu/row_ring.hpp).
 constexpr std::int64_t kChunk = kRowChunk;
-// Output rows a band has at least: a band converts the filter_height - 1
-// input rows it shares with the band above once more.
-constexpr std::int64_t kMinBandRows = 8;
-// Bands per worker thread, so that a thread slowed by something else (a
-// hyperthread sibling, the CLI's own batch threads) is evened out.
-constexpr int kBandsPerThread = 4;
-
-template <typename T>
-T load(const std::byte* p) {  // memcpy: ROI rows need not be aligned for T
-    T v;
-    std::memcpy(&v, p, sizeof(T));
-    return v;
-}
 
 // A 1-D pass: the taps of one factor of a rank-1 filter, zero weights
 // left out, a symmetric factor's pairs of equal taps folded.
@@ -129,142 +116,9 @@ private:
     std::vector<const float*> pair_first_, pair_second_, single_sources_;
 };
 
-// One run of input samples to float: the row's middle, where every padded
-// pixel is the input pixel itself, in one vector loop (the border's pixels
-// go one at a time). Per pixel, with the border lookup and a memcpy a
-// sample, it cost more than all nine taps of a 3x3 filter.
-void widen(const std::uint8_t* src, std::int64_t n, float* dst) { widen_row(src, n, dst); }
-void widen(const std::uint16_t* src, std::int64_t n, float* dst) { widen_row(src, n, dst); }
-void widen(const float* src, std::int64_t n, float* dst) {
-    std::memcpy(dst, src, static_cast<std::size_t>(n) * sizeof(float));
-}
-
-// What every band shares: the geometry, where each padded column reads from,
-// and the non-zero taps.
-struct Plan {
-    std::int64_t out_width = 0;
-    std::int64_t out_height = 0;
-    int channels = 1;
-    int filtered = 1;                    // channels that get the filter
-    std::int64_t padded_width = 0;       // pixels a padded row holds: out_width + w - 1
-    std::int64_t origin_x = 0;           // padded pixel px stands for input pixel px + origin_x
-    std::int64_t chunks = 0;             // kChunk-float chunks covering out_width * filtered
-    std::int64_t row_floats = 0;         // a padded row plus the slack the last chunk reads
-    std::vector<std::int64_t> source_x;  // per padded pixel: the input column, or kBorderConstant
-    // Padded pixels [inside_begin, inside_end) read input pixels
-    // px + origin_x, all inside the image.
-    std::int64_t inside_begin = 0, inside_end = 0;
-    float border_value = 0.0f;
-    struct Tap {
-        float weight;
-        int i, j;  // column and row in the filter
-    };
-    // Zero taps are left out, as cv::filter2D's direct path leaves them out
-    // (so a NaN or Inf input under a zero tap does not spread there either).
-    std::vector<Tap> taps;
-};
-
-Plan make_plan(const Job& job) {
-    const ConvParams& p = job.params;
-    Plan plan;
-    plan.out_width = job.dst.width;
-    plan.out_height = job.dst.height;
-    plan.channels = job.src.channels;
-    plan.filtered = job.filtered_channels();
-    plan.padded_width = plan.out_width + p.filter.width - 1;
-    plan.origin_x = origin_x(p);
-    const std::int64_t out_floats = plan.out_width * plan.filtered;
-    plan.chunks = (out_floats + kChunk - 1) / kChunk;
-    // Tap i of the last chunk reads up to chunks*kChunk - 1 + i*filtered.
-    plan.row_floats = plan.chunks * kChunk + std::int64_t{p.filter.width - 1} * plan.filtered;
-    plan.source_x.resize(static_cast<std::size_t>(plan.padded_width));
-    for (std::int64_t px = 0; px < plan.padded_width; ++px) {
-        plan.source_x[static_cast<std::size_t>(px)] =
-            border_index(p.border, px + origin_x(p), job.src.width);
-    }
-    plan.inside_begin = std::clamp(-origin_x(p), std::int64_t{0}, plan.padded_width);
-    plan.inside_end = std::clamp(job.src.width - origin_x(p), plan.inside_begin, plan.padded_width);
-    plan.border_value = static_cast<float>(p.border_value);
-    for (int j = 0; j < p.filter.height; ++j) {
-        for (int i = 0; i < p.filter.width; ++i) {
-            const double w = p.filter.at(i, j);
-            if (w != 0.0) plan.taps.push_back({static_cast<float>(w), i, j});
-        }
-    }
-    return plan;
-}
-
-// One worker's rows: a ring of padded input rows, keyed by the (unbordered)
-// input row they stand for, so consecutive output rows convert each input
-// row once.
-template <typename In>
-class RowRing {
-public:
-    // `slots` rows held at once: the filter's height for the direct path.
-    RowRing(const Job& job, const Plan& plan, std::int64_t slots)
-        : job_(job),
-          plan_(plan),
-          height_(slots),
-          // Zero-filled once: the slack past each padded row stays 0.
-          rows_(static_cast<std::size_t>(height_ * plan.row_floats), 0.0f),
-          holds_(static_cast<std::size_t>(height_), std::numeric_limits<std::int64_t>::min()) {}
-
-    // The padded, float copy of input row v (any integer; the border decides).
-    const float* row(std::int64_t v) {
-        const auto slot = static_cast<std::size_t>(positive_mod(v, height_));
-        float* out = rows_.data() + static_cast<std::int64_t>(slot) * plan_.row_floats;
-        if (holds_[slot] != v) {
-            fill(out, border_index(job_.params.border, v, job_.src.height));
-            holds_[slot] = v;
-        }
-        return out;
-    }
-
-private:
-    void fill(float* out, std::int64_t sy) const {
-        const int f = plan_.filtered;
-        const std::int64_t floats = plan_.padded_width * f;
-        if (sy == kBorderConstant) {
-            std::fill(out, out + floats, plan_.border_value);
-            return;
-        }
-        const std::byte* src = job_.src.row(sy);
-        std::int64_t skip_begin = 0, skip_end = 0;  // padded pixels done in one run
-        if (f == plan_.channels && reinterpret_cast<std::uintptr_t>(src) % alignof(In) == 0) {
-            skip_begin = plan_.inside_begin;
-            skip_end = plan_.inside_end;
-            const In* first =
-                reinterpret_cast<const In*>(src) + (skip_begin + plan_.origin_x) * plan_.channels;
-            widen(first, (skip_end - skip_begin) * f, out + skip_begin * f);
-        }
-        for (std::int64_t px = 0; px < plan_.padded_width; ++px) {
-            if (px == skip_begin && skip_end > skip_begin) {
-                px = skip_end - 1;
-                continue;
-            }
-            const std::int64_t sx = plan_.source_x[static_cast<std::size_t>(px)];
-            float* dst = out + px * f;
-            if (sx == kBorderConstant) {
-                std::fill(dst, dst + f, plan_.border_value);
-                continue;
-            }
-            const std::byte* pixel = src + sx * plan_.channels * std::int64_t{sizeof(In)};
-            for (int c = 0; c < f; ++c) {
-                dst[c] = static_cast<float>(load<In>(pixel + c * sizeof(In)));
-            }
-        }
-    }
-
-    const Job& job_;
-    const Plan& plan_;
-    std::int64_t height_;
-    std::vector<float> rows_;
-    std::vector<std::int64_t> holds_;  // input row held by each slot
-};
-
 // Output rows [y_begin, y_end), on one worker.
 template <typename In, typename Out>
-void correlate_rows(const Job& job, const Plan& plan, std::int64_t y_begin, std::int64_t y_end) {
+void correlate_rows(const Job& job, const RowPlan& plan, std::int64_t y_begin, std::int64_t y_end) {
     const ConvParams& p = job.params;
     const std::int64_t oy = origin_y(p);
     const int f = plan.filtered;
@@ -273,7 +127,7 @@ void correlate_rows(const Job& job, const Plan& plan, std::int64_t y_begin, std:
     std::vector<const float*> filter_rows(static_cast<std::size_t>(p.filter.height));
     std::vector<const float*> sources(plan.taps.size());  // where each tap reads, at float 0
     std::vector<float> weights;
-    for (const Plan::Tap& tap : plan.taps) weights.push_back(tap.weight);
+    for (const RowPlan::Tap& tap : plan.taps) weights.push_back(tap.weight);
     std::vector<Out> finished(static_cast<std::size_t>(plan.out_width * f));
 
     for (std::int64_t y = y_begin; y < y_end; ++y) {
@@ -281,7 +135,7 @@ void correlate_rows(const Job& job, const Plan& plan, std::int64_t y_begin, std:
             filter_rows[static_cast<std::size_t>(j)] = ring.row(y + oy + j);
         }
         for (std::size_t t = 0; t < plan.taps.size(); ++t) {
-            const Plan::Tap& tap = plan.taps[t];
+            const RowPlan::Tap& tap = plan.taps[t];
             sources[t] = filter_rows[static_cast<std::size_t>(tap.j)] + std::int64_t{tap.i} * f;
         }
         correlate_taps(sources.data(), weights.data(), plan.taps.size(), plan.chunks * kChunk,
@@ -295,7 +149,7 @@ void correlate_rows(const Job& job, const Plan& plan, std::int64_t y_begin, std:
 template <typename In>
 class FilteredRows {
 public:
-    FilteredRows(const Job& job, const Plan& plan, const Pass& along_x)
+    FilteredRows(const Job& job, const RowPlan& plan, const Pass& along_x)
         : padded_(job, plan, 1),
           plan_(plan),
           along_x_(along_x),
@@ -320,7 +174,7 @@ public:
 
 private:
     RowRing<In> padded_;  // one row: the one being filtered
-    const Plan& plan_;
+    const RowPlan& plan_;
     PassRunner along_x_;
     std::int64_t height_;
     std::vector<float> rows_;
@@ -330,7 +184,7 @@ private:
 
 // Output rows [y_begin, y_end) of a rank-1 filter, on one worker.
 template <typename In, typename Out>
-void correlate_rows_separable(const Job& job, const Plan& plan, const Pass& along_x,
+void correlate_rows_separable(const Job& job, const RowPlan& plan, const Pass& along_x,
                               const Pass& along_y, std::int64_t y_begin, std::int64_t y_end) {
     const ConvParams& p = job.params;
     const std::int64_t oy = origin_y(p);
@@ -362,22 +216,16 @@ constexpr bool kFoldPairs = !std::is_same_v<In, float>;  // make_pass's `fold`
 template <typename In, typename Out>
 void correlate_rows_in_bands(const Job& job, CpuPath path) {
     if (job.dst.width <= 0 || job.dst.height <= 0) return;  // `valid`, filter larger than image
-    const Plan plan = make_plan(job);
-    const std::int64_t threads = std::max(1, cv::getNumThreads());
-    const std::int64_t bands =
-        std::clamp(plan.out_height / kMinBandRows, std::int64_t{1}, threads * kBandsPerThread);
-    const auto band_start = [&](std::int64_t b) { return b * plan.out_height / bands; };
+    const RowPlan plan = make_row_plan(job);
     std::optional<Rank1Filter> rank1;
     if (path == CpuPath::two_pass) rank1 = two_pass_factors(job.params.filter);
     const Pass along_x = rank1 ? make_pass(rank1->row, kFoldPairs<In>) : Pass{};
     const Pass along_y = rank1 ? make_pass(rank1->column, kFoldPairs<In>) : Pass{};
-    // Each call gets a run of neighbouring bands and keeps one ring across them.
-    cv::parallel_for_(cv::Range(0, static_cast<int>(bands)), [&](const cv::Range& r) {
+    for_each_band_run(plan.out_height, [&](std::int64_t y_begin, std::int64_t y_end) {
         if (rank1) {
-            correlate_rows_separable<In, Out>(job, plan, along_x, along_y, band_start(r.start),
-                                              band_start(r.end));
+            correlate_rows_separable<In, Out>(job, plan, along_x, along_y, y_begin, y_end);
         } else {
-            correlate_rows<In, Out>(job, plan, band_start(r.start), band_start(r.end));
+            correlate_rows<In, Out>(job, plan, y_begin, y_end);
         }
     });
 }

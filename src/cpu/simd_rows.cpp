@@ -15,6 +15,8 @@
 #include <hwy/foreach_target.h>  // must come before highway.h
 #include <hwy/highway.h>
 
+#include "cpu/simd_dispatch.hpp"
+
 HWY_BEFORE_NAMESPACE();
 namespace cudaconv {
 namespace HWY_NAMESPACE {
@@ -234,25 +236,7 @@ std::int64_t detect_targets() {
            (avx3 ? HWY_AVX3 : 0);
 }
 
-// The entry of a dispatch table (below) for this CPU: Highway's rule,
-// the best target both compiled here and run by the CPU, else the
-// fallback (the table's last entry).
-std::size_t target_index() {
-    static const std::size_t index = [] {
-        hwy::ChosenTarget chosen;
-        chosen.Update(detect_targets());
-        return chosen.GetIndex();
-    }();
-    return index;
-}
-
-// HWY_EXPORT's table less its first entry, which would ask libhwy.so to
-// choose on the first call: one pointer for each target Highway knows
-// (nullptr where not compiled here), then the fallback.
-#define CUDACONV_DISPATCH_TABLE(NAME)                                                       \
-    decltype(&HWY_STATIC_DISPATCH(NAME)) const NAME##Table[HWY_MAX_DYNAMIC_TARGETS + 2] = { \
-        nullptr, HWY_CHOOSE_TARGET_LIST(NAME), HWY_CHOOSE_FALLBACK(NAME)}
-
+// The dispatch tables (cpu/simd_dispatch.hpp).
 CUDACONV_DISPATCH_TABLE(WidenU8);
 CUDACONV_DISPATCH_TABLE(WidenU16);
 CUDACONV_DISPATCH_TABLE(CorrelatePass);
@@ -265,12 +249,21 @@ CUDACONV_DISPATCH_TABLE(FinishU16);
 
 std::int64_t simd_targets() { return detect_targets(); }
 
+std::size_t simd_target_index() {
+    static const std::size_t index = [] {
+        hwy::ChosenTarget chosen;
+        chosen.Update(detect_targets());
+        return chosen.GetIndex();
+    }();
+    return index;
+}
+
 void widen_row(const std::uint8_t* src, std::int64_t n, float* dst) {
-    WidenU8Table[target_index()](src, n, dst);
+    WidenU8Table[simd_target_index()](src, n, dst);
 }
 
 void widen_row(const std::uint16_t* src, std::int64_t n, float* dst) {
-    WidenU16Table[target_index()](src, n, dst);
+    WidenU16Table[simd_target_index()](src, n, dst);
 }
 
 void correlate_taps(const float* const* sources, const float* weights, std::size_t taps,
@@ -279,28 +272,28 @@ void correlate_taps(const float* const* sources, const float* weights, std::size
     singles.single_sources = sources;
     singles.single_weights = weights;
     singles.singles = taps;
-    CorrelatePassTable[target_index()](singles, n, sums);
+    CorrelatePassTable[simd_target_index()](singles, n, sums);
 }
 
 void correlate_pass(const PassTaps& pass, std::int64_t n, float* sums) {
-    CorrelatePassTable[target_index()](pass, n, sums);
+    CorrelatePassTable[simd_target_index()](pass, n, sums);
 }
 
 void finish_unscaled(const float* sums, std::int64_t n, bool take_abs, std::uint8_t* out) {
-    FinishU8Table[target_index()](sums, n, take_abs, out);
+    FinishU8Table[simd_target_index()](sums, n, take_abs, out);
 }
 
 void finish_unscaled(const float* sums, std::int64_t n, bool take_abs, std::uint16_t* out) {
-    FinishU16Table[target_index()](sums, n, take_abs, out);
+    FinishU16Table[simd_target_index()](sums, n, take_abs, out);
 }
 
 void multiply_spectra(double* z, const double* f, std::int64_t n) {
-    MultiplySpectraTable[target_index()](z, f, n);
+    MultiplySpectraTable[simd_target_index()](z, f, n);
 }
 
 void layer_pixels(const float* const* sources, std::size_t taps, std::int64_t cin,
                   const float* weights, const float* bias, std::int64_t cout_pad, float* out) {
-    LayerPixelsTable[target_index()](sources, taps, cin, weights, bias, cout_pad, out);
+    LayerPixelsTable[simd_target_index()](sources, taps, cin, weights, bias, cout_pad, out);
 }
 
 }  // namespace cudaconv

@@ -6,6 +6,7 @@ set(CUDACONV_CPU_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/conv_layer_cpu.cpp
   ${CMAKE_CURRENT_LIST_DIR}/finish_row.cpp
   ${CMAKE_CURRENT_LIST_DIR}/simd_rows.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/row_ring.cpp
 )
 
 # finish_row must give saturate_to(finish_value(...))'s results exactly: no
