@@ -1,7 +1,7 @@
-// cpu: the variant for machines without a GPU, a composite of three paths
+// cpu: the variant for machines without a GPU, a composite of four paths
 // that cpu/cpu_paths.hpp chooses among by measured costs. This file holds
 // two of them and the variants; cpu/cpu_fft.cpp the third, for large dense
-// filters.
+// filters; cpu/cpu_int16.cpp the fourth, for u8 under small integer taps.
 // Direct: output rows are split into bands that run in parallel
 // (cv::parallel_for_, on all cores). A band keeps a ring of the
 // filter_height input rows its current output row needs, converted to
@@ -31,6 +31,7 @@
 #include "core/tolerance.hpp"
 #include "cpu/cpu_common.hpp"
 #include "cpu/cpu_fft.hpp"
+#include "cpu/cpu_int16.hpp"
 #include "cpu/cpu_paths.hpp"
 #include "cpu/cpu_registry.hpp"
 #include "cpu/row_bands.hpp"
@@ -232,6 +233,7 @@ void correlate_rows_in_bands(const Job& job, CpuPath path) {
 
 void run_path(const Job& job, CpuPath path) {
     if (path == CpuPath::fft) return correlate_fft(job);
+    if (path == CpuPath::int16) return correlate_int16(job);
     dispatch_depths(job, [&](auto in, auto out) {
         correlate_rows_in_bands<decltype(in), decltype(out)>(job, path);
     });
@@ -253,6 +255,7 @@ CpuJobShape job_shape(const Job& job) {
         shape.column_window_bytes = std::int64_t{filter.height} * job.dst.width *
                                     job.filtered_channels() * std::int64_t{sizeof(float)};
     }
+    shape.int16_exact = int16_path_problem(job).empty();
     if (job.dst.width > 0 && job.dst.height > 0) {
         shape.fft_work_per_output = fft_tiles(job).work_per_output;
     }
@@ -321,16 +324,24 @@ public:
                        "(integer inputs)";
             case CpuPath::fft:
                 return "FFTW: tiles of the input times the filter's spectrum (overlap-save)";
+            case CpuPath::int16:
+                return "u8 to u8, small integer taps: exact sums in 16-bit lanes, byte for byte "
+                       "cpu-ref's";
         }
         return "";
     }
     bool uses_cuda() const override { return false; }
     Tolerance tolerance(const Job& job) const override {
+        if (path_ == CpuPath::int16) return {0.0, 0.0, 0.0};  // exact integer sums
         return path_ == CpuPath::fft ? fft_path_tolerance(job) : float32_sum_tolerance(job);
     }
     Support can_run(const Job& job) const override {
         if (path_ == CpuPath::two_pass && !two_pass_factors(job.params.filter)) {
             return Support::no("the filter is not rank 1 in two dimensions");
+        }
+        if (path_ == CpuPath::int16) {
+            const std::string problem = int16_path_problem(job);
+            if (!problem.empty()) return Support::no(problem);
         }
         if (path_ == CpuPath::fft) {
             const std::string problem =
@@ -353,7 +364,7 @@ std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend
 
 std::vector<std::unique_ptr<Backend>> make_cpu_paths() {
     std::vector<std::unique_ptr<Backend>> paths;
-    for (const CpuPath path : {CpuPath::direct, CpuPath::two_pass, CpuPath::fft}) {
+    for (const CpuPath path : {CpuPath::direct, CpuPath::int16, CpuPath::two_pass, CpuPath::fft}) {
         paths.push_back(std::make_unique<CpuPathBackend>(path));
     }
     return paths;

@@ -24,6 +24,9 @@ constexpr double kTwoPassFixedNs = 0.6;
 constexpr double kTwoPassPerLoadNs = 0.055;
 constexpr double kFftFixedNs = 3.0;
 constexpr double kFftPerWorkNs = 0.4;
+// int16: MEASURED_INT16_COMMENT
+constexpr double kInt16FixedNs = 0.3;
+constexpr double kInt16PerTapNs = 0.016;
 
 // estimated_cpu_ms, fitted to `cudaconv bench -k cpu` on the GPU machine's
 // 16 cores (scripts/gpu/one-image.sh; 4000x3000 gray and RGB, u8, u16,
@@ -42,7 +45,7 @@ constexpr double kMemoryBytesPerMs = 55e6;
 constexpr double kSharedCacheBytesPerMs = 120e6;
 constexpr std::int64_t kCoreCacheBytes = std::int64_t{1} << 20;
 
-constexpr CpuPath kAllPaths[] = {CpuPath::direct, CpuPath::two_pass, CpuPath::fft};
+constexpr CpuPath kAllPaths[] = {CpuPath::direct, CpuPath::two_pass, CpuPath::fft, CpuPath::int16};
 
 }  // namespace
 
@@ -51,6 +54,7 @@ std::string_view cpu_path_name(CpuPath path) {
         case CpuPath::direct: return "cpu.direct";
         case CpuPath::two_pass: return "cpu.two-pass";
         case CpuPath::fft: return "cpu.fft";
+        case CpuPath::int16: return "cpu.int16";
     }
     return "cpu.direct";
 }
@@ -66,6 +70,9 @@ double estimated_ns_per_output(CpuPath path, const CpuJobShape& shape) {
         case CpuPath::fft:
             if (shape.fft_work_per_output <= 0.0) return kCannot;
             return kFftFixedNs + kFftPerWorkNs * shape.fft_work_per_output;
+        case CpuPath::int16:
+            if (!shape.int16_exact) return kCannot;
+            return kInt16FixedNs + kInt16PerTapNs * static_cast<double>(shape.nonzero_taps);
     }
     return kCannot;
 }

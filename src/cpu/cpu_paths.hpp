@@ -1,5 +1,5 @@
 #pragma once
-// The cpu variant's three paths and the rule that picks one for a job: a
+// The cpu variant's four paths and the rule that picks one for a job: a
 // pure function of the job's shape, from costs measured on the 2-core
 // development machine (docs/PERFORMANCE.md, "The CPU path against
 // OpenCV"). Each path is also a variant of its own (`-k cpu.fft`), for
@@ -14,9 +14,10 @@ enum class CpuPath {
     direct,    // every tap a multiply-add (src/cpu/cpu_parallel.cpp)
     two_pass,  // rank-1 filters: a row pass, then a column pass (same file)
     fft,       // tiles through FFTW (src/cpu/cpu_fft.cpp)
+    int16,     // u8 to u8, small integer taps: exact sums in int16 lanes (src/cpu/cpu_int16.cpp)
 };
 
-std::string_view cpu_path_name(CpuPath path);  // "cpu.direct", ...
+std::string_view cpu_path_name(CpuPath path);  // "cpu.direct", "cpu.int16", ...
 
 // What the costs depend on.
 struct CpuJobShape {
@@ -32,6 +33,9 @@ struct CpuJobShape {
     // the bytes those rows take (what it reads for each output row).
     std::int64_t column_rows = 0;
     std::int64_t column_window_bytes = 0;
+    // Whether the int16 path gives the job's exact result (u8 to u8,
+    // integer taps within its overflow bound: int16_path_problem).
+    bool int16_exact = false;
 };
 
 // Estimated time per output sample, in nanoseconds on one core, of each

@@ -1,9 +1,10 @@
 #pragma once
 // What the cpu variant's row-by-row paths share (cpu.direct, cpu.two-pass
-// in cpu_parallel.cpp): the plan of a job's padded rows, and a ring of
-// input rows widened to the lanes a path sums in (Lane, float so far) and
-// padded by the border policy, so that each tap becomes one contiguous
-// multiply-add over a whole row, channels still interleaved.
+// in cpu_parallel.cpp; cpu.int16 in cpu_int16.cpp): the plan of a job's
+// padded rows, and a ring of input rows widened to the lanes a path sums
+// in (float, or int16 for u8 samples) and padded by the border policy, so
+// that each tap becomes one contiguous multiply-add over a whole row,
+// channels still interleaved.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -12,6 +13,7 @@
 
 #include "core/border.hpp"
 #include "core/job.hpp"
+#include "cpu/simd_int16.hpp"
 #include "cpu/simd_rows.hpp"
 
 namespace cudaconv {
@@ -60,11 +62,14 @@ inline void widen(const std::uint16_t* src, std::int64_t n, float* dst) { widen_
 inline void widen(const float* src, std::int64_t n, float* dst) {
     std::memcpy(dst, src, static_cast<std::size_t>(n) * sizeof(float));
 }
+inline void widen(const std::uint8_t* src, std::int64_t n, std::int16_t* dst) {
+    widen_row(src, n, dst);
+}
 
 // One worker's rows: a ring of padded input rows of Lane, keyed by the
 // (unbordered) input row they stand for, so consecutive output rows widen
 // each input row once. Lane holds every In sample and the constant
-// border's value exactly.
+// border's value exactly (the int16 path checks the value first).
 template <typename In, typename Lane = float>
 class RowRing {
 public:

@@ -1,6 +1,6 @@
 #pragma once
 // The run-time choice of Highway target shared by the cpu variant's vector
-// files (simd_rows.cpp, and any other): each compiles its functions once
+// files (simd_rows.cpp, simd_int16.cpp): each compiles its functions once
 // per x86 target and calls the best one this CPU runs, chosen once for the
 // process. Include after <hwy/highway.h>, in a file's HWY_ONCE part.
 #include <cstddef>

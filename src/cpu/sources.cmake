@@ -6,7 +6,9 @@ set(CUDACONV_CPU_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/conv_layer_cpu.cpp
   ${CMAKE_CURRENT_LIST_DIR}/finish_row.cpp
   ${CMAKE_CURRENT_LIST_DIR}/simd_rows.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/simd_int16.cpp
   ${CMAKE_CURRENT_LIST_DIR}/row_ring.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/cpu_int16.cpp
 )
 
 # finish_row must give saturate_to(finish_value(...))'s results exactly: no
