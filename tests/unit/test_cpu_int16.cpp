@@ -220,7 +220,7 @@ TEST_CASE("cpu.int16 and cpu equal cpu-ref byte for byte over sizes, borders, ch
     CHECK(int16_chosen > 0);
 }
 
-TEST_CASE("cpu.int16 is exact at the overflow bound; one past it, cpu takes another path",
+TEST_CASE("cpu.int16 is exact at the overflow bound, and one past it cpu takes another path",
           "[cpu]") {
     const int channels = GENERATE(1, 3, 4);
     const std::uint64_t seed = 0x16B00 + static_cast<std::uint64_t>(channels);
