@@ -99,6 +99,7 @@ RunTimings time_cpu_variant(Backend& variant, const Job& job, const BenchPlan& p
         const RunTimings one = variant.run(job, RunOptions{});
         timings.filter_ms.insert(timings.filter_ms.end(), one.filter_ms.begin(),
                                  one.filter_ms.end());
+        timings.path = one.path;  // a composite's choice, for --json's `path`
         if (seconds_since(start) >= plan.cpu_budget_s) break;
     }
     return timings;

@@ -103,6 +103,20 @@ TEST_CASE("bench with cpu-ref times, verifies and writes CSV and JSON", "[cli][b
     CHECK(results[6]["image"]["depth"] == "f32");
 }
 
+TEST_CASE("bench's JSON names the path a composite CPU variant took", "[cli][bench]") {
+    TempDir dir;
+    const auto r =
+        run_cudaconv({"bench", "--size", "37x9x3", "-f", "sobel-x,gaussian:5", "--depth", "u8",
+                      "-k", "cpu", "--warmup", "0", "--repeat", "2", "--json", "-", "-q"},
+                     dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto results = nlohmann::json::parse(r.out)["results"];
+    REQUIRE(results.size() == 2);
+    CHECK(results[0]["path"] == "cpu.int16");     // integer taps on u8
+    CHECK(results[1]["path"] == "cpu.two-pass");  // rank 1, 5x5
+}
+
 TEST_CASE("bench -k all has a row for every variant: timed or refused", "[cli][bench]") {
     TempDir dir;
     const auto r = run_cudaconv({"bench", "--size", "16x8x1", "-f", "box:3", "--depth", "u8",
