@@ -79,6 +79,28 @@ TEST_CASE("cpu paths: the measured costs pick direct, two passes or FFT", "[cpu]
     CHECK(std::isinf(estimated_ns_per_output(CpuPath::two_pass, {10, 0, 1.0})));
 }
 
+TEST_CASE("cpu paths: the int16 path where it is exact, but two passes for large rank-1 filters",
+          "[cpu]") {
+    const auto exact = [](CpuJobShape shape) {
+        shape.int16_exact = true;
+        return shape;
+    };
+    // sobel-x (6 taps, 5 loads in two passes) and an edge filter (9, not
+    // rank 1): int16, where it is exact; else as before.
+    CHECK(cheapest(exact(shape_of(6, 5, 3))) == CpuPath::int16);
+    CHECK(cheapest(exact(shape_of(9, 0, 3))) == CpuPath::int16);
+    CHECK(cheapest(shape_of(6, 5, 3)) == CpuPath::direct);
+    // A 5x5 Sobel (20 taps, 9 loads) and 7x7 of ones (49, 14): int16; 9x9
+    // and 11x11 of ones (81, 18; 121, 22): two passes, as measured.
+    CHECK(cheapest(exact(shape_of(20, 9, 5))) == CpuPath::int16);
+    CHECK(cheapest(exact(shape_of(49, 14, 7))) == CpuPath::int16);
+    CHECK(cheapest(exact(shape_of(81, 18, 9))) == CpuPath::two_pass);
+    CHECK(cheapest(exact(shape_of(121, 22, 11))) == CpuPath::two_pass);
+    // Dense integer filters: int16 at any size it can take.
+    CHECK(cheapest(exact(shape_of(121, 0, 11))) == CpuPath::int16);
+    CHECK(std::isinf(estimated_ns_per_output(CpuPath::int16, shape_of(9, 0, 3))));
+}
+
 TEST_CASE("cpu paths: FFT tiles fit the filter and cost least per output", "[cpu]") {
     const FftTiles big = fft_tiles(31, 31, 4000, 3000);
     CHECK(big.width == 256);
