@@ -575,14 +575,16 @@ private:
 
     bool names_kernel() const { return options_.output.find("{kernel}") != std::string::npos; }
 
-    // Whether Exiv2 may rewrite the outputs (TIFF by the template's
-    // extension, metadata kept, a build with Exiv2).
+    // Whether the outputs are WebP (by the template's extension, or
+    // --format for stdout).
     bool encodes_webp() const {
         const std::string extension = ascii_lower(fs::path(options_.output).extension().string());
         const std::string format = ascii_lower(options_.format);
         return extension == ".webp" || format == "webp" || format == ".webp";
     }
 
+    // Whether Exiv2 may rewrite the outputs (TIFF by the template's
+    // extension, metadata kept, a build with Exiv2).
     bool rewrites_tiff_metadata() const {
         const std::string extension = ascii_lower(fs::path(options_.output).extension().string());
         return !options_.strip && is_tiff_extension(extension) && !exiv2_version().empty();
