@@ -1,9 +1,12 @@
 #include "cli/app.hpp"
 
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <new>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -182,6 +185,19 @@ int run_command_line(int argc, char** argv) {
     }
 }
 
+// What the command printed on stdout through stdio or iostreams (lists,
+// help, compare's report, --timings) is flushed here: where some of it
+// could not be written (a full disk, a closed pipe), the run says so and
+// fails, as `cp` and `sort` do, rather than exit 0 with its output lost.
+int finish_stdout(int code) {
+    std::cout.flush();
+    const int err = std::fflush(stdout) != 0 ? errno : 0;
+    if (!std::ferror(stdout)) return code;
+    spdlog::error("<stdout>: cannot write{}",
+                  err != 0 ? ": " + std::generic_category().message(err) : std::string());
+    return code == kExitOk ? kExitWorkFailed : code;
+}
+
 }  // namespace
 
 int run_app(int argc, char** argv) {
@@ -189,7 +205,7 @@ int run_app(int argc, char** argv) {
     // Folders made for outputs that none went into: a failed run leaves
     // none behind (io/made_folders.hpp).
     remove_empty_made_folders();
-    return code;
+    return finish_stdout(code);
 }
 
 }  // namespace cudaconv

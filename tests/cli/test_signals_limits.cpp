@@ -409,6 +409,27 @@ TEST_CASE("an endless input too large for memory is one error line", "[cli][sign
     CHECK_FALSE(fs::exists(dir / "o.png"));
 }
 
+// Text on stdout that cannot be written (a full disk: /dev/full) fails the
+// run with a line, as `cp` and `sort` do, whatever command printed it.
+TEST_CASE("stdout that cannot be written fails the run, whatever printed it", "[cli][signal]") {
+    TempDir dir;
+    copy_sample("camera-crop.png", dir / "a" / "x.png");
+    copy_sample("camera-crop.png", dir / "b" / "x.png");
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"list", "filters"},
+             {"--version"},
+             {"compare", "a", "b"},
+             {"a/x.png", "-f", "edge", "-o", "out.png", "--timings"}}) {
+        INFO(args.front());
+        const int full = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
+        REQUIRE(full >= 0);
+        Child child(args, dir.path(), {{}, {}, full});
+        ::close(full);
+        check_failed(child.wait(), "cudaconv: error: <stdout>: cannot write");
+    }
+    CHECK(fs::exists(dir / "out.png"));  // the image itself was written
+}
+
 // `cudaconv ... -o - | head -c10` once head has gone: an error line, exit 1.
 TEST_CASE("writing to a closed pipe is an error, not a silent death", "[cli][signal]") {
     TempDir dir;
