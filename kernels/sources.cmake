@@ -21,6 +21,7 @@ if(CUDACONV_WITH_CUDA)
     ${CMAKE_CURRENT_LIST_DIR}/ladder/unrolled.cu
     ${CMAKE_CURRENT_LIST_DIR}/ladder/separable.cu
     ${CMAKE_CURRENT_LIST_DIR}/fft/fft.cu
+    ${CMAKE_CURRENT_LIST_DIR}/fft/cufft_loader.cpp
     ${CMAKE_CURRENT_LIST_DIR}/cudnn/cudnn_loader.cpp
     ${CMAKE_CURRENT_LIST_DIR}/cudnn/cudnn.cu
     ${CMAKE_CURRENT_LIST_DIR}/cudnn/cudnn_layer.cu

@@ -58,6 +58,7 @@
 
 #include <fmt/format.h>
 
+#include "kernels/fft/cufft_loader.hpp"
 #include "kernels/runtime/cuda_backend.hpp"
 #include "kernels/runtime/cuda_check.hpp"
 #include "kernels/runtime/cuda_resources.hpp"
@@ -176,6 +177,10 @@ dim3 grid_1d(std::int64_t count) {
     return dim3(std::min(blocks_for(count, kBlock1D), kMaxGridBlocks));
 }
 
+// The cuFFT opened at run time (cufft_loader.hpp); every call below comes
+// after check_job found it.
+const CufftApi& cufft() { return *load_cufft().api; }
+
 // An owned cuFFT handle; destroyed once, also when an exception unwinds.
 class FftPlan {
 public:
@@ -196,13 +201,13 @@ public:
 
     static FftPlan create() {
         FftPlan plan;
-        CUFFT_CHECK(cufftCreate(&plan.handle_));
+        CUFFT_CHECK(cufft().cufftCreate(&plan.handle_));
         plan.owned_ = true;
         return plan;
     }
     cufftHandle get() const { return handle_; }
     void reset() {
-        if (owned_) cufftDestroy(handle_);
+        if (owned_) cufft().cufftDestroy(handle_);
         owned_ = false;
     }
 
@@ -217,14 +222,14 @@ private:
 FftPlan make_plan(const FftShape& shape, cufftType type, std::int64_t batch, cudaStream_t stream,
                   std::size_t* work_bytes) {
     FftPlan plan = FftPlan::create();
-    CUFFT_CHECK(cufftSetAutoAllocation(plan.get(), 0));
-    CUFFT_CHECK(cufftSetStream(plan.get(), stream));
+    CUFFT_CHECK(cufft().cufftSetAutoAllocation(plan.get(), 0));
+    CUFFT_CHECK(cufft().cufftSetStream(plan.get(), stream));
     long long n[2] = {shape.padded_height, shape.padded_width};
     long long real_embed[2] = {shape.padded_height, shape.padded_width};
     long long spectrum_embed[2] = {shape.padded_height, shape.spectrum_width()};
     const bool forward = type == CUFFT_R2C;
     std::size_t work = 0;
-    CUFFT_CHECK(cufftMakePlanMany64(
+    CUFFT_CHECK(cufft().cufftMakePlanMany64(
         plan.get(), 2, n, forward ? real_embed : spectrum_embed, 1,
         forward ? shape.plane() : shape.spectrum_plane(), forward ? spectrum_embed : real_embed, 1,
         forward ? shape.spectrum_plane() : shape.plane(), type, batch, &work));
@@ -312,14 +317,14 @@ public:
                         job, layout, state.d_planes.get());
             });
             CUDA_CHECK_LAUNCH();
-            CUFFT_CHECK(
-                cufftExecR2C(state.forward.get(), state.d_planes.get(), state.d_spectra.get()));
+            CUFFT_CHECK(cufft().cufftExecR2C(state.forward.get(), state.d_planes.get(),
+                                             state.d_spectra.get()));
             multiply_spectra_kernel<<<grid_1d(shape.spectrum_plane()), kBlock1D, 0, stream>>>(
                 state.d_spectra.get(), state.d_filter_spectrum.get(), shape.spectrum_plane(),
                 job.filtered_channels);
             CUDA_CHECK_LAUNCH();
-            CUFFT_CHECK(
-                cufftExecC2R(state.inverse.get(), state.d_spectra.get(), state.d_planes.get()));
+            CUFFT_CHECK(cufft().cufftExecC2R(state.inverse.get(), state.d_spectra.get(),
+                                             state.d_planes.get()));
             dispatch_input_depth(job.in_depth, [&](auto sample) {
                 finish_kernel<decltype(sample)>
                     <<<grid_2d(job.dst_width, job.dst_height), block, 0, stream>>>(
@@ -348,6 +353,9 @@ public:
 
 protected:
     Support check_job(const Job& job, const DeviceInfo&) const override {
+        if (const CufftLibrary& library = load_cufft(); !library.api) {
+            return Support::no(library.problem);
+        }
         if (job.dst.width <= 0 || job.dst.height <= 0) {
             return Support::no("the output is empty (valid border, filter larger than the image)");
         }
@@ -415,8 +423,8 @@ protected:
                 state.key = std::move(key);
             }
             // Each run has its own stream.
-            CUFFT_CHECK(cufftSetStream(state.forward.get(), stream));
-            CUFFT_CHECK(cufftSetStream(state.inverse.get(), stream));
+            CUFFT_CHECK(cufft().cufftSetStream(state.forward.get(), stream));
+            CUFFT_CHECK(cufft().cufftSetStream(state.inverse.get(), stream));
         } catch (...) {
             state.clear();
             throw;
@@ -438,17 +446,17 @@ private:
         const FftPlan filter_plan = make_plan(shape, CUFFT_R2C, 1, stream, &work_bytes);
         // One work area for all three: they run one after another on one stream.
         state.d_work = device_array<std::byte>(static_cast<std::int64_t>(work_bytes));
-        CUFFT_CHECK(cufftSetWorkArea(state.forward.get(), state.d_work.get()));
-        CUFFT_CHECK(cufftSetWorkArea(state.inverse.get(), state.d_work.get()));
-        CUFFT_CHECK(cufftSetWorkArea(filter_plan.get(), state.d_work.get()));
+        CUFFT_CHECK(cufft().cufftSetWorkArea(state.forward.get(), state.d_work.get()));
+        CUFFT_CHECK(cufft().cufftSetWorkArea(state.inverse.get(), state.d_work.get()));
+        CUFFT_CHECK(cufft().cufftSetWorkArea(filter_plan.get(), state.d_work.get()));
 
         const PlaneLayout layout = layout_of(shape);
         pad_taps_kernel<<<grid_2d(layout.width, layout.height), dim3(kBlockX, kBlockY), 0,
                           stream>>>(dj.taps, dj.filter_width, dj.filter_height, layout,
                                     state.d_planes.get());
         CUDA_CHECK_LAUNCH();
-        CUFFT_CHECK(
-            cufftExecR2C(filter_plan.get(), state.d_planes.get(), state.d_filter_spectrum.get()));
+        CUFFT_CHECK(cufft().cufftExecR2C(filter_plan.get(), state.d_planes.get(),
+                                         state.d_filter_spectrum.get()));
         const float inverse_n = static_cast<float>(1.0 / static_cast<double>(shape.plane()));
         conjugate_scale_kernel<<<grid_1d(shape.spectrum_plane()), kBlock1D, 0, stream>>>(
             state.d_filter_spectrum.get(), shape.spectrum_plane(), inverse_n);

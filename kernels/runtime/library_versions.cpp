@@ -9,6 +9,7 @@
 
 #include "kernels/codecs/nvjpeg_loader.hpp"
 #include "kernels/cudnn/cudnn_loader.hpp"
+#include "kernels/fft/cufft_loader.hpp"
 
 namespace cudaconv {
 namespace {
@@ -35,9 +36,10 @@ std::string cuda_runtime_version_string() {
 }
 
 std::string cufft_version_string() {
-    int version = 0;  // 12000 is 12.0.0
-    if (cufftGetVersion(&version) != CUFFT_SUCCESS) return "unknown";
-    return fmt::format("{}.{}.{}", version / 1000, version % 1000 / 100, version % 100);
+    const CufftLibrary& library = load_cufft();  // version 12000 is 12.0.0
+    if (!library.api) return "not found";
+    return fmt::format("{}.{}.{}", library.version / 1000, library.version % 1000 / 100,
+                       library.version % 100);
 }
 
 std::string cuda_driver_version_string() {

@@ -1,6 +1,6 @@
 #pragma once
-// Opening the libraries cudaconv loads at run time (cuDNN, nvJPEG), so that
-// the binary builds and runs where they are missing.
+// Opening the libraries cudaconv loads at run time (cuDNN, cuFFT, nvJPEG),
+// so that the binary builds and runs where they are missing.
 #include <string>
 #include <vector>
 

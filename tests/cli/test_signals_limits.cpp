@@ -349,6 +349,27 @@ TEST_CASE("a read-only output folder fails before any work", "[cli][signal]") {
     }
 }
 
+// cuFFT (290 MB) is opened only when the fft variant runs: a CPU job, and
+// --version, start and run where the address space is small.
+TEST_CASE("a CPU job runs under a 400 MB address space limit", "[cli][signal]") {
+#if defined(CUDACONV_TEST_UNDER_SANITIZER)
+    std::cout << "not run: an address space limit under a sanitizer\n";
+    return;
+#endif
+    TempDir dir;
+    copy_sample("camera-crop.png", dir / "in.png");
+    const ChildSetup setup{{{RLIMIT_AS, rlim_t{400} << 20}}};
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"--version"}, {"in.png", "-f", "edge", "-k", "cpu", "-o", "out.png"}}) {
+        INFO(args.front());
+        Child child(args, dir.path(), setup);
+        const ChildExit result = child.wait();
+        INFO(result.err);
+        CHECK(result.exit_code == 0);
+    }
+    CHECK(fs::exists(dir / "out.png"));
+}
+
 // Bytes that are no image, without end (a device, a pipe that never
 // closes): refused at their first bytes, not read into memory.
 TEST_CASE("an endless input that is no image is refused at once", "[cli][signal]") {
