@@ -1,7 +1,13 @@
 #include "filters/numbers.hpp"
 
+#include <locale.h>  // newlocale, for strtod_l
+#include <stdlib.h>  // strtod_l
+
+#include <cerrno>
+#include <cfloat>
 #include <charconv>
 #include <cmath>
+#include <string>
 #include <system_error>
 
 #include "base/printable.hpp"
@@ -23,6 +29,26 @@ std::string_view without_plus(std::string_view token) {
     return token;
 }
 
+// from_chars says result_out_of_range for a decimal too small for a double
+// as for one too large, and leaves the value unset. strtod tells them
+// apart: ERANGE with a result of magnitude at most DBL_MIN is underflow,
+// rounded to 0 or a subnormal (as "1e-310" is, without ERANGE), which is
+// the value the text stands for as nearly as a double can. strtod_l in
+// the "C" locale, so that a decimal point is a point wherever it runs.
+bool underflows(std::string_view digits, double& value) {
+    static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", locale_t{});
+    if (c_locale == locale_t{}) return false;
+    const std::string text(digits);
+    errno = 0;
+    char* end = nullptr;
+    const double parsed = strtod_l(text.c_str(), &end, c_locale);
+    if (errno != ERANGE || end != text.c_str() + text.size() || std::fabs(parsed) > DBL_MIN) {
+        return false;
+    }
+    value = parsed;
+    return true;
+}
+
 }  // namespace
 
 std::string quoted(std::string_view token) {
@@ -39,6 +65,7 @@ bool parse_finite_number(std::string_view token, double& value, std::string& pro
     const char* end = digits.data() + digits.size();
     const auto [ptr, ec] = std::from_chars(digits.data(), end, parsed);
     if (ec == std::errc::result_out_of_range && ptr == end) {
+        if (underflows(digits, value)) return true;
         problem = quoted(token) + " is out of range for a double";
         return false;
     }

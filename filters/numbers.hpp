@@ -9,7 +9,8 @@
 namespace cudaconv {
 
 // All of `token` as a finite double: integers, decimals, exponents, a
-// leading + or -. On failure returns false and sets `problem` to a phrase
+// leading + or -. A decimal too small for a double is the nearest one (0
+// or a subnormal: "1e-400" is 0); one too large is refused. On failure returns false and sets `problem` to a phrase
 // that names the token, e.g. `"abc" is not a number`.
 bool parse_finite_number(std::string_view token, double& value, std::string& problem);
 

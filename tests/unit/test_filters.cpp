@@ -308,6 +308,26 @@ TEST_CASE("inline WxH:v,v,... is row-major and takes any number format", "[filte
     CHECK(parse_filter_spec("1X1:7").taps == std::vector<double>{7});
 }
 
+// A decimal too small for a double is the nearest one, as it is where it is
+// merely small (1e-310, a subnormal): 0 or a subnormal, not an error. Too
+// large stays an error ("bad specs ..." below).
+TEST_CASE("a tap that underflows is 0 or a subnormal in specs and files", "[filters]") {
+    const Filter f = parse_filter_spec("4x1:1e-400,1,-1e-400,2.5e-320");
+    REQUIRE(f.taps.size() == 4);
+    CHECK(f.taps[0] == 0.0);
+    CHECK(f.taps[1] == 1.0);
+    CHECK(f.taps[2] == 0.0);
+    CHECK(std::signbit(f.taps[2]));
+    CHECK(f.taps[3] == 2.5e-320);
+    CHECK(parse_filter_spec("1x1:0.000001e-99999999999999999999").taps == std::vector<double>{0.0});
+    const ScratchDir dir;
+    CHECK(parse_filter_spec(dir.write("tiny.txt", "1 1e-400 1\n")).taps ==
+          std::vector<double>{1, 0, 1});
+    // In a .mat header it is a scale of 0, which the taps cannot be divided by.
+    CHECK_THROWS_WITH(parse_filter_spec(dir.write("tiny.mat", "1 1 1e-400\n1\n")),
+                      Catch::Contains("scale must not be 0"));
+}
+
 TEST_CASE("plain filter files: comments, separators, blank lines, line ends", "[filters]") {
     const ScratchDir dir;
     const std::vector<double> expected = {1, -2, 3.5, 4, 5, -6e-1};
