@@ -18,6 +18,7 @@
 #include "base/errors.hpp"
 #include "base/printable.hpp"
 #include "cli/case_insensitive.hpp"
+#include "cli/number_options.hpp"
 #include "core/json_text.hpp"
 #include "io/image_io.hpp"
 #include "kernels/runtime/device_info.hpp"
@@ -118,10 +119,10 @@ void add_bench_options(CLI::App& app, BenchOptions& o) {
         ->capture_default_str();
     app.add_option("--border", o.border, "Border mode")->capture_default_str();
     app.add_option("--warmup", o.warmup, "Untimed runs before the timed ones")
-        ->check(CLI::NonNegativeNumber)
+        ->check(non_negative_integer())
         ->capture_default_str();
     app.add_option("--repeat", o.repeat, "Timed runs; the median is shown")
-        ->check(CLI::PositiveNumber)
+        ->check(positive_integer())
         ->capture_default_str();
     app.add_option("--timing", o.timing,
                    "CUDA rows: device (each timed launch queued behind a kernel that holds the "

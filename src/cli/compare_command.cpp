@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/filter_options.hpp"
+#include "cli/number_options.hpp"
 #include "io/output_path.hpp"
 #include "compare/folder_match.hpp"
 #include "base/errors.hpp"
@@ -383,16 +384,16 @@ void add_compare_options(CLI::App& app, CompareOptions& o) {
     app.add_option("A", o.a, "the image (or folder) under test")->required();
     app.add_option("B", o.b, "the expected image (or folder), e.g. a golden")->required();
     app.add_option("--max-abs", o.max_abs, "largest allowed |A-B| of any sample")
-        ->check(CLI::NonNegativeNumber);
+        ->check(finite_non_negative());
     app.add_option("--max-rel", o.max_rel,
                    "largest allowed |A-B| relative to the largest |B| (for float images)")
-        ->check(CLI::NonNegativeNumber);
-    app.add_option("--min-psnr", o.min_psnr, "smallest allowed PSNR in dB");
+        ->check(finite_non_negative());
+    app.add_option("--min-psnr", o.min_psnr, "smallest allowed PSNR in dB")->check(finite_number());
     app.add_option("--max-differing", o.max_differing,
                    "most pixels allowed to differ: a count (120) or a share (0.5%)");
     app.add_option("--pixel-threshold", o.pixel_threshold,
                    "a pixel differs when a sample differs by more than this (default 0)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(finite_non_negative());
     app.add_option("--diff", o.diff_path,
                    "write a heat map of |A-B| (black = equal); for folders, a folder that gets "
                    "one per differing file");

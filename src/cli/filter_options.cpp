@@ -7,6 +7,7 @@
 
 #include "base/errors.hpp"
 #include "cli/case_insensitive.hpp"
+#include "cli/number_options.hpp"
 #include "core/jpeg_settings.hpp"
 
 namespace cudaconv {
@@ -116,11 +117,11 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
                    "N runs do each input once")
         ->option_text("K/N");
     app.add_option("-j,--jobs", o.jobs, "Decode/encode threads (default: one per core)")
-        ->check(CLI::Range(1, 1024));
+        ->check(integer_from(1, 1024));
     app.add_option("--in-flight", o.in_flight,
                    "Images read and not yet written, at most (default: -j plus half as many, "
                    "at least 2, and 16 more when the GPU decodes JPEGs); bounds memory")
-        ->check(CLI::Range(1, 65536));
+        ->check(integer_from(1, 65536));
     app.add_option(
         "--format", o.format,
         "Format of stdout (-o -) and of stdin's {ext} (png, jpg, tif, ...); default png");
@@ -148,16 +149,16 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
         ->capture_default_str();
     app.add_flag("--timings", o.timings, "Print decode, upload, filter, download, encode, total");
     app.add_option("--repeat", o.repeat, "Time the filter this many times (median, min, max)")
-        ->check(CLI::Range(1, 1000000))
+        ->check(integer_from(1, 1000000))
         ->capture_default_str();
     app.add_option("--warmup", o.warmup, "Untimed filter runs first")
-        ->check(CLI::Range(0, 1000000))
+        ->check(integer_from(0, 1000000))
         ->capture_default_str();
     app.add_option("--json", o.json_path,
                    "Write timings as JSON lines to FILE (an output: refused if it exists, unless "
                    "--overwrite), or - for stdout");
     app.add_option("--jpeg-quality", o.encode.jpeg.quality, "JPEG quality")
-        ->check(CLI::Range(0, 100))
+        ->check(integer_from(0, 100))
         ->capture_default_str();
     app.add_option_function<std::string>(
            "--jpeg-sampling",
@@ -171,7 +172,7 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
                    "(RGBA and 16-bit images are converted for JPEG)")
         ->capture_default_str();
     app.add_option("--png-level", o.encode.png_level, "PNG compression level (1 is fast)")
-        ->check(CLI::Range(0, 9))
+        ->check(integer_from(0, 9))
         ->capture_default_str();
     app.add_option("--encoder", o.encoder,
                    "Where a PNG output's rows are compressed: auto (on the GPU when a CUDA "
@@ -187,7 +188,7 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
     app.add_option("--pinned-slots", o.pinned_slots,
                    "Page-locked upload slots of a GPU batch, 0 for none (default: 3 for 16 "
                    "images or more, else 0)")
-        ->check(CLI::Range(0, kMaxPinnedSlots));
+        ->check(integer_from(0, kMaxPinnedSlots));
     app.add_option("--devices", o.devices,
                    "GPUs a batch filters on: all, a count N (the first N), or device numbers "
                    "0,2; images go to whichever is free next (default: the first)")
@@ -199,7 +200,7 @@ void add_max_pixels_option(CLI::App& app, std::uint64_t& max_pixels) {
     app.add_option("--max-pixels", max_pixels,
                    "Refuse an input of more pixels than this (0: no limit), told from its header "
                    "before decoding where the header says")
-        ->check(CLI::NonNegativeNumber)
+        ->check(non_negative_integer())
         ->capture_default_str();
 }
 

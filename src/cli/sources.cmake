@@ -8,6 +8,7 @@ set(CUDACONV_CLI_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/filter_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/help_format.cpp
   ${CMAKE_CURRENT_LIST_DIR}/list_command.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/number_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/logging.cpp
   ${CMAKE_CURRENT_LIST_DIR}/parse_errors.cpp
   ${CMAKE_CURRENT_LIST_DIR}/terminal.cpp

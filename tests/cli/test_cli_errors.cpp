@@ -190,6 +190,75 @@ TEST_CASE("bad inputs, filters and outputs give one line, an exit code and no ou
     }
 }
 
+// Every numeric option of every command: a value out of its range, not a
+// number, or NaN or infinity where a number is compared or counted, is one
+// short line naming the option and the value, exit 2. CLI11's own checks
+// printed DBL_MAX's 309 digits ("--repeat: Value 0 not in range 0.000000
+// to 1797...") and let NaN through ("--max-abs nan" was a limit nothing
+// met: exit 1).
+TEST_CASE("numeric options refuse NaN and values out of range in one short line", "[cli][errors]") {
+    TempDir dir;
+    const std::string cam = sample("camera.png");
+    auto filter = [&cam](std::vector<std::string> more) {
+        std::vector<std::string> args{cam, "-f", "edge", "-k", "cpu", "-o", "o.png"};
+        args.insert(args.end(), more.begin(), more.end());
+        return args;
+    };
+    auto bench = [](std::vector<std::string> more) {
+        std::vector<std::string> args{"bench", "--size", "10x10", "-f", "edge", "-k", "cpu"};
+        args.insert(args.end(), more.begin(), more.end());
+        return args;
+    };
+    auto compare = [&cam](std::vector<std::string> more) {
+        std::vector<std::string> args{"compare", cam, cam};
+        args.insert(args.end(), more.begin(), more.end());
+        return args;
+    };
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+        {filter({"--repeat", "0"}), "--repeat: 0 is not from 1 to 1000000"},
+        {filter({"--repeat", "nan"}), "--repeat: \"nan\" is not an integer"},
+        {filter({"--warmup", "-1"}), "--warmup: -1 is not from 0 to 1000000"},
+        {filter({"-j", "0"}), "--jobs: 0 is not from 1 to 1024"},
+        {filter({"-j", "nan"}), "--jobs: \"nan\" is not an integer"},
+        {filter({"--in-flight", "inf"}), "--in-flight: \"inf\" is not an integer"},
+        {filter({"--jpeg-quality", "101"}), "--jpeg-quality: 101 is not from 0 to 100"},
+        {filter({"--png-level", "-1"}), "--png-level: -1 is not from 0 to 9"},
+        {filter({"--pinned-slots", "nan"}), "--pinned-slots: \"nan\" is not an integer"},
+        {filter({"--max-pixels", "-1"}), "--max-pixels: -1 is negative"},
+        {filter({"--max-pixels", "nan"}), "--max-pixels: \"nan\" is not an integer"},
+        {filter({"--scale", "nan"}), "--scale must be a finite number"},
+        {filter({"--delta", "-inf"}), "--delta must be a finite number"},
+        {filter({"--border", "constant", "--border-value", "nan"}),
+         "--border-value must be a finite number"},
+        {bench({"--repeat", "0"}), "--repeat: 0 is not a positive number"},
+        {bench({"--repeat", "nan"}), "--repeat: \"nan\" is not an integer"},
+        {bench({"--warmup", "-1"}), "--warmup: -1 is negative"},
+        {compare({"--max-abs", "nan"}),
+         "--max-abs: \"nan\" is not a finite number (NaN and Inf are not allowed)"},
+        {compare({"--max-abs", "-1"}), "--max-abs: -1 is negative"},
+        {compare({"--max-abs", "inf"}), "--max-abs: \"inf\" is not a finite number"},
+        {compare({"--max-rel", "NaN"}), "--max-rel: \"NaN\" is not a finite number"},
+        {compare({"--max-rel", "-0.5"}), "--max-rel: -0.5 is negative"},
+        {compare({"--min-psnr", "nan"}), "--min-psnr: \"nan\" is not a finite number"},
+        {compare({"--min-psnr", "-inf"}), "--min-psnr: \"-inf\" is not a finite number"},
+        {compare({"--pixel-threshold", "nan"}),
+         "--pixel-threshold: \"nan\" is not a finite number"},
+        {compare({"--pixel-threshold", "-1"}), "--pixel-threshold: -1 is negative"},
+        {compare({"--max-differing", "nan"}), "--max-differing nan: expected a pixel count"},
+        {compare({"--max-pixels", "-1"}), "--max-pixels: -1 is negative"},
+    };
+    for (const auto& [args, message] : cases) {
+        const auto r = run_cudaconv(args, dir.path());
+        INFO(args[args.size() - 2] << " " << args.back() << ": " << r.err);
+        CHECK(r.exit_code == 2);
+        CHECK_THAT(r.err, Catch::StartsWith("cudaconv: error: ") && Catch::Contains(message));
+        CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+        CHECK(r.err.size() < 160);
+        CHECK(r.out.empty());
+    }
+    CHECK(dir.entries().empty());
+}
+
 TEST_CASE("a failing input among several leaves the others written and exits 1", "[cli][errors]") {
     TempDir dir;
     write_file(dir / "bad.png", "garbage");
