@@ -1,6 +1,7 @@
 // No signal, thread limit or resource limit leaves a file behind: cudaconv
 // in a child process under setrlimit, writing into a closed pipe, or
 // stopped in the middle of writing its output and sent a signal there.
+// Nor does a closed standard descriptor spoil one.
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -518,6 +520,75 @@ TEST_CASE("where the system starts no thread, the batch fails with one error lin
     CHECK_THAT(result.err, Catch::Contains(" (the batch's GPU thread)\n"));
     CHECK(result.err.find("error:") == result.err.rfind("error:"));  // one error line
     CHECK(entries(dir / "out").empty());
+}
+
+namespace {
+
+// A folder of 12 images (PNG 8-bit grey and colour, 16-bit) for a batch
+// that prints a line an image (-v), timings (--timings) and, its taps
+// summing to 9, a saturation warning for each.
+const std::vector<std::string> kBatchSamples{"chelsea.png", "camera.png", "camera16-crop.png"};
+constexpr const char* kSaturatingFilter = "3x3:1,1,1,1,1,1,1,1,1";
+
+void write_batch_inputs(const fs::path& folder) {
+    for (int copy = 0; copy < 4; ++copy) {
+        for (const std::string& name : kBatchSamples) {
+            copy_sample(name, folder / (std::to_string(copy) + "-" + name));
+        }
+    }
+}
+
+std::vector<std::string> batch_args(const std::string& out, const std::string& json) {
+    std::vector<std::string> args{
+        "in/", "-f", kSaturatingFilter, "-k", "cpu", "-j", "2", "--timings", "-v", "-o", out};
+    if (!json.empty()) args.insert(args.end(), {"--json", json});
+    return args;
+}
+
+// Every file of `folder` byte for byte the same as in `reference`.
+void check_same_files(const fs::path& folder, const fs::path& reference) {
+    REQUIRE(entries(folder).size() == entries(reference).size());
+    for (const std::string& name : entries(reference)) {
+        INFO(name);
+        CHECK(read_bytes(folder / name) == read_bytes(reference / name));
+    }
+}
+
+}  // namespace
+
+// `cudaconv ... >&-` or `2>&-`: the files cudaconv opens would take
+// descriptor 1 or 2, and --timings or the log lines would go into an
+// output image or --json's file. /dev/null takes their place first.
+TEST_CASE("closed standard descriptors let nothing into the outputs", "[cli][limits]") {
+    const std::vector<int> closed =
+        GENERATE(std::vector<int>{1}, std::vector<int>{2}, std::vector<int>{0, 1, 2});
+    INFO("closed: " << closed.size() << " descriptors from " << closed.front());
+    TempDir dir;
+    write_batch_inputs(dir / "in");
+    const CommandResult reference =
+        run_cudaconv(batch_args("reference/", "reference.json"), dir.path());
+    REQUIRE(reference.exit_code == 0);
+    REQUIRE_THAT(reference.err, Catch::Contains("saturate at"));
+    REQUIRE_THAT(reference.out, Catch::Contains("decode"));
+    for (const std::string json : {"", "runs.json"}) {
+        INFO("--json " << json);
+        const std::string out = json.empty() ? "plain/" : "with-json/";
+        ChildSetup setup;
+        setup.closed = closed;
+        Child child(batch_args(out, json), dir.path(), setup);
+        const ChildExit result = child.wait();
+        INFO(result.err);
+        REQUIRE(result.exit_code == 0);
+        check_same_files(dir / out, dir / "reference");
+        if (json.empty()) continue;
+        std::istringstream lines(read_bytes(dir / json));
+        int parsed = 0;
+        for (std::string line; std::getline(lines, line); ++parsed) {
+            INFO(line);
+            CHECK_NOTHROW(nlohmann::json::parse(line));
+        }
+        CHECK(parsed == 13);  // an image a line, and the summary
+    }
 }
 
 }  // namespace cudaconv::test

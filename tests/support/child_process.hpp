@@ -23,6 +23,7 @@ struct ChildSetup {
     std::vector<std::string> environment;  // NAME=VALUE, added to this process's
     int stdout_fd = -1;                    // else /dev/null
     std::vector<int> ignored;              // signals it starts with ignored, as nohup leaves SIGHUP
+    std::vector<int> closed;               // descriptors it starts without, as `>&-` leaves 1
     // Where the tests run as root: the child without root's override of
     // file permissions (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH), so that a
     // read-only folder is read-only to it. It exits 126 where they cannot
