@@ -1,11 +1,21 @@
 #include "base/process_start.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
 
 namespace cudaconv {
+namespace {
+
+std::string kib(rlim_t bytes) { return fmt::format("{} KiB", bytes / 1024); }
+
+}  // namespace
 
 void open_closed_standard_fds() noexcept {
     for (int fd = 0; fd <= 2; ++fd) {
@@ -18,6 +28,33 @@ void open_closed_standard_fds() noexcept {
             close(opened);
         }
     }
+}
+
+std::string ensure_stack_limit(std::size_t needed) {
+    rlimit limit{};
+    if (getrlimit(RLIMIT_STACK, &limit) != 0) return "";
+    if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= needed) return "";
+    if (limit.rlim_max != RLIM_INFINITY && limit.rlim_max < needed) {
+        return fmt::format("the stack size limit (ulimit -s) is {}, and its hard limit {}: "
+                           "cudaconv needs at least {}",
+                           kib(limit.rlim_cur), kib(limit.rlim_max), kib(needed));
+    }
+    limit.rlim_cur = needed;
+    if (setrlimit(RLIMIT_STACK, &limit) != 0) {
+        return fmt::format("the stack size limit (ulimit -s) is below the {} cudaconv needs, "
+                           "and raising it failed: {}",
+                           kib(needed), std::strerror(errno));
+    }
+    pthread_attr_t attr;
+    if (pthread_getattr_default_np(&attr) == 0) {
+        std::size_t size = 0;
+        if (pthread_attr_getstacksize(&attr, &size) == 0 && size < needed) {
+            pthread_attr_setstacksize(&attr, needed);
+            pthread_setattr_default_np(&attr);
+        }
+        pthread_attr_destroy(&attr);
+    }
+    return "";
 }
 
 }  // namespace cudaconv

@@ -35,7 +35,9 @@ Child::Child(const std::vector<std::string>& args, const std::filesystem::path& 
     for (std::string& a : argv_storage) argv.push_back(a.data());
     argv.push_back(nullptr);
     std::vector<std::string> env_storage(setup.environment);
-    for (char** e = environ; *e != nullptr; ++e) env_storage.emplace_back(*e);
+    for (char** e = environ; *e != nullptr && !setup.environment_only; ++e) {
+        env_storage.emplace_back(*e);
+    }
     std::vector<char*> envp;
     for (std::string& e : env_storage) envp.push_back(e.data());
     envp.push_back(nullptr);
@@ -46,7 +48,7 @@ Child::Child(const std::vector<std::string>& args, const std::filesystem::path& 
         const rlimit no_core{0, 0};
         if (setrlimit(RLIMIT_CORE, &no_core) != 0) _exit(127);
         for (const Limit& limit : setup.limits) {
-            const rlimit value{limit.value, limit.value};
+            const rlimit value{limit.value, limit.hard != 0 ? limit.hard : limit.value};
             if (setrlimit(limit.resource, &value) != 0) _exit(127);
         }
         if (setup.without_permission_override && geteuid() == 0 &&

@@ -14,8 +14,9 @@
 namespace cudaconv::test {
 
 struct Limit {
-    int resource;  // RLIMIT_*
-    rlim_t value;  // soft and hard
+    int resource;     // RLIMIT_*
+    rlim_t value;     // the soft limit, and the hard one unless `hard` is given
+    rlim_t hard = 0;  // 0: `value`, as `ulimit` sets both; RLIM_INFINITY: none
 };
 
 struct ChildSetup {
@@ -24,6 +25,7 @@ struct ChildSetup {
     int stdout_fd = -1;                    // else /dev/null
     std::vector<int> ignored;              // signals it starts with ignored, as nohup leaves SIGHUP
     std::vector<int> closed;               // descriptors it starts without, as `>&-` leaves 1
+    bool environment_only = false;         // `environment` alone, as `env -i` leaves it
     // Where the tests run as root: the child without root's override of
     // file permissions (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH), so that a
     // read-only folder is read-only to it. It exits 126 where they cannot
