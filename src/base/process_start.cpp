@@ -21,8 +21,11 @@ void open_closed_standard_fds() noexcept {
     for (int fd = 0; fd <= 2; ++fd) {
         if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
         // open() takes the lowest free number: this one, since those below
-        // it are open by now.
-        const int opened = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        // it are open by now. Opened the wrong way round, as gnulib's
+        // stdopen does: the number is taken, yet reading stdin or writing
+        // stdout fails (EBADF) as on the closed descriptor, so that `-o -`
+        // or --timings under `>&-` is an error, not output thrown away.
+        const int opened = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
         if (opened != fd && opened >= 0) {
             dup2(opened, fd);
             close(opened);

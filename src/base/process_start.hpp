@@ -18,7 +18,9 @@ constexpr std::size_t kMinStackBytes = std::size_t{1} << 20;
 // Each of descriptors 0, 1 and 2 that is closed gets /dev/null, as
 // coreutils' tools do: otherwise the first files opened (an output's
 // temporary file, --json's) would take those numbers, and log lines and
-// --timings would be written into them. Async-signal-safe; call it first.
+// --timings would be written into them. Opened for the other direction
+// (stdin write-only, stdout and stderr read-only), so that using one still
+// fails as the closed descriptor would. Async-signal-safe; call it first.
 void open_closed_standard_fds() noexcept;
 
 // Where RLIMIT_STACK's soft limit is below `needed`, raises it (the main
