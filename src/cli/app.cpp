@@ -1,5 +1,7 @@
 #include "cli/app.hpp"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
@@ -191,8 +193,11 @@ int run_command_line(int argc, char** argv) {
 // fails, as `cp` and `sort` do, rather than exit 0 with its output lost.
 int finish_stdout(int code) {
     std::cout.flush();
-    const int err = std::fflush(stdout) != 0 ? errno : 0;
+    int err = std::fflush(stdout) != 0 ? errno : 0;
     if (!std::ferror(stdout)) return code;
+    // An earlier flush failed, its errno gone: a write of nothing still
+    // names a descriptor that takes no writes (stdout closed at start).
+    if (err == 0 && ::write(STDOUT_FILENO, "", 0) < 0) err = errno;
     spdlog::error("<stdout>: cannot write{}",
                   err != 0 ? ": " + std::generic_category().message(err) : std::string());
     return code == kExitOk ? kExitWorkFailed : code;
