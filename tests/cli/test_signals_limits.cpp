@@ -389,46 +389,36 @@ TEST_CASE("an endless input that is no image is refused at once", "[cli][signal]
     CHECK_FALSE(fs::exists(dir / "o.png"));
 }
 
-// An endless stream that starts as a JPEG: read until memory would run
-// out, then one line naming it.
+// An endless stream on stdin that starts as a JPEG: read until memory
+// would run out, then one line naming it.
 TEST_CASE("an endless input too large for memory is one error line", "[cli][signal]") {
 #if defined(CUDACONV_TEST_UNDER_SANITIZER)
     std::cout << "not run: an address space limit under a sanitizer\n";
     return;
 #endif
     TempDir dir;
-    const fs::path fifo = dir / "endless.jpg";
-    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    int pipe_fds[2];
+    REQUIRE(pipe2(pipe_fds, O_CLOEXEC) == 0);
     // The writer sees EPIPE, not SIGPIPE, once cudaconv has stopped reading.
     struct sigaction ignore = {};
     struct sigaction before = {};
     ignore.sa_handler = SIG_IGN;
     REQUIRE(sigaction(SIGPIPE, &ignore, &before) == 0);
-    std::atomic<bool> done{false};
-    // Opened again each time cudaconv opens it (a look at the header
-    // first, then the read).
-    std::thread writer([&] {
+    ChildSetup setup{{{RLIMIT_AS, rlim_t{3} << 30}}};
+    setup.stdin_fd = pipe_fds[0];
+    Child child({"-", "-f", "edge", "-o", "o.png"}, dir.path(), setup);
+    ::close(pipe_fds[0]);
+    std::thread writer([fd = pipe_fds[1]] {
+        const char jpeg_start[] = {'\xFF', '\xD8', '\xFF'};
         std::vector<char> block(1 << 20, 0);
-        while (!done) {
-            const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
-            if (fd < 0) {  // no reader yet: ENXIO
-                std::this_thread::sleep_for(std::chrono::milliseconds(5));
-                continue;
-            }
-            (void)::fcntl(fd, F_SETFL, 0);
-            const char jpeg_start[] = {'\xFF', '\xD8', '\xFF'};
-            bool open = ::write(fd, jpeg_start, sizeof jpeg_start) > 0;
-            while (open && !done) open = ::write(fd, block.data(), block.size()) > 0;
-            ::close(fd);
-        }
+        bool open = ::write(fd, jpeg_start, sizeof jpeg_start) > 0;
+        while (open) open = ::write(fd, block.data(), block.size()) > 0;  // until EPIPE
+        ::close(fd);
     });
-    Child child({fifo.string(), "-f", "edge", "-o", "o.png"}, dir.path(),
-                {{{RLIMIT_AS, rlim_t{3} << 30}}});
     const ChildExit result = child.wait();
-    done = true;
     writer.join();
     sigaction(SIGPIPE, &before, nullptr);
-    check_failed(result, "cudaconv: error: " + fifo.string() + ": too large to read into memory");
+    check_failed(result, "cudaconv: error: <stdin>: too large to read into memory");
     CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
     CHECK_FALSE(fs::exists(dir / "o.png"));
 }

@@ -67,6 +67,7 @@ Child::Child(const std::vector<std::string>& args, const std::filesystem::path& 
             dup2(out_fd, 1) < 0) {
             _exit(127);
         }
+        if (setup.stdin_fd >= 0 && dup2(setup.stdin_fd, 0) < 0) _exit(127);
         for (const int fd : setup.closed) close(fd);
         execve(argv[0], argv.data(), envp.data());
         _exit(127);

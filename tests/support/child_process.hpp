@@ -31,6 +31,7 @@ struct ChildSetup {
     // read-only folder is read-only to it. It exits 126 where they cannot
     // be dropped.
     bool without_permission_override = false;
+    int stdin_fd = -1;  // else this process's stdin
 };
 
 // How the child ended, and what it took.
