@@ -374,6 +374,10 @@ cv::Mat read_image(const std::string& path, const ReadOptions& options) {
 std::vector<std::uint8_t> read_file_head(const std::string& path) {
     constexpr std::size_t kHeadBytes = 256 * 1024;
     if (path == kStdStream) return {};
+    // A pipe, a FIFO or a device is read once: a look ahead would take the
+    // bytes the decode needs (`cudaconv <(cat a.png)` read "empty file").
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return {};
     std::ifstream file(path, std::ios::binary);
     std::vector<std::uint8_t> head(kHeadBytes);
     file.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));

@@ -56,10 +56,11 @@ struct EncodedImage {
 };
 EncodedImage read_encoded_image(const std::string& path, const ReadOptions& options = {});
 
-// A file's first 256 KiB (all of a shorter one; nothing for stdin or a file
-// that cannot be read): enough for the header any probe reads, a JPEG's
-// frame header past a large EXIF block included. For looks before any
-// work; reading the file says what is wrong with it.
+// A file's first 256 KiB (all of a shorter one; nothing for stdin, a pipe,
+// a FIFO or a device, which can be read only once, or a file that cannot
+// be read): enough for the header any probe reads, a JPEG's frame header
+// past a large EXIF block included. For looks before any work; reading
+// the file says what is wrong with it.
 std::vector<std::uint8_t> read_file_head(const std::string& path);
 cv::Mat decode_image(const EncodedImage& image, const ReadOptions& options = {});
 

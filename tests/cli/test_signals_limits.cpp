@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -421,6 +422,46 @@ TEST_CASE("an endless input too large for memory is one error line", "[cli][sign
     check_failed(result, "cudaconv: error: <stdin>: too large to read into memory");
     CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
     CHECK_FALSE(fs::exists(dir / "o.png"));
+}
+
+// An input that can be read only once (`cudaconv <(cat a.png)`: a pipe
+// reopened through /dev/fd): no look at its header before the decode.
+TEST_CASE("an input from a pipe is read once, by the decode", "[cli][signal]") {
+    TempDir dir;
+    copy_sample("chelsea.png", dir / "in.png");
+    REQUIRE(run_cudaconv({"in.png", "-f", "edge", "-o", "file.png"}, dir.path()).exit_code == 0);
+    const std::vector<float> weights{0.25f, 0.5f, 0.25f};  // 1x1, 3 channels into 1
+    const std::vector<std::uint8_t> npy = encode_npy({1, 1, 3, 1}, weights.data());
+    std::ofstream(dir / "w.npy", std::ios::binary)
+        .write(reinterpret_cast<const char*>(npy.data()), static_cast<std::streamsize>(npy.size()));
+    const std::string bytes = read_bytes(dir / "in.png");
+    // A write after cudaconv has gone is EPIPE here, not SIGPIPE.
+    struct sigaction ignore = {};
+    struct sigaction before = {};
+    ignore.sa_handler = SIG_IGN;
+    REQUIRE(sigaction(SIGPIPE, &ignore, &before) == 0);
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"/dev/stdin", "-f", "edge", "-o", "pipe.png"},
+             {"/dev/stdin", "-f", "edge", "-k", "cpu", "-o", "pipe.png"},
+             {"/dev/stdin", "--weights", "w.npy", "-o", "pipe.npy"}}) {
+        INFO(args[2]);
+        int pipe_fds[2];
+        REQUIRE(pipe2(pipe_fds, O_CLOEXEC) == 0);
+        ChildSetup setup;
+        setup.stdin_fd = pipe_fds[0];
+        Child child(args, dir.path(), setup);
+        ::close(pipe_fds[0]);
+        const ssize_t written = ::write(pipe_fds[1], bytes.data(), bytes.size());
+        ::close(pipe_fds[1]);
+        const ChildExit result = child.wait();
+        INFO(result.err);
+        CHECK(written == static_cast<ssize_t>(bytes.size()));
+        CHECK(result.exit_code == 0);
+        if (args[1] == "-f") CHECK(read_bytes(dir / "pipe.png") == read_bytes(dir / "file.png"));
+        fs::remove(dir / "pipe.png");
+    }
+    sigaction(SIGPIPE, &before, nullptr);
+    CHECK(fs::exists(dir / "pipe.npy"));
 }
 
 // Text on stdout that cannot be written (a full disk: /dev/full) fails the
