@@ -25,7 +25,7 @@ constexpr double kTwoPassPerLoadNs = 0.055;
 constexpr double kFftFixedNs = 3.0;
 constexpr double kFftPerWorkNs = 0.4;
 // int16 (u8 to u8, integer taps; cpu_int16.hpp): half the direct path's
-// costs, as measured beside it on the same machine, 2026-11-28, 4000x3000
+// costs, as measured beside it on the 2-core development machine, 4000x3000
 // RGB and gray u8, `cudaconv bench -k cpu.int16,cpu.direct --no-verify`:
 // int16 over direct 0.35-0.47 at 9 taps (edge), 0.47-0.51 at 25 to 121
 // (dense random +-1), per tap 0.011 ns against 0.022. So every integer
