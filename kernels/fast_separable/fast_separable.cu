@@ -487,6 +487,7 @@ private:
 class FastSeparableBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "fast-separable"; }
+    bool runs_composed_chains() const override { return true; }
     std::string_view summary() const override {
         return "rank-1 filters: tensor cores on u8 (up to 33x33), else one kernel with the "
                "intermediate in shared memory (odd square 3..31)";
@@ -525,6 +526,7 @@ public:
                                   : "one kernel a strip, the intermediate in shared memory";
     }
     std::string_view parent() const override { return "fast-separable"; }
+    bool runs_composed_chains() const override { return true; }
     std::optional<int> auto_rank(const Job&) const override { return std::nullopt; }
     std::vector<TuningParam> tuning_params() const override {
         return kind_ == Kind::mma ? mma_params() : strips_params();

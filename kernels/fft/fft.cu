@@ -346,6 +346,7 @@ private:
 class FftBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "fft"; }
+    bool runs_composed_chains() const override { return true; }  // one transform for all steps
     std::optional<int> auto_rank(const Job& job) const override { return fft_rank(job); }
     std::string_view summary() const override {
         return "cuFFT: frequency-domain product, for large filters";

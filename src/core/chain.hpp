@@ -32,7 +32,10 @@ ImageView float32_view(std::int64_t width, std::int64_t height, int channels);
 std::vector<Job> chain_jobs(const ConstImageView& src, const ImageView& dst,
                             const std::vector<ConvParams>& steps);
 
-// Runs a chain, each step on its own variant. Where the first step's variant
+// Runs a chain, each step on its own variant. Where the steps equal one
+// rank-1 filter and the first step's variant runs such chains as that
+// filter (core/chain_compose.hpp), it runs it once, and the timings' path
+// says so: "fast-separable.mma (2 steps as one 31x31)". Where the first step's variant
 // is a CUDA one, every step's must be, and the first runs them all in one
 // run: the images between steps stay on the device (RunOptions::later_steps).
 // Otherwise the steps run one after another here, into float32 images made

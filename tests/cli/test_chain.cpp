@@ -125,6 +125,36 @@ TEST_CASE("chain: what it cannot mean is refused before any work", "[cli][chain]
     CHECK(r.err.find("91x91 reach of the chain's filters") != std::string::npos);
 }
 
+// The first JSON line of a run's stdout.
+nlohmann::json first_line(const std::string& out) {
+    return nlohmann::json::parse(out.substr(0, out.find('\n')));
+}
+
+TEST_CASE("chain: steps that equal one rank-1 filter run as that filter", "[cli][chain]") {
+    TempDir dir;
+    copy_sample("chelsea-crop.png", dir / "in.png");
+    const auto run = [&](const std::string& variant, const std::string& border,
+                         const std::string& out) {
+        const auto r = run_cudaconv({"in.png", "-f", "box:3", "-f", "box:5", "-k", variant,
+                                     "--border", border, "-o", out, "--json", "-"},
+                                    dir.path());
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        return first_line(r.out)["path"].get<std::string>();
+    };
+    // Boxes are symmetric: under the default border the steps equal one
+    // 7x7 box, which cpu runs in one pass; cpu-ref runs the steps.
+    CHECK(run("cpu", "reflect101", "cpu.png").find("(2 steps as one 7x7)") != std::string::npos);
+    CHECK(run("cpu-ref", "reflect101", "ref.png") == "cpu-ref+cpu-ref");
+    const auto same = run_cudaconv({"compare", "cpu.png", "ref.png", "--max-abs", "1"}, dir.path());
+    INFO(same.out << same.err);
+    CHECK(same.exit_code == 0);
+    // Under replicate the edges' copies are not what the first step
+    // computed there: the steps run one after another.
+    const std::string replicate = run("cpu", "replicate", "rep.png");
+    CHECK(std::count(replicate.begin(), replicate.end(), '+') == 1);
+}
+
 TEST_CASE("chain: on the GPU, every step on the device, equal to cpu-ref", "[cli][chain][gpu]") {
     if (skip_without_device()) return;
     TempDir dir;
@@ -160,6 +190,33 @@ TEST_CASE("chain: on the GPU, every step on the device, equal to cpu-ref", "[cli
         CHECK(line["timings_ms"]["upload"].get<double>() > 0.0);
         const std::string path = line["path"].get<std::string>();
         CHECK(std::count(path.begin(), path.end(), '+') == 2);
+    }
+}
+
+TEST_CASE("chain: on the GPU, Gaussians as one filter, equal to cpu-ref", "[cli][chain][gpu]") {
+    if (skip_without_device()) return;
+    TempDir dir;
+    copy_sample("chelsea-crop.png", dir / "in.png");
+    const std::vector<std::string> chain{
+        "in.png", "-f", "gaussian:sigma=2", "-f", "gaussian:sigma=3", "--depth", "f32"};
+    auto on_cpu = chain;
+    on_cpu.insert(on_cpu.end(), {"-k", "cpu-ref", "-o", "cpu.pfm"});
+    REQUIRE(run_cudaconv(on_cpu, dir.path()).exit_code == 0);
+    const cv::Mat cpu = read(dir / "cpu.pfm");
+    double largest = 0.0;
+    cv::minMaxLoc(cv::Mat(cv::abs(cpu)).reshape(1), nullptr, &largest);
+    for (const char* variant : {"fast-separable", "fast-separable.strips", "separable", "fft"}) {
+        INFO(variant);
+        auto on_gpu = chain;
+        on_gpu.insert(on_gpu.end(),
+                      {"-k", variant, "-o", std::string(variant) + ".pfm", "--json", "-"});
+        const auto r = run_cudaconv(on_gpu, dir.path());
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        CHECK(first_line(r.out)["path"].get<std::string>().find("(2 steps as one 31x31)") !=
+              std::string::npos);
+        const cv::Mat gpu = read(dir / (std::string(variant) + ".pfm"));
+        CHECK(cv::norm(gpu, cpu, cv::NORM_INF) <= 1e-4 * largest);
     }
 }
 

@@ -1,0 +1,109 @@
+#include "core/chain_compose.hpp"
+
+#include <cstddef>
+
+#include "filters/rank1.hpp"
+
+namespace cudaconv {
+namespace {
+
+bool centred_odd(const ConvParams& p) {
+    const Filter& f = p.filter;
+    return f.width % 2 == 1 && f.height % 2 == 1 && p.anchor_x == f.width / 2 &&
+           p.anchor_y == f.height / 2;
+}
+
+// Every tap equals its mirror image left to right and top to bottom.
+bool symmetric(const Filter& f) {
+    for (int y = 0; y < f.height; ++y) {
+        for (int x = 0; x < f.width; ++x) {
+            if (f.at(x, y) != f.at(f.width - 1 - x, y) || f.at(x, y) != f.at(x, f.height - 1 - y)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+bool border_composes(BorderMode border, const std::vector<ConvParams>& steps) {
+    switch (border) {
+        case BorderMode::valid:
+        case BorderMode::wrap: return true;
+        case BorderMode::reflect101:
+        case BorderMode::reflect:
+            for (const ConvParams& p : steps) {
+                if (!symmetric(p.filter)) return false;
+            }
+            return true;
+        case BorderMode::replicate:
+        case BorderMode::constant: return false;
+    }
+    return false;
+}
+
+// Correlating with `a`, then with `b`, is correlating with their full
+// convolution: out(p) = sum over i, j of b(j) a(i) in(p + i + j), each
+// index from its filter's centre.
+Filter convolved(const Filter& a, const Filter& b) {
+    Filter c;
+    c.width = a.width + b.width - 1;
+    c.height = a.height + b.height - 1;
+    c.taps.assign(static_cast<std::size_t>(c.width) * static_cast<std::size_t>(c.height), 0.0);
+    for (int ay = 0; ay < a.height; ++ay) {
+        for (int ax = 0; ax < a.width; ++ax) {
+            const double tap = a.at(ax, ay);
+            if (tap == 0.0) continue;
+            for (int by = 0; by < b.height; ++by) {
+                double* row = &c.taps[static_cast<std::size_t>(ay + by) * c.width + ax];
+                for (int bx = 0; bx < b.width; ++bx) row[bx] += tap * b.at(bx, by);
+            }
+        }
+    }
+    c.label = a.label + "+" + b.label;
+    return c;
+}
+
+}  // namespace
+
+std::optional<ConvParams> composed_chain(const std::vector<ConvParams>& steps) {
+    if (steps.size() < 2) return std::nullopt;
+    const ConvParams& first = steps.front();
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        const ConvParams& p = steps[i];
+        if (!centred_odd(p) || p.border != first.border || p.alpha != first.alpha) {
+            return std::nullopt;
+        }
+        const bool last = i + 1 == steps.size();
+        if (!last && (p.scale != 1.0 || p.delta != 0.0 || p.take_abs)) return std::nullopt;
+    }
+    if (!border_composes(first.border, steps)) return std::nullopt;
+
+    Filter filter = first.filter;
+    for (std::size_t i = 1; i < steps.size(); ++i) filter = convolved(filter, steps[i].filter);
+    ConvParams one = centred_params(std::move(filter));
+    one.border = first.border;
+    one.border_value = first.border_value;
+    one.alpha = first.alpha;
+    one.scale = steps.back().scale;
+    one.delta = steps.back().delta;
+    one.take_abs = steps.back().take_abs;
+    return one;
+}
+
+std::optional<ChainStep> chain_as_one_step(const std::vector<ChainStep>& steps) {
+    if (steps.size() < 2 || !steps.front().backend->runs_composed_chains()) return std::nullopt;
+    std::vector<ConvParams> params;
+    params.reserve(steps.size());
+    for (const ChainStep& step : steps) params.push_back(step.job.params);
+    std::optional<ConvParams> one = composed_chain(params);
+    if (!one || !separate(one->filter)) return std::nullopt;
+    ChainStep step;
+    step.backend = steps.front().backend;
+    step.job.src = steps.front().job.src;
+    step.job.dst = steps.back().job.dst;
+    step.job.params = std::move(*one);
+    if (!step.backend->can_run(step.job).ok) return std::nullopt;
+    return step;
+}
+
+}  // namespace cudaconv
