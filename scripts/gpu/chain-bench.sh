@@ -5,12 +5,20 @@
 # "fast-separable fast auto") and chain: the chain's device time (the median
 # of 20 runs of every step, --repeat 20 --warmup 3), each step's alone
 # (u8 to u8), and the wall time of the chain as one command against its
-# steps as commands in turn, each writing a PNG the next one reads.
+# steps as commands in turn, each writing a PNG the next one reads. Where
+# .carry/baseline.gz is (scripts/gpu/save-baseline.sh), the baseline
+# binary's chain device time is printed beside this build's, measured
+# right after it.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 tar xzf .carry/binaries.tgz -C "$work" cudaconv
+base=
+if [[ -f .carry/baseline.gz ]]; then
+  base=$work/baseline
+  gunzip -c .carry/baseline.gz >"$base" && chmod +x "$base"
+fi
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 c=$work/cudaconv img=.carry/rocket-4000x3000.jpg
 cat >"$work/median.py" <<'PY'
@@ -31,6 +39,11 @@ for k in ${KINDS:-fast-separable fast auto}; do
     "$c" "$img" "${args[@]}" -k "$k" --repeat 20 --warmup 3 -q --overwrite -o "$work/chain.png" \
       --json "$work/chain.json"
     echo "$k, chain [$chain]: $(median "$work/chain.json")"
+    if [[ -n $base ]]; then
+      "$base" "$img" "${args[@]}" -k "$k" --repeat 20 --warmup 3 -q --overwrite \
+        -o "$work/base.png" --json "$work/base.json"
+      echo "    baseline's chain: $(median "$work/base.json")"
+    fi
     i=0
     for f in "${steps[@]}"; do
       "$c" "$img" -f "$f" -k "$k" --repeat 20 --warmup 3 -q --overwrite -o "$work/step$i.png" \

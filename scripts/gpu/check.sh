@@ -4,6 +4,10 @@
 # tests, the four compute-sanitizer tools, and a short timing of every
 # variant on a 4000x3000 RGB image with the edge filter. Logs go to $OUT
 # (or ./gpu-out), a summary is printed last. See docs/GPU-TESTING.md.
+# PARTS chooses what runs, for calls shorter than the device tool's limit
+# per command: "tests" (header check, unit, CLI, layer against NumPy),
+# "sanitizers", "timing" (every variant's time, bench, the targets);
+# default all three.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 # Logs in a work folder, packed into one archive under $OUT at the end (the
@@ -25,6 +29,9 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export CUDACONV_BINARY=$bin/cudaconv CUDACONV_SOURCE_DIR=$PWD
 
 summary=()
+timing="$out/timing.txt"
+parts=" ${PARTS:-tests sanitizers timing} "
+part() { [[ $parts == *" $1 "* ]]; }
 step() {  # step NAME COMMAND...: runs it, logs to $out/NAME.log, records the verdict
   local name=$1; shift
   local start=$SECONDS
@@ -39,6 +46,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 "$bin/cudaconv" list devices >>"$out/gpu.txt" 2>&1
 "$bin/cudaconv" list kernels >>"$out/gpu.txt" 2>&1
 
+if part tests; then
 # kernels/codecs/nvjpeg_api.hpp against the real nvjpeg.h, which only this
 # machine has: compiles, or names the declaration that drifted.
 step nvjpeg-header g++ -std=c++17 -fsyntax-only -I. -isystem /usr/local/cuda/include \
@@ -51,6 +59,9 @@ step layer-numpy python3 tests/layer/test_apply_conv2d.py --cudaconv "$bin/cudac
   --variants cpu-ref,cpu,cudnn,mma
 step layer-numpy-tf32 python3 tests/layer/test_apply_conv2d.py --cudaconv "$bin/cudaconv" \
   --variants cudnn,mma --allow-tf32
+fi
+
+if part sanitizers; then
 for tool in memcheck racecheck initcheck synccheck; do
   extra=()
   [[ $tool == memcheck ]] && extra=(--leak-check full)
@@ -68,12 +79,14 @@ step sanitizer-gpu-decode compute-sanitizer --tool memcheck --leak-check full --
 # And one whose JPEG outputs the GPU encodes (nvJPEG, kernels/codecs/jpeg_encoder.hpp).
 step sanitizer-gpu-encode compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
   "$bin/cudaconv" "$decode_in" -f edge -k fast --encoder gpu -q -o "$decode_in/jpeg/{stem}.jpg"
+fi
+
+if part timing; then
 
 # Kernel time of every variant: 4000x3000 RGB u8, edge 3x3, 3 warm-ups,
 # median of 20 (CUDA events), output checked against cpu-ref's.
 img=$bin/rocket-4000x3000.jpg
 "$bin/cudaconv" "$img" -f edge -k cpu-ref -q -o "$out/edge-cpu-ref.png"
-timing="$out/timing.txt"
 : >"$timing"
 for k in $("$bin/cudaconv" list kernels | awk '$2 == "CUDA" {print $1}'); do
   "$bin/cudaconv" "$img" -f edge -k "$k" --repeat 20 --warmup 3 -q \
@@ -111,8 +124,10 @@ step bench-gray "$bin/cudaconv" bench --size 4000x3000x1 --depth f32 \
 # Issue 5's target jobs on fast both ways bench --timing offers, and NPP
 # both ways, side by side (scripts/gpu/targets.sh; its archive joins $final).
 step targets env OUT="$final" scripts/gpu/targets.sh
+fi
 
 echo "== GPU"; cat "$out/gpu.txt"
+exec 2>/dev/null  # the parts not run left no logs to read
 echo "== unit tests (GPU part)"; grep -E "passed|failed|not supported|SKIPPED|test cases" "$out/unit-tests.log" | tail -40
 echo "== layer against NumPy"; grep -c "^ok" "$out/layer-numpy.log"; grep "^FAIL" "$out/layer-numpy.log"
 echo "== sanitizers"; for t in memcheck racecheck initcheck synccheck; do
@@ -125,5 +140,6 @@ echo "== bench (4000x3000 RGB u8)"; sed -n '/median/,$p' "$out/bench-rgb.log" | 
 echo "== bench (4000x3000 gray f32)"; sed -n '/median/,$p' "$out/bench-gray.log" | head -80
 echo "== issue 5's targets, both timings, NPP beside them"; sed -n '/^==== /,$p' "$out/targets.log"
 echo "== failures"; grep -h -A8 "FAILED" "$out"/unit-tests.log "$out"/cli-tests.log | head -60
+echo "== CLI tests"; tail -3 "$out/cli-tests.log"
 echo "== summary"; printf '%s\n' "${summary[@]}"
 tar czf "$final/gpu-logs.tgz" -C "$out" .
