@@ -7,12 +7,14 @@
 
 #include "base/printable.hpp"
 #include "core/chain.hpp"
+#include "core/chain_compose.hpp"
 
 namespace cudaconv {
 
 FilterSet FilterSet::chain(std::vector<ConvParams> steps) {
     FilterSet set;
     set.filters_ = std::move(steps);
+    set.composed_ = composed_rank1_chain(set.filters_);
     return set;
 }
 
@@ -77,6 +79,12 @@ std::vector<Job> FilterSet::jobs(const ConstImageView& src, const ImageView& dst
         jobs.push_back({src, float32_view(dst.width, dst.height, src.channels), p});
     }
     return jobs;
+}
+
+std::optional<Job> FilterSet::one_filter_job(const ConstImageView& src,
+                                             const ImageView& dst) const {
+    if (!composed_) return std::nullopt;
+    return cudaconv::one_filter_job(src, dst, *composed_);
 }
 
 }  // namespace cudaconv

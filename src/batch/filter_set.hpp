@@ -54,9 +54,16 @@ public:
     // without pixels (placed by whoever runs it).
     std::vector<Job> jobs(const ConstImageView& src, const ImageView& dst) const;
 
+    // A chain whose steps equal one rank-1 filter (core/chain_compose.hpp):
+    // that filter's job from `src` to `dst`, which a variant that runs
+    // composed chains runs in the steps' place. None for any other chain,
+    // one filter, or a bank.
+    std::optional<Job> one_filter_job(const ConstImageView& src, const ImageView& dst) const;
+
 private:
     std::vector<ConvParams> filters_;
     std::optional<Combine> combine_;
+    std::optional<ConvParams> composed_;  // a chain's one filter, worked out once
 };
 
 }  // namespace cudaconv

@@ -52,6 +52,7 @@
 #include "core/auto_select.hpp"
 #include "core/bank.hpp"
 #include "core/chain.hpp"
+#include "core/chain_compose.hpp"
 #include "base/errors.hpp"
 #include "base/printable.hpp"
 #include "variants/registry.hpp"
@@ -171,6 +172,9 @@ struct ImageWork : WorkItem {
     cv::Mat dst;
     Backend* backend = nullptr;      // the first step's; nullptr for -f none, and until chosen
     std::vector<Backend*> backends;  // each step's: one for one filter
+    // A chain run as the one filter its steps equal, on `backend`
+    // (FilterSet::one_filter_job); `backends` then holds that variant alone.
+    bool as_one_filter = false;
     // -k auto while CUDA was still starting: the GPU thread chooses.
     bool choose_on_gpu_thread = false;
     OutputTarget target;
@@ -772,7 +776,9 @@ private:
         dst.height = out.height;
         dst.channels = src.channels;
         dst.depth = out_depth_.value_or(src.depth);
-        const std::vector<Job> jobs = filters_.jobs(src, dst);
+        // A chain that runs as one filter on the CPU is priced as that filter.
+        const std::optional<Job> one = filters_.one_filter_job(src, dst);
+        const std::vector<Job> jobs = one ? std::vector<Job>{*one} : filters_.jobs(src, dst);
         const std::int64_t pixels = header.width * header.height;
         const std::int64_t bytes =
             pixels * src.channels * static_cast<std::int64_t>(depth_bytes(src.depth));
@@ -785,13 +791,30 @@ private:
                    .backend != nullptr;
     }
 
-    // The variant of each step of the chain (one step for one filter): -k's
-    // for every step, or auto's choice. Auto chooses the first step's as for
-    // one filter, and each later step's among the variants on the same side
-    // (CPU or CUDA), so that a chain on the GPU stays on the device.
-    std::vector<Backend*> choose_backends(const std::vector<Job>& jobs, const std::string& input) {
+    // The variants an image's filters run on (work.backends: each step's,
+    // one for one filter) and whether its chain runs as one filter
+    // (work.as_one_filter): -k's variant, or auto's choice. A chain whose
+    // steps equal one rank-1 filter (FilterSet::one_filter_job) runs as that
+    // filter where the variant for it (-k's, or auto's choice for that
+    // filter) runs composed chains (core/chain_compose.hpp). Otherwise auto
+    // chooses the first step's variant as for one filter, and each later
+    // step's among the variants on the same side (CPU or CUDA), so that a
+    // chain on the GPU stays on the device.
+    void choose_variants(ImageWork& work) {
+        const ConstImageView src = work.input_view();
+        const ImageView dst = view_of(work.dst);
+        const std::vector<Job> jobs = filters_.jobs(src, dst);
+        const std::optional<Job> one = filters_.one_filter_job(src, dst);
         const auto step_name = [&](std::size_t i) { return filters_.part_name(i); };
+        const std::string& input = work.report.input;
+        work.as_one_filter = false;
         if (requested_) {
+            work.backend = requested_;
+            if (one && runs_as_one_filter(*requested_, *one)) {
+                work.backends = {requested_};
+                work.as_one_filter = true;
+                return;
+            }
             for (std::size_t i = 0; i < jobs.size(); ++i) {
                 const Support support = requested_->can_run(jobs[i]);
                 if (!support.ok) {
@@ -799,19 +822,21 @@ private:
                                                  requested_->name(), step_name(i), support.reason));
                 }
             }
-            return std::vector<Backend*>(jobs.size(), requested_);
+            work.backends.assign(jobs.size(), requested_);
+            return;
         }
         std::lock_guard<std::mutex> lock(choice_mutex_);
-        AutoChoice choice;
-        if (one_image_cpu_) {
-            // CUDA was not started while the image decoded: none of its
-            // start-up is hidden now.
-            choice = cpu_for_one_image(jobs, candidates_, cpu_threads(), filter_runs(), 0.0);
+        if (one) {
+            const AutoChoice choice = auto_choice({*one});
+            if (choice.backend && runs_as_one_filter(*choice.backend, *one)) {
+                announce(choice);
+                work.backend = choice.backend;
+                work.backends = {choice.backend};
+                work.as_one_filter = true;
+                return;
+            }
         }
-        if (!choice.backend) {
-            if (!device_) device_ = device_context(candidates_);
-            choice = choose_variant(jobs.front(), candidates_, *device_);
-        }
+        const AutoChoice choice = auto_choice(jobs);
         if (!choice.backend) throw WorkError(fmt::format("{}: {}", input, choice.reason));
         std::vector<AutoChoice> choices{choice};
         std::vector<Backend*> same_side;
@@ -828,21 +853,47 @@ private:
             }
             choices.push_back(std::move(later));
         }
-        std::vector<Backend*> chosen;
+        work.backends.clear();
         for (const AutoChoice& c : choices) {
-            // Once per variant, not once per image of a batch.
-            if (announced_.insert(c.backend).second) {
-                progress_->log_above(fmt::format("auto: {} ({})", c.backend->name(), c.reason),
-                                     spdlog::level::debug);
-            }
-            chosen.push_back(c.backend);
+            announce(c);
+            work.backends.push_back(c.backend);
         }
-        return chosen;
+        work.backend = work.backends.front();
     }
 
-    // The chain's jobs for this image: from its input to its output.
+    // Auto's variant for the first of `jobs` (a chain's steps, or its one
+    // filter): the CPU for one image where the CPU's runs cost less than
+    // CUDA's start-up and transfers, else the first candidate by rank that
+    // can run it. Its backend is nullptr where none can. Under choice_mutex_.
+    AutoChoice auto_choice(const std::vector<Job>& jobs) {
+        if (one_image_cpu_) {
+            // CUDA was not started while the image decoded: none of its
+            // start-up is hidden now.
+            AutoChoice choice =
+                cpu_for_one_image(jobs, candidates_, cpu_threads(), filter_runs(), 0.0);
+            if (choice.backend) return choice;
+        }
+        if (!device_) device_ = device_context(candidates_);
+        return choose_variant(jobs.front(), candidates_, *device_);
+    }
+
+    // Auto's choice in the log at -v: once per variant, not once per image
+    // of a batch. Under choice_mutex_.
+    void announce(const AutoChoice& choice) {
+        if (announced_.insert(choice.backend).second) {
+            progress_->log_above(
+                fmt::format("auto: {} ({})", choice.backend->name(), choice.reason),
+                spdlog::level::debug);
+        }
+    }
+
+    // The image's jobs from its input to its output: the chain's steps, or
+    // its one filter's where it runs as one (work.as_one_filter).
     std::vector<Job> jobs_of(ImageWork& work) const {
-        return filters_.jobs(work.input_view(), view_of(work.dst));
+        const ConstImageView src = work.input_view();
+        const ImageView dst = view_of(work.dst);
+        if (work.as_one_filter) return {*filters_.one_filter_job(src, dst)};
+        return filters_.jobs(src, dst);
     }
 
     std::unique_ptr<WorkItem> decode(std::size_t index) {
@@ -918,8 +969,7 @@ private:
         if (choose_later()) {
             work->choose_on_gpu_thread = work->on_gpu = true;
         } else {
-            work->backends = choose_backends(jobs_of(*work), report.input);
-            work->backend = work->backends.front();
+            choose_variants(*work);
             work->on_gpu = work->backend->uses_cuda();
         }
         if (work->gpu && !work->on_gpu) decode_on_cpu(*work);  // auto chose a CPU variant
@@ -1167,8 +1217,7 @@ private:
             // Usually a CUDA variant; otherwise (no usable device after all,
             // or a job only the CPU runs) it runs here, for the few images
             // decoded before the probe ended.
-            work.backends = choose_backends(jobs_of(work), work.report.input);
-            work.backend = work.backends.front();
+            choose_variants(work);
             work.report.variant = variant_label(work.backends);
         }
         if (work.gpu && (!work.backend->uses_cuda() || !work.gpu->device_pixels)) {
@@ -1197,8 +1246,11 @@ private:
             }
             work.report.run = reporting_out_of_memory(
                 work.report.input, shape_of(jobs.front().src), read_options_, [&] {
-                    return filters_.is_bank() ? run_bank(work, steps, run_options)
-                                              : run_chain(steps, run_options);
+                    if (filters_.is_bank()) return run_bank(work, steps, run_options);
+                    if (work.as_one_filter) {
+                        return run_as_one_filter(steps.front(), filters_.size(), run_options);
+                    }
+                    return run_chain(steps, run_options);
                 });
             work.report.run_ms = ms_since(start);
             if (work.backend->uses_cuda()) work.report.device = device_of(work);

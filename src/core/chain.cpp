@@ -3,14 +3,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include <fmt/format.h>
-
-#include "core/chain_compose.hpp"
 
 namespace cudaconv {
 ImageView float32_view(std::int64_t width, std::int64_t height, int channels) {
@@ -67,15 +64,6 @@ RunTimings run_chain(const std::vector<ChainStep>& steps, const RunOptions& opti
                 fmt::format("a chain runs on the CPU or on CUDA, not both: {} and {}",
                             steps.front().backend->name(), step.backend->name()));
         }
-    }
-    // Steps that equal one filter, on a variant that runs them so: one run.
-    if (const std::optional<ChainStep> one = chain_as_one_step(steps)) {
-        RunTimings timings = one->backend->run(one->job, options);
-        const Filter& f = one->job.params.filter;
-        timings.path = fmt::format("{} ({} steps as one {}x{})",
-                                   timings.path.empty() ? one->backend->name() : timings.path,
-                                   steps.size(), f.width, f.height);
-        return timings;
     }
     if (on_cuda) {
         RunOptions chained = options;

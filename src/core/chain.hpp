@@ -32,17 +32,16 @@ ImageView float32_view(std::int64_t width, std::int64_t height, int channels);
 std::vector<Job> chain_jobs(const ConstImageView& src, const ImageView& dst,
                             const std::vector<ConvParams>& steps);
 
-// Runs a chain, each step on its own variant. Where the steps equal one
-// rank-1 filter and the first step's variant runs such chains as that
-// filter (core/chain_compose.hpp), it runs it once, and the timings' path
-// says so: "fast-separable.mma (2 steps as one 31x31)". Where the first step's variant
-// is a CUDA one, every step's must be, and the first runs them all in one
-// run: the images between steps stay on the device (RunOptions::later_steps).
-// Otherwise the steps run one after another here, into float32 images made
-// for them. The timings' filter_ms are the whole chain's, and `path` names
-// each step's variant or path, joined by '+'. A chain of one step is that
-// variant's run. Throws std::invalid_argument for a chain that mixes CPU
-// and CUDA variants.
+// Runs a chain, each step on its own variant. (Where the steps equal one
+// rank-1 filter, the caller may run that filter in their place:
+// core/chain_compose.hpp.) Where the first step's variant is a CUDA one,
+// every step's must be, and the first runs them all in one run: the images
+// between steps stay on the device (RunOptions::later_steps). Otherwise the
+// steps run one after another here, into float32 images made for them. The
+// timings' filter_ms are the whole chain's, and `path` names each step's
+// variant or path, joined by '+'. A chain of one step is that variant's
+// run. Throws std::invalid_argument for a chain that mixes CPU and CUDA
+// variants.
 RunTimings run_chain(const std::vector<ChainStep>& steps, const RunOptions& options);
 
 // Adds one step's timings, run on `backend`, to those of the steps before

@@ -2,6 +2,8 @@
 
 #include <cstddef>
 
+#include <fmt/format.h>
+
 #include "filters/rank1.hpp"
 
 namespace cudaconv {
@@ -90,20 +92,31 @@ std::optional<ConvParams> composed_chain(const std::vector<ConvParams>& steps) {
     return one;
 }
 
-std::optional<ChainStep> chain_as_one_step(const std::vector<ChainStep>& steps) {
-    if (steps.size() < 2 || !steps.front().backend->runs_composed_chains()) return std::nullopt;
-    std::vector<ConvParams> params;
-    params.reserve(steps.size());
-    for (const ChainStep& step : steps) params.push_back(step.job.params);
-    std::optional<ConvParams> one = composed_chain(params);
+std::optional<ConvParams> composed_rank1_chain(const std::vector<ConvParams>& steps) {
+    std::optional<ConvParams> one = composed_chain(steps);
     if (!one || !separate(one->filter)) return std::nullopt;
-    ChainStep step;
-    step.backend = steps.front().backend;
-    step.job.src = steps.front().job.src;
-    step.job.dst = steps.back().job.dst;
-    step.job.params = std::move(*one);
-    if (!step.backend->can_run(step.job).ok) return std::nullopt;
-    return step;
+    return one;
+}
+
+Job one_filter_job(const ConstImageView& src, const ImageView& dst, const ConvParams& one) {
+    Job job;
+    job.src = src;
+    job.dst = dst;
+    job.params = one;
+    return job;
+}
+
+bool runs_as_one_filter(const Backend& variant, const Job& one) {
+    return variant.runs_composed_chains() && variant.can_run(one).ok;
+}
+
+RunTimings run_as_one_filter(const ChainStep& one, std::size_t steps, const RunOptions& options) {
+    RunTimings timings = one.backend->run(one.job, options);
+    const Filter& f = one.job.params.filter;
+    timings.path = fmt::format("{} ({} steps as one {}x{})",
+                               timings.path.empty() ? one.backend->name() : timings.path, steps,
+                               f.width, f.height);
+    return timings;
 }
 
 }  // namespace cudaconv

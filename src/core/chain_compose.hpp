@@ -17,6 +17,7 @@
 // Never under `replicate` or `constant` (an edge's copies or the border's
 // value differ from what a step computed there), and never where a step
 // before the last scales, adds or takes the absolute value.
+#include <cstddef>
 #include <optional>
 #include <vector>
 
@@ -31,10 +32,21 @@ namespace cudaconv {
 // sides and its centre as anchor. Taps are convolved in double.
 std::optional<ConvParams> composed_chain(const std::vector<ConvParams>& steps);
 
-// The chain as one step on its first step's variant: where that variant
-// runs composed chains, the steps compose into one rank-1 filter, and the
-// variant can run it from the first step's input into the last step's
-// output. None otherwise (the steps run one after another).
-std::optional<ChainStep> chain_as_one_step(const std::vector<ChainStep>& steps);
+// composed_chain's filter where it is rank 1: what a variant that runs
+// composed chains runs in the steps' place. A chain's caller works it out
+// once (batch/filter_set.hpp does, for a run's every image).
+std::optional<ConvParams> composed_rank1_chain(const std::vector<ConvParams>& steps);
+
+// The one filter's job from the chain's input `src` into its output `dst`.
+Job one_filter_job(const ConstImageView& src, const ImageView& dst, const ConvParams& one);
+
+// Whether `variant` runs the chain as the one filter of `one` (a job of
+// one_filter_job): it runs composed chains and can run that job. Where it
+// does not, the chain's steps run one after another (run_chain).
+bool runs_as_one_filter(const Backend& variant, const Job& one);
+
+// Runs `one`, a chain of `steps` steps as one filter, on its variant; the
+// timings' path says so: "fast-separable.mma (2 steps as one 31x31)".
+RunTimings run_as_one_filter(const ChainStep& one, std::size_t steps, const RunOptions& options);
 
 }  // namespace cudaconv

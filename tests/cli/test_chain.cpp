@@ -12,6 +12,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "support/files.hpp"
+#include "support/json_lines.hpp"
 #include "support/run_command.hpp"
 #include "support/skip_without_device.hpp"
 
@@ -230,6 +231,31 @@ TEST_CASE("chain: on the GPU, Gaussians as one filter, equal to cpu-ref", "[cli]
         CHECK(first_line(r.out)["path"].get<std::string>().find("(2 steps as one 31x31)") !=
               std::string::npos);
         CHECK(cpu.holds(read(dir / (variant + ".pfm"))));
+    }
+}
+
+TEST_CASE("chain: auto chooses the variant for the one filter the steps equal",
+          "[cli][chain][gpu]") {
+    if (skip_without_device()) return;
+    // Gray float32, where fast-separable goes ahead of fast from 9x9: each
+    // 7x7 step alone would go to fast, which runs steps; their one 19x19 goes
+    // to fast-separable, which runs it as one. Two images, so that auto does
+    // not run a lone small image on the CPU.
+    TempDir dir;
+    fs::create_directory(dir / "in");
+    copy_sample("camera-crop-f32.pfm", dir / "in" / "a.pfm");
+    copy_sample("camera-crop-f32.pfm", dir / "in" / "b.pfm");
+    const auto r = run_cudaconv({"in", "-f", "gaussian:sigma=1", "-f", "gaussian:sigma=1", "-f",
+                                 "gaussian:sigma=1", "-k", "auto", "-o", "out/", "--json", "-"},
+                                dir.path());
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto lines = json_by_input(r.out);
+    REQUIRE(lines.size() == 2);
+    for (const auto& [input, line] : lines) {
+        INFO(input);
+        CHECK(line["variant"] == "fast-separable");
+        CHECK(line["path"].get<std::string>().find("(3 steps as one 19x19)") != std::string::npos);
     }
 }
 

@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "core/chain.hpp"
-#include "core/chain_compose.hpp"
 #include "core/tolerance.hpp"
 #include "variants/registry.hpp"
 #include "support/compare.hpp"
 #include "support/opencv_reference.hpp"
 #include "support/random_image.hpp"
+#include "support/run_planned_chain.hpp"
 #include "support/skip_without_device.hpp"
 
 namespace cudaconv::test {
@@ -166,13 +166,13 @@ bool run_case(const ChainCase& c, const std::vector<Backend*>& variants, int* as
         steps.push_back({variant, jobs[i]});
         names += std::string(i ? "+" : "") + std::string(variant->name());
     }
-    const RunTimings timings = run_chain(steps, {});
+    const PlannedChainRun run = run_planned_chain(steps);
     Tolerance tolerance = chain_tolerance(jobs, src);
     // Where the steps ran as one filter, the result is within that filter's
     // own bound of the exact one, and the reference, whose images between
     // steps are float32, within the steps' bound: the two add.
-    if (const std::optional<ChainStep> one = chain_as_one_step(steps)) {
-        CHECK(timings.path.find(" steps as one ") != std::string::npos);
+    if (const std::optional<ChainStep>& one = run.one) {
+        CHECK(run.timings.path.find(" steps as one ") != std::string::npos);
         if (as_one) ++*as_one;
         tolerance.float_absolute += one->backend->tolerance(one->job).float_absolute;
         tolerance.integer_levels = 1.0 + std::ceil(tolerance.float_absolute);
@@ -181,9 +181,9 @@ bool run_case(const ChainCase& c, const std::vector<Backend*>& variants, int* as
     INFO(names << " on " << c.width << "x" << c.height << "x" << c.channels << " "
                << depth_name(c.in) << "->" << depth_name(c.out) << ", " << chain.size()
                << " steps, border " << border_name(c.border) << ", seed " << c.seed << ", path "
-               << timings.path << ": " << cmp.describe());
+               << run.timings.path << ": " << cmp.describe());
     CHECK(cmp.ok);
-    CHECK(timings.filter_ms.size() == 1);
+    CHECK(run.timings.filter_ms.size() == 1);
     return true;
 }
 

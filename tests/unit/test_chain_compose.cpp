@@ -15,6 +15,7 @@
 #include "variants/registry.hpp"
 #include "support/opencv_reference.hpp"
 #include "support/random_image.hpp"
+#include "support/run_planned_chain.hpp"
 
 namespace cudaconv::test {
 namespace {
@@ -154,7 +155,7 @@ TEST_CASE("a chain of rank-1 steps runs as one filter on cpu, never on cpu-ref")
         for (const Job& job : chain_jobs(const_view(src), mutable_view(out), chain)) {
             steps.push_back({find_backend(variant), job});
         }
-        return run_chain(steps, {}).path;
+        return run_planned_chain(steps).timings.path;
     };
     const std::string cpu_path = run("cpu", on_cpu);
     const std::string ref_path = run("cpu-ref", on_ref);
