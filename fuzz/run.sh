@@ -2,7 +2,7 @@
 # The fuzz stage (docs/TESTING.md): builds the fuzz targets with clang++-14
 # (libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer), then for each
 # target replays its regression inputs once and fuzzes it for FUZZ_SECONDS
-# (default 60) from a copy of its seed corpus, FUZZ_JOBS targets at once
+# (default 30) from a copy of its seed corpus, FUZZ_JOBS targets at once
 # (default: one a core). A crash fails the run; its
 # input is kept under fuzz/crashes/<target>/ (ignored by git) with a line
 # saying how to keep it as a regression input.
@@ -11,7 +11,7 @@
 #   FUZZ_SECONDS=600 fuzz/run.sh filter_spec
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${FUZZ_SECONDS:-60}
+seconds=${FUZZ_SECONDS:-30}
 build=build/fuzz
 
 cmake -S fuzz -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null

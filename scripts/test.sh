@@ -7,7 +7,7 @@
 #          its whole test suite (GPU tests skip visibly without a device)
 #   asan   the asan build (CPU variants, AddressSanitizer and UBSan) and its
 #          unit and CLI tests, the CLI tests running the sanitized binary
-#   fuzz   each fuzz target for FUZZ_SECONDS (default 60) after replaying
+#   fuzz   each fuzz target for FUZZ_SECONDS (default 30) after replaying
 #          its regression inputs (fuzz/run.sh)
 # Every stage runs; the run fails if any did. scripts/test.sh asan fuzz runs
 # only those stages.
