@@ -888,7 +888,10 @@ private:
     }
 
     // The image's jobs from its input to its output: the chain's steps, or
-    // its one filter's where it runs as one (work.as_one_filter).
+    // its one filter's where it runs as one (work.as_one_filter). Built
+    // again here, not kept from choose_variants: a job views the input's
+    // pixels, which move between the two (into a page-locked slot, or
+    // decoded by the CPU where nvJPEG did not).
     std::vector<Job> jobs_of(ImageWork& work) const {
         const ConstImageView src = work.input_view();
         const ImageView dst = view_of(work.dst);
