@@ -809,8 +809,8 @@ private:
         const std::string& input = work.report.input;
         work.as_one_filter = false;
         if (requested_) {
-            work.backend = requested_;
             if (one && runs_as_one_filter(*requested_, *one)) {
+                work.backend = requested_;
                 work.backends = {requested_};
                 work.as_one_filter = true;
                 return;
@@ -822,6 +822,7 @@ private:
                                                  requested_->name(), step_name(i), support.reason));
                 }
             }
+            work.backend = requested_;
             work.backends.assign(jobs.size(), requested_);
             return;
         }
