@@ -59,6 +59,8 @@ public:
     // composed chains runs in the steps' place. None for any other chain,
     // one filter, or a bank.
     std::optional<Job> one_filter_job(const ConstImageView& src, const ImageView& dst) const;
+    // That one filter's params, worked out once (composed_rank1_chain).
+    const std::optional<ConvParams>& composed() const { return composed_; }
 
 private:
     std::vector<ConvParams> filters_;

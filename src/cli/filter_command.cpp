@@ -804,12 +804,11 @@ private:
         const ConstImageView src = work.input_view();
         const ImageView dst = view_of(work.dst);
         const std::vector<Job> jobs = filters_.jobs(src, dst);
-        const std::optional<Job> one = filters_.one_filter_job(src, dst);
         const auto step_name = [&](std::size_t i) { return filters_.part_name(i); };
         const std::string& input = work.report.input;
         work.as_one_filter = false;
         if (requested_) {
-            if (one && runs_as_one_filter(*requested_, *one)) {
+            if (one_filter_step(*requested_, jobs, filters_.composed())) {
                 work.backend = requested_;
                 work.backends = {requested_};
                 work.as_one_filter = true;
@@ -827,7 +826,7 @@ private:
             return;
         }
         std::lock_guard<std::mutex> lock(choice_mutex_);
-        if (one) {
+        if (const std::optional<Job> one = filters_.one_filter_job(src, dst)) {
             const AutoChoice choice = auto_choice({*one});
             if (choice.backend && runs_as_one_filter(*choice.backend, *one)) {
                 announce(choice);

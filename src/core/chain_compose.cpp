@@ -110,6 +110,14 @@ bool runs_as_one_filter(const Backend& variant, const Job& one) {
     return variant.runs_composed_chains() && variant.can_run(one).ok;
 }
 
+std::optional<ChainStep> one_filter_step(Backend& variant, const std::vector<Job>& steps,
+                                         const std::optional<ConvParams>& composed) {
+    if (!composed || steps.empty()) return std::nullopt;
+    ChainStep one{&variant, one_filter_job(steps.front().src, steps.back().dst, *composed)};
+    if (!runs_as_one_filter(variant, one.job)) return std::nullopt;
+    return one;
+}
+
 RunTimings run_as_one_filter(const ChainStep& one, std::size_t steps, const RunOptions& options) {
     RunTimings timings = one.backend->run(one.job, options);
     const Filter& f = one.job.params.filter;

@@ -45,6 +45,13 @@ Job one_filter_job(const ConstImageView& src, const ImageView& dst, const ConvPa
 // does not, the chain's steps run one after another (run_chain).
 bool runs_as_one_filter(const Backend& variant, const Job& one);
 
+// A chain of `steps` (its jobs from its input to its output) all on
+// `variant`, as -k plans it: the one filter `composed` (composed_rank1_chain
+// of the steps' params) on that variant where it runs the chain so
+// (runs_as_one_filter); none where the steps run one after another.
+std::optional<ChainStep> one_filter_step(Backend& variant, const std::vector<Job>& steps,
+                                         const std::optional<ConvParams>& composed);
+
 // Runs `one`, a chain of `steps` steps as one filter, on its variant; the
 // timings' path says so: "fast-separable.mma (2 steps as one 31x31)".
 RunTimings run_as_one_filter(const ChainStep& one, std::size_t steps, const RunOptions& options);

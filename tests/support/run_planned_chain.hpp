@@ -1,8 +1,8 @@
 #pragma once
 // A chain run as the command line plans it for one variant (-k): as the
 // one filter its steps equal where the first step's variant runs composed
-// chains and can run that filter (core/chain_compose.hpp), else step by
-// step (run_chain).
+// chains and can run that filter (one_filter_step, core/chain_compose.hpp),
+// else step by step (run_chain).
 #include <optional>
 #include <vector>
 
@@ -18,14 +18,14 @@ struct PlannedChainRun {
 
 inline PlannedChainRun run_planned_chain(const std::vector<ChainStep>& steps) {
     std::vector<ConvParams> params;
-    for (const ChainStep& step : steps) params.push_back(step.job.params);
-    if (const std::optional<ConvParams> composed = composed_rank1_chain(params)) {
-        const ChainStep one{steps.front().backend,
-                            one_filter_job(steps.front().job.src, steps.back().job.dst, *composed)};
-        if (runs_as_one_filter(*one.backend, one.job)) {
-            return {run_as_one_filter(one, steps.size(), {}), one};
-        }
+    std::vector<Job> jobs;
+    for (const ChainStep& step : steps) {
+        params.push_back(step.job.params);
+        jobs.push_back(step.job);
     }
+    const std::optional<ChainStep> one =
+        one_filter_step(*steps.front().backend, jobs, composed_rank1_chain(params));
+    if (one) return {run_as_one_filter(*one, steps.size(), {}), one};
     return {run_chain(steps, {}), std::nullopt};
 }
 
