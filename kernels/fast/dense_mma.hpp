@@ -64,7 +64,7 @@ std::vector<float> dense_mma_tap_table(const std::vector<double>& taps, int widt
 // What a run of the tensor-core path prepares once: the tap table on the
 // device (copied on the job's stream; the host copy is kept with the
 // object, as the copy is asynchronous; the caller holds
-// lock_constant_taps()) and the launch's shape, its grid at most
+// ConstantTapsLock) and the launch's shape, its grid at most
 // `max_blocks` (0: no cap).
 class DenseMmaPath {
 public:

@@ -669,7 +669,7 @@ TileSchedule* kept_schedule() {
 class TilesRun final : public LaunchPlan {
 public:
     TilesRun(const DeviceJob& job, int max_blocks, cudaStream_t stream)
-        : lock_(lock_constant_taps()),
+        : lock_(lock_constant_taps(stream)),
           max_blocks_(max_blocks > 0 ? max_blocks : std::numeric_limits<std::int64_t>::max()) {
         copy_taps_to_constant(c_taps, job, stream);
         schedule_ = kept_schedule();
@@ -690,7 +690,7 @@ public:
     }
 
 private:
-    std::unique_lock<std::mutex> lock_;
+    ConstantTapsLock lock_;
     std::int64_t max_blocks_;
     TileSchedule* schedule_ = nullptr;  // kept_schedule()'s
 };

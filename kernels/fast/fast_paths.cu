@@ -121,7 +121,7 @@ std::unique_ptr<LaunchPlan> plan_path(FastPath path, const Job& job, const Devic
             if (rows != 4 && rows != 8) {
                 throw std::invalid_argument("fast.registers: block_rows is 4 or 8");
             }
-            runs = plan_with_constant_taps([&] {
+            runs = plan_with_constant_taps(stream, [&] {
                 registers_f32_prepare(dj, stream);
                 return [rows](const DeviceJob& job, cudaStream_t s) {
                     registers_f32_launch(job, rows, s);
@@ -131,7 +131,7 @@ std::unique_ptr<LaunchPlan> plan_path(FastPath path, const Job& job, const Devic
         }
         case FastPath::walk_u8: {
             const WalkSettings settings = walk_settings(tuning);
-            runs = plan_with_constant_taps([&] {
+            runs = plan_with_constant_taps(stream, [&] {
                 registers_u8_prepare(job.params.filter.taps, stream);
                 return [settings](const DeviceJob& job, cudaStream_t s) {
                     registers_u8_launch(job, settings, s);
@@ -141,7 +141,7 @@ std::unique_ptr<LaunchPlan> plan_path(FastPath path, const Job& job, const Devic
         }
         case FastPath::strips: {
             const StripSettings settings = strip_settings(tuning);
-            runs = plan_with_constant_taps([&] {
+            runs = plan_with_constant_taps(stream, [&] {
                 return [plan = strips_prepare(job, dj, settings, stream)](
                            const DeviceJob& job, cudaStream_t s) { strips_launch(job, plan, s); };
             });
@@ -151,7 +151,7 @@ std::unique_ptr<LaunchPlan> plan_path(FastPath path, const Job& job, const Devic
             runs = tiles_plan(dj, tuning.get("max_blocks").value_or(0), stream);
             break;
         case FastPath::mma: {
-            runs = plan_with_constant_taps([&] {
+            runs = plan_with_constant_taps(stream, [&] {
                 auto mma = std::make_shared<const DenseMmaPath>(
                     job, dj, tuning.get("max_blocks").value_or(0), stream);
                 return [mma](const DeviceJob& job, cudaStream_t s) { mma->launch(job, s); };

@@ -26,7 +26,7 @@ std::string registers_f32_refusal(const DeviceJob& job);
 int registers_block_rows(std::int64_t width, std::int64_t height);
 std::vector<TuningParam> registers_f32_tuning_params();
 // The taps into the path's constant memory, on the job's stream (the caller
-// holds lock_constant_taps()).
+// holds ConstantTapsLock).
 void registers_f32_prepare(const DeviceJob& job, cudaStream_t stream);
 void registers_f32_launch(const DeviceJob& job, int block_rows, cudaStream_t stream);
 
@@ -59,7 +59,7 @@ std::int64_t registers_u8_tail_rows(std::int64_t height, std::int64_t across, in
                                     std::int64_t resident_warps,
                                     std::optional<std::int64_t> wanted = std::nullopt);
 // The filter's 3 rows as DP4A words (strips_dp4a_words' group 0) into the
-// walk's constant memory (the caller holds lock_constant_taps()).
+// walk's constant memory (the caller holds ConstantTapsLock).
 void registers_u8_prepare(const std::vector<double>& taps, cudaStream_t stream);
 void registers_u8_launch(const DeviceJob& job, const WalkSettings& settings, cudaStream_t stream);
 

@@ -83,7 +83,7 @@ struct StripPlan {
 };
 // The taps into the strip path's constant memory, on the job's stream,
 // as floats or as the integer path's words (the caller holds
-// lock_constant_taps()).
+// ConstantTapsLock).
 StripPlan strips_prepare(const Job& job, const DeviceJob& device_job, const StripSettings& settings,
                          cudaStream_t stream);
 void strips_launch(const DeviceJob& job, const StripPlan& plan, cudaStream_t stream);

@@ -21,7 +21,7 @@ std::string tiles_refusal(const Job& job);
 // images see blocks walk several tiles, as they do on large ones.
 std::vector<TuningParam> tiles_tuning_params();
 // A run of the tile path: the taps into constant memory (holding
-// lock_constant_taps() until the run ends) and the tile counter, zeroed.
+// ConstantTapsLock until the run ends) and the tile counter, zeroed.
 std::unique_ptr<LaunchPlan> tiles_plan(const DeviceJob& job, int max_blocks, cudaStream_t stream);
 
 }  // namespace cudaconv

@@ -411,7 +411,7 @@ std::vector<TuningParam> mma_params() {
 class StripsRun final : public LaunchPlan {
 public:
     StripsRun(const Job& job, const DeviceJob& dj, const Tuning& tuning, cudaStream_t stream)
-        : lock_(lock_constant_taps()) {
+        : lock_(lock_constant_taps(stream)) {
         taps_.upload(job.params.filter, "fast-separable", c_row, c_column, stream);
         strip_ = strip_pixels(dj.channels);
         const Layout layout(dj.filter_width, dj.channels, strip_);
@@ -457,7 +457,7 @@ public:
     std::string_view path() const override { return "fast-separable.strips"; }
 
 private:
-    std::unique_lock<std::mutex> lock_;
+    ConstantTapsLock lock_;
     Rank1Constants taps_;
     int strip_ = 0;
     int strip_rows_ = kStep;
@@ -468,7 +468,7 @@ private:
 class MmaRun final : public LaunchPlan {
 public:
     MmaRun(const Job& job, const DeviceJob& dj, const Tuning& tuning, cudaStream_t stream)
-        : lock_(lock_constant_taps()),
+        : lock_(lock_constant_taps(stream)),
           mma_(job, dj, tuning.get("max_blocks").value_or(0), stream) {}
     void launch(const DeviceJob& job, cudaStream_t stream) const override {
         if (job.dst_width <= 0 || job.dst_height <= 0) return;
@@ -477,7 +477,7 @@ public:
     std::string_view path() const override { return "fast-separable.mma"; }
 
 private:
-    std::unique_lock<std::mutex> lock_;
+    ConstantTapsLock lock_;
     MmaPath mma_;
 };
 

@@ -71,7 +71,7 @@ std::vector<std::uint32_t> mma_fragments(const Rank1Filter& factors, const MmaTa
 // What a run of the tensor-core path prepares once: the taps as the tensor
 // cores' operand fragments (built here, copied to the device on the job's
 // stream; the host copy is kept with the object, as the copy is
-// asynchronous; the caller holds lock_constant_taps()) and the launch's
+// asynchronous; the caller holds ConstantTapsLock) and the launch's
 // shape, its grid at most `max_blocks` (0: a block a tile; fewer make each
 // block walk many tiles, for the tests).
 class MmaPath {

@@ -25,7 +25,7 @@ constexpr int kBlockY = 16;
 
 // One copy a device, like any __constant__ symbol (each device loads its
 // own module): plan() fills it before each run's launches, and runs
-// on one device take turns on it (lock_constant_taps()).
+// on one device take turns on it (ConstantTapsLock).
 __constant__ float c_taps[kMaxConstantTaps];
 
 template <typename In>
@@ -71,7 +71,7 @@ protected:
 
     std::unique_ptr<LaunchPlan> plan(const Job&, const DeviceJob& device_job, const Tuning&,
                                      cudaStream_t stream) const override {
-        return plan_with_constant_taps([&] {
+        return plan_with_constant_taps(stream, [&] {
             copy_taps_to_constant(c_taps, device_job, stream);
             return [](const DeviceJob& job, cudaStream_t stream) {
                 // `valid` with a filter larger than the image leaves nothing

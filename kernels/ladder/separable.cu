@@ -59,7 +59,7 @@ constexpr std::int64_t kMaxGridY = 65535;
 
 // One copy a device, like any __constant__ symbol (each device loads its
 // own module): plan() fills them before each run's launches, and runs
-// on one device take turns on them (lock_constant_taps()).
+// on one device take turns on them (ConstantTapsLock).
 __constant__ float c_row[kMaxSide];
 __constant__ float c_column[kMaxSide];
 
@@ -185,7 +185,7 @@ void with_kernels(Depth depth, F&& f) {
 class SeparableRun final : public LaunchPlan {
 public:
     SeparableRun(const Job& job, const DeviceJob& dj, cudaStream_t stream)
-        : lock_(lock_constant_taps()) {
+        : lock_(lock_constant_taps(stream)) {
         taps_.upload(job.params.filter, "separable", c_row, c_column, stream);
         // An out-of-image row of the constant border: every sample is the
         // border value, so the row pass gives it times the row's sum.
@@ -231,7 +231,7 @@ public:
     }
 
 private:
-    std::unique_lock<std::mutex> lock_;
+    ConstantTapsLock lock_;
     Rank1Constants taps_;
     float border_row_ = 0.0f;
     std::size_t row_bytes_ = 0;

@@ -67,7 +67,7 @@ constexpr std::int64_t kMaxGridX = 2147483647;
 
 // One copy a device, like any __constant__ symbol (each device loads its
 // own module): plan() fills it before each run's launches, and runs
-// on one device take turns on it (lock_constant_taps()).
+// on one device take turns on it (ConstantTapsLock).
 __constant__ float c_taps[kMaxTaps];
 
 std::int64_t tile_count(std::int64_t width, std::int64_t height) {
@@ -187,7 +187,7 @@ protected:
 
     std::unique_ptr<LaunchPlan> plan(const Job&, const DeviceJob& device_job, const Tuning&,
                                      cudaStream_t stream) const override {
-        return plan_with_constant_taps([&] {
+        return plan_with_constant_taps(stream, [&] {
             copy_taps_to_constant(c_taps, device_job, stream);
             return &launch_unrolled;
         });

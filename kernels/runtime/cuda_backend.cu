@@ -262,26 +262,61 @@ const DeviceInfo& current_device() {
         fmt::format("no CUDA device {} (the probe found {})", wanted, probe.devices.size()));
 }
 
-std::unique_lock<std::mutex> lock_constant_taps() {
-    // One lock a device: each device has its own copy of the symbols, so
-    // runs on two devices do not wait for each other. A deque, so that the
-    // mutexes stay where they are as devices are added.
+struct ConstantTapsLock::DeviceTaps {
+    int device = -1;
+    std::mutex mutex;
+    // Recorded on the last holder's stream after its launches; made with
+    // the device's first holder, kept for the process.
+    cudaEvent_t done = nullptr;
+    bool recorded = false;
+};
+
+ConstantTapsLock::ConstantTapsLock(cudaStream_t stream) : stream_(stream) {
+    // One a device: each device has its own copy of the symbols, so runs
+    // on two devices do not wait for each other. A deque, so that each
+    // stays where it is as devices are added.
     static std::mutex guard;
-    static std::deque<std::pair<int, std::mutex>> per_device;
+    static std::deque<DeviceTaps> per_device;
     const int device = current_device().index;
-    std::mutex* taps = nullptr;
+    DeviceTaps* taps = nullptr;
     {
         const std::lock_guard<std::mutex> lock(guard);
-        for (auto& [index, mutex] : per_device) {
-            if (index == device) taps = &mutex;
+        for (DeviceTaps& d : per_device) {
+            if (d.device == device) taps = &d;
         }
-        if (!taps)
-            taps = &per_device
-                        .emplace_back(std::piecewise_construct, std::forward_as_tuple(device),
-                                      std::forward_as_tuple())
-                        .second;
+        if (!taps) {
+            taps = &per_device.emplace_back();
+            taps->device = device;
+        }
     }
-    return std::unique_lock<std::mutex>(*taps);
+    taps->mutex.lock();
+    taps_ = taps;  // from here on the destructor unlocks
+    if (!taps->done) {
+        CUDA_CHECK(cudaEventCreateWithFlags(&taps->done, cudaEventDisableTiming));
+    }
+    if (taps->recorded) CUDA_CHECK(cudaStreamWaitEvent(stream, taps->done, 0));
+}
+
+ConstantTapsLock::ConstantTapsLock(ConstantTapsLock&& other) noexcept
+    : taps_(std::exchange(other.taps_, nullptr)), stream_(other.stream_) {}
+
+ConstantTapsLock& ConstantTapsLock::operator=(ConstantTapsLock&& other) noexcept {
+    if (this != &other) {
+        release();
+        taps_ = std::exchange(other.taps_, nullptr);
+        stream_ = other.stream_;
+    }
+    return *this;
+}
+
+void ConstantTapsLock::release() noexcept {
+    if (!taps_) return;
+    // Where the record fails (a lost device), the next holder waits for
+    // nothing: its own copy and launches then fail the same way.
+    taps_->recorded = taps_->done && cudaEventRecord(taps_->done, stream_) == cudaSuccess;
+    if (!taps_->recorded) cudaGetLastError();  // not left for the next check to find
+    taps_->mutex.unlock();
+    taps_ = nullptr;
 }
 
 int resident_blocks(const void* kernel, int threads, std::size_t shared_bytes) {

@@ -35,13 +35,40 @@ public:
     virtual std::string_view path() const { return {}; }
 };
 
+// The current device's __constant__ (and __device__) tap symbols, held by
+// a run from its copy into them to its last launch on `stream`. Runs take
+// turns twice over: on the host (a mutex a device), and on the device,
+// where the holder's stream first waits for the launches the one before
+// queued on its own stream, so that a copy on one stream never lands
+// while another stream's kernel still reads the taps (two GPU threads a
+// device, docs/ARCHITECTURE.md "The batch pipeline"). Letting go marks the
+// end of the holder's launches on its stream, then unlocks.
+class ConstantTapsLock {
+public:
+    ConstantTapsLock() = default;
+    explicit ConstantTapsLock(cudaStream_t stream);
+    ConstantTapsLock(ConstantTapsLock&& other) noexcept;
+    ConstantTapsLock& operator=(ConstantTapsLock&& other) noexcept;
+    ~ConstantTapsLock() { release(); }
+
+    struct DeviceTaps;  // a device's mutex, and the event its last holder left
+
+private:
+    void release() noexcept;
+
+    DeviceTaps* taps_ = nullptr;
+    cudaStream_t stream_ = nullptr;
+};
+
+inline ConstantTapsLock lock_constant_taps(cudaStream_t stream) { return ConstantTapsLock(stream); }
+
 // A plan that is a launch function and nothing else: for the variants that
 // prepare nothing, or only constant memory (`lock` then held with it).
 template <typename Launch>
-std::unique_ptr<LaunchPlan> launch_only(Launch launch, std::unique_lock<std::mutex> lock = {}) {
+std::unique_ptr<LaunchPlan> launch_only(Launch launch, ConstantTapsLock lock = {}) {
     class Plan final : public LaunchPlan {
     public:
-        Plan(Launch launch, std::unique_lock<std::mutex> lock)
+        Plan(Launch launch, ConstantTapsLock lock)
             : launch_(std::move(launch)), lock_(std::move(lock)) {}
         void launch(const DeviceJob& job, cudaStream_t stream) const override {
             launch_(job, stream);
@@ -49,20 +76,17 @@ std::unique_ptr<LaunchPlan> launch_only(Launch launch, std::unique_lock<std::mut
 
     private:
         Launch launch_;
-        std::unique_lock<std::mutex> lock_;
+        ConstantTapsLock lock_;
     };
     return std::make_unique<Plan>(std::move(launch), std::move(lock));
 }
 
-// The lock of the device's __constant__ tap symbols: a run that writes one
-// holds it from its copy to its last launch.
-std::unique_lock<std::mutex> lock_constant_taps();
-
-// A plan that writes the __constant__ taps: `prepare` runs under the taps'
-// lock and returns the launch function, and the plan keeps the lock.
+// A plan that writes the __constant__ taps on `stream`: `prepare` runs
+// under the taps' lock and returns the launch function, and the plan keeps
+// the lock.
 template <typename Prepare>
-std::unique_ptr<LaunchPlan> plan_with_constant_taps(Prepare prepare) {
-    std::unique_lock<std::mutex> lock = lock_constant_taps();
+std::unique_ptr<LaunchPlan> plan_with_constant_taps(cudaStream_t stream, Prepare prepare) {
+    ConstantTapsLock lock = lock_constant_taps(stream);
     return launch_only(prepare(), std::move(lock));
 }
 

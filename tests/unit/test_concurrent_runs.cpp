@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/chain.hpp"
 #include "variants/registry.hpp"
 #include "io/image_io.hpp"
 #include "kernels/runtime/cuda_host.hpp"
@@ -98,6 +99,89 @@ TEST_CASE("two threads run one variant at once, each with its own filter", "[gpu
                 RunOptions options;
                 options.repeat = 3;
                 errors[t] = run_rounds(variant, jobs[t], 20, options, outputs[t]);
+            });
+        }
+        for (std::thread& thread : threads) thread.join();
+        INFO(name << ": " << errors[0] << " / " << errors[1]);
+        CHECK(errors[0].empty());
+        CHECK(errors[1].empty());
+    }
+}
+
+namespace {
+
+// An outer product of random taps: a filter the separable variants take.
+Filter random_rank1_filter(int side, std::uint64_t seed) {
+    Filter f = random_filter(side, side, seed);
+    const Filter row = random_filter(side, 1, seed + 1);
+    const Filter column = random_filter(1, side, seed + 2);
+    for (int j = 0; j < side; ++j) {
+        for (int i = 0; i < side; ++i) {
+            f.taps[static_cast<std::size_t>(j) * side + i] = column.taps[j] * row.taps[i];
+        }
+    }
+    return f;
+}
+
+}  // namespace
+
+// Two GPU threads on one device (a batch's, docs/ARCHITECTURE.md) run
+// chains at once: a chain queues its steps' launches and lets the taps'
+// lock go before they have run, so another thread's copy into the
+// __constant__ taps must wait on the device for them (ConstantTapsLock),
+// or a step would read the other thread's taps. Each thread's chain, run
+// alone first, must come out the same to the byte in every round.
+TEST_CASE("two threads run chains on one device at once, each with its own taps",
+          "[gpu][concurrent][chain]") {
+    if (skip_without_device()) return;
+    for (const char* name : {"fast-separable", "separable", "fast"}) {
+        Backend* variant = find_backend(name);
+        REQUIRE(variant != nullptr);
+        struct ThreadChain {
+            cv::Mat src;
+            cv::Mat alone;
+            std::vector<ConvParams> steps;
+        };
+        std::vector<ThreadChain> chains(2);
+        for (int t = 0; t < 2; ++t) {
+            ThreadChain& c = chains[t];
+            // Large enough that a step's kernel is still queued or running
+            // when the other thread takes the lock.
+            c.src = random_image(1920, 1280, CV_8UC3, 700 + 10 * t);
+            for (const int side : {t == 0 ? 9 : 7, t == 0 ? 5 : 11}) {
+                ConvParams p;
+                p.filter = random_rank1_filter(side, 800 + 10 * t + side);
+                p.anchor_x = p.anchor_y = side / 2;
+                c.steps.push_back(p);
+            }
+        }
+        const auto run_once = [&](ThreadChain& c, cv::Mat& out) {
+            out.create(c.src.rows, c.src.cols, c.src.type());
+            std::vector<ChainStep> steps;
+            for (const Job& job :
+                 chain_jobs(view_of(static_cast<const cv::Mat&>(c.src)), view_of(out), c.steps)) {
+                steps.push_back({variant, job});
+            }
+            run_chain(steps, {});
+        };
+        for (ThreadChain& c : chains) run_once(c, c.alone);
+        std::vector<std::string> errors(2);
+        std::vector<std::thread> threads;
+        for (int t = 0; t < 2; ++t) {
+            threads.emplace_back([&, t] {
+                try {
+                    cv::Mat out;
+                    for (int round = 0; round < 30; ++round) {
+                        run_once(chains[t], out);
+                        if (cv::norm(out, chains[t].alone, cv::NORM_INF) != 0.0) {
+                            errors[t] = "round " + std::to_string(round) +
+                                        " differs from the chain run alone";
+                            return;
+                        }
+                    }
+                } catch (const std::exception& e) {
+                    errors[t] = e.what();
+                }
             });
         }
         for (std::thread& thread : threads) thread.join();
