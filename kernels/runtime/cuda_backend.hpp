@@ -41,7 +41,7 @@ public:
 // where the holder's stream first waits for the launches the one before
 // queued on its own stream, so that a copy on one stream never lands
 // while another stream's kernel still reads the taps (two GPU threads a
-// device, docs/ARCHITECTURE.md "The batch pipeline"). Letting go marks the
+// device, docs/ARCHITECTURE.md "A batch"). Letting go marks the
 // end of the holder's launches on its stream, then unlocks.
 class ConstantTapsLock {
 public:

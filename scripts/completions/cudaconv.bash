@@ -29,6 +29,7 @@ _cudaconv() {
     --pool) COMPREPLY=($(compgen -W "none max2" -- "$cur")); return ;;
     --decoder | --encoder) COMPREPLY=($(compgen -W "auto cpu gpu" -- "$cur")); return ;;
     --devices) COMPREPLY=($(compgen -W "all 1 2" -- "$cur")); return ;;
+    --gpu-threads) COMPREPLY=($(compgen -W "1 2" -- "$cur")); return ;;
     --jpeg-sampling) COMPREPLY=($(compgen -W "420 422 444" -- "$cur")); return ;;
     --background) COMPREPLY=($(compgen -W "white black" -- "$cur")); return ;;
     --log-level) COMPREPLY=($(compgen -W "trace debug info warn error off" -- "$cur")); return ;;

@@ -107,4 +107,13 @@ std::vector<int> choose_devices(const DeviceRequest& request, const std::vector<
     return {};
 }
 
+std::size_t gpu_threads_per_device(bool runs_on_gpu, bool gpu_decode, std::size_t images) {
+    return runs_on_gpu && !gpu_decode && images > 1 ? kGpuThreadsPerDevice : 1;
+}
+
+std::size_t lane_count(std::size_t devices, std::size_t threads, std::size_t images) {
+    const std::size_t lanes = std::max<std::size_t>(1, devices) * std::max<std::size_t>(1, threads);
+    return std::max<std::size_t>(1, std::min(lanes, images));
+}
+
 }  // namespace cudaconv

@@ -3,6 +3,7 @@
 // docs/SCALING.md). Pure functions of the option's text, the devices CUDA
 // reports and the batch's size, so that they can be tested without a GPU.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -43,5 +44,36 @@ DeviceRequest parse_devices(const std::string& text);
 // present (the batch then runs on the CPU).
 std::vector<int> choose_devices(const DeviceRequest& request, const std::vector<int>& present,
                                 const std::string& problem);
+
+// GPU threads a batch runs on each device (the pipeline's lanes,
+// batch/pipeline.hpp): two where the CPU decodes a batch that runs on a
+// GPU, so that one thread's upload, filter, encode and download overlap
+// the other's, and each has a thread before it copying its next image into
+// page-locked memory (docs/PERFORMANCE.md "Two GPU threads a device"); one
+// where the GPU decodes (one JPEG decoder a device), for one image, or
+// where nothing runs on a GPU.
+constexpr std::size_t kGpuThreadsPerDevice = 2;
+std::size_t gpu_threads_per_device(bool runs_on_gpu, bool gpu_decode, std::size_t images);
+
+// The batch's lanes: `threads` for each of `devices` devices (none named:
+// the first device there is), and no more than its images.
+std::size_t lane_count(std::size_t devices, std::size_t threads, std::size_t images);
+
+// Which of the batch's `devices` devices a lane runs on, by its place in
+// their list: the lanes go round them, so that lanes 0 .. devices - 1 are
+// each device's first thread, and any after them its second.
+inline std::size_t device_slot(std::size_t lane, std::size_t devices) {
+    return devices == 0 ? 0 : lane % devices;
+}
+
+// Whether a device of `memory_bytes` takes a second GPU thread: each
+// thread keeps device buffers of its own for the image it runs (its input,
+// output and PNG rows: 0.75 GB for a 50-megapixel RGB image, and 1.2 GB
+// more between a chain's steps), so a smaller device keeps one thread and
+// all of its memory for the largest images.
+constexpr std::uint64_t kSecondThreadLeastMemory = std::uint64_t{8} << 30;
+inline bool takes_second_gpu_thread(std::uint64_t memory_bytes) {
+    return memory_bytes >= kSecondThreadLeastMemory;
+}
 
 }  // namespace cudaconv

@@ -123,18 +123,19 @@ int worker_count(int jobs) {
     return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-// Images each GPU past the first holds besides: one filtering, two queued
-// for it, one being copied into its page-locked slot (batch/pipeline.hpp).
-constexpr std::size_t kInFlightPerExtraDevice = 4;
+// Images each GPU thread past the first holds besides: one filtering, two
+// queued for it, one being copied into its page-locked slot
+// (batch/pipeline.hpp).
+constexpr std::size_t kInFlightPerExtraLane = 4;
 
 // With JPEGs decoded on the GPU, a whole group more a device: an image
 // waiting for the GPU holds only its file's bytes and its output, and the
 // groups need images queued to grow.
-std::size_t images_in_flight(int in_flight, int workers, bool gpu_decode, std::size_t devices) {
+std::size_t images_in_flight(int in_flight, int workers, bool gpu_decode, std::size_t lanes) {
     if (in_flight > 0) return static_cast<std::size_t>(in_flight);
-    const std::size_t lanes = std::max<std::size_t>(1, devices);
+    lanes = std::max<std::size_t>(1, lanes);
     return static_cast<std::size_t>(default_images_in_flight(workers)) +
-           (gpu_decode ? kGpuDecodeGroup * lanes : 0) + (lanes - 1) * kInFlightPerExtraDevice;
+           (gpu_decode ? kGpuDecodeGroup * lanes : 0) + (lanes - 1) * kInFlightPerExtraLane;
 }
 
 // The threads the cpu variant runs on: OpenCV's pool, which follows the
@@ -351,7 +352,8 @@ public:
         gpu_decode_ = options_.decoder == "gpu" ||
                       (options_.decoder == "auto" && may_use_cuda() && !one_image_cpu_ &&
                        work.size() >= kGpuDecodeLeastImages);
-        const std::size_t lanes = std::max<std::size_t>(1, devices_.size());
+        const std::size_t lanes =
+            lane_count(devices_.size(), gpu_threads(work.size()), work.size());
         // One image: its PNG is compressed on every core, which are idle
         // then; in a batch the workers each encode one.
         encode_ = options_.encode;
@@ -387,7 +389,7 @@ public:
         }
         stages.enter_lane = [&](std::size_t lane) { return enter_lane(lane); };
         stages.bind_lane = [&](std::size_t lane) {
-            if (!devices_.empty()) set_thread_device(devices_.at(lane));
+            if (!devices_.empty()) set_thread_device(lane_device(lane));
         };
         stages.left_lane = [&](std::size_t lane, const std::string& lost) {
             left_lane(lane, lost);
@@ -700,20 +702,71 @@ private:
     // the device (bind_lane), and takes no image before that is done.
     // A device whose context cannot be made is left out where another
     // starts (left_lane says so): the others take its share.
+    // A device's second GPU thread (batch/devices.hpp) starts where the
+    // device has the memory for it or --gpu-threads asks for it, and is
+    // left out quietly otherwise.
     bool enter_lane(std::size_t lane) {
-        if (devices_.empty()) return true;
-        const int device = devices_.at(lane);
-        set_thread_device(device);
-        if (devices_.size() == 1) return true;
-        if (!make_device_context(device)) return false;
+        if (!devices_.empty()) set_thread_device(lane_device(lane));
+        if (!first_thread(lane)) {
+            return options_.gpu_threads || takes_second_gpu_thread(device_memory(lane));
+        }
+        if (devices_.size() <= 1) return true;
+        if (!make_device_context(lane_device(lane))) return false;
         if (gpu_decode_) gpu_decoding_.start_lane(lane);
         return true;
+    }
+
+    // GPU threads a device for a batch of `images` (batch/devices.hpp), or
+    // --gpu-threads' where the CPU decodes a batch on a GPU.
+    std::size_t gpu_threads(std::size_t images) const {
+        const bool on_gpu = may_use_cuda() && !one_image_cpu_;
+        std::size_t threads = gpu_threads_per_device(on_gpu, gpu_decode_, images);
+        if (options_.gpu_threads && on_gpu && !gpu_decode_) {
+            threads = static_cast<std::size_t>(*options_.gpu_threads);
+        }
+        if (on_gpu && images > 1) {
+            spdlog::debug("{} GPU thread{} a device{}", threads, threads == 1 ? "" : "s",
+                          gpu_decode_ ? " (the GPU decodes: one JPEG decoder a device)" : "");
+        }
+        return threads;
+    }
+
+    // Whether a lane is its device's first GPU thread.
+    bool first_thread(std::size_t lane) const {
+        return lane < std::max<std::size_t>(1, devices_.size());
+    }
+
+    // A lane's device, by CUDA's number: -1 where the batch runs on the
+    // first device there is (devices_ empty).
+    int lane_device(std::size_t lane) const {
+        return devices_.empty() ? -1 : devices_.at(device_slot(lane, devices_.size()));
+    }
+
+    // The memory of a lane's device as the probe found it; 0 where it
+    // found none.
+    std::uint64_t device_memory(std::size_t lane) const {
+        const DeviceProbe& probe = probe_devices();
+        const int device = lane_device(lane);
+        for (const DeviceInfo& info : probe.devices) {
+            if (device < 0 || info.index == device) return info.global_memory_bytes;
+        }
+        return 0;
     }
 
     // A lane the pipeline left out: its device could not start, or was
     // lost (`lost`, the error that lost it) while others run.
     void left_lane(std::size_t lane, const std::string& lost) {
-        const int device = devices_.at(lane);
+        const int device = lane_device(lane);
+        if (!first_thread(lane) && lost.empty()) {
+            spdlog::debug("device {}: one GPU thread (its memory is under {} GB)",
+                          std::max(device, 0), kSecondThreadLeastMemory >> 30);
+            return;
+        }
+        {
+            // Said once a device, by whichever of its threads is left out first.
+            const std::lock_guard<std::mutex> lock(choice_mutex_);
+            if (!left_devices_.insert(device).second) return;
+        }
         progress_->log_above(
             lost.empty() ? fmt::format("--devices: device {} cannot start (its CUDA context); "
                                        "the other devices take its images",
@@ -726,7 +779,7 @@ private:
 
     // The device an image ran on, by CUDA's number: its lane's, or the first.
     int device_of(const ImageWork& work) const {
-        if (!devices_.empty()) return devices_.at(work.lane);
+        if (!devices_.empty()) return lane_device(work.lane);
         const DeviceProbe& probe = probe_devices();
         return probe.devices.empty() ? -1 : probe.devices.front().index;
     }
@@ -1451,12 +1504,14 @@ private:
     bool several_inputs_ = false;                 // the inputs, all shards', are more than one
     EncodeOptions encode_;  // options_.encode, with the threads this run gives encoding
     std::optional<DeviceContext> device_;
-    // A GPU batch's upload slots, a set for each device (lane).
+    // A GPU batch's upload slots, a set for each lane.
     std::vector<std::unique_ptr<PinnedSlots>> pinned_;
     DeviceRequest devices_request_;  // --devices
-    // The devices the batch filters on, the pipeline's lanes in order, by
-    // CUDA's numbers; empty: one lane on the first device there is.
+    // The devices the batch filters on, by CUDA's numbers, each with one
+    // or two lanes (GPU threads: lane_device); empty: the first device
+    // there is.
     std::vector<int> devices_;
+    std::set<int> left_devices_;  // devices left_lane has named
     // By the pipeline's index: the device an image ran on where the batch
     // has several, for its failed line (-1: none, or one device).
     std::vector<int> failed_on_;

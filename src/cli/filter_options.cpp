@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "base/errors.hpp"
+#include "batch/devices.hpp"
 #include "cli/case_insensitive.hpp"
 #include "cli/number_options.hpp"
 #include "core/jpeg_settings.hpp"
@@ -193,6 +194,10 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
                    "GPUs a batch filters on: all, a count N (the first N), or device numbers "
                    "0,2; images go to whichever is free next (default: the first)")
         ->option_text("all|N|LIST");
+    app.add_option("--gpu-threads", o.gpu_threads,
+                   "GPU threads a device in a batch whose images the CPU decodes, 1 or 2, each "
+                   "with its own buffers (default: 2 on a device of 8 GB or more)")
+        ->check(integer_from(1, static_cast<int>(kGpuThreadsPerDevice)));
     add_max_pixels_option(app, o.max_pixels);
 }
 

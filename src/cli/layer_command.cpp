@@ -79,6 +79,7 @@ void refuse_filter_options(const FilterOptions& o, bool per_channel) {
     refuse_if(o.encoder != defaults.encoder, "--encoder");
     refuse_if(o.decoder != defaults.decoder, "--decoder");
     refuse_if(o.pinned_slots.has_value(), "--pinned-slots");
+    refuse_if(o.gpu_threads.has_value(), "--gpu-threads");
     refuse_if(o.in_flight != defaults.in_flight, "--in-flight");
     refuse_if(o.jobs != defaults.jobs, "-j");
     refuse_if(o.strip, "--strip");

@@ -128,6 +128,14 @@ TEST_CASE("bad inputs, filters and outputs give one line, an exit code and no ou
          {cam, "-f", "edge", "--pinned-slots", "70000", "-o", "o.png"},
          2,
          {"--pinned-slots", "70000"}},
+        {"three GPU threads a device",
+         {cam, "-f", "edge", "--gpu-threads", "3", "-o", "o.png"},
+         2,
+         {"--gpu-threads: 3 is not from 1 to 2"}},
+        {"no GPU threads",
+         {cam, "-f", "edge", "--gpu-threads", "0", "-o", "o.png"},
+         2,
+         {"--gpu-threads: 0 is not from 1 to 2"}},
         // CLI11's own errors, in our words: the option as typed, and the one
         // most likely meant (CLI11 said "-uality was not expected").
         {"ImageMagick's -quality",

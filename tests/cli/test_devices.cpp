@@ -283,4 +283,37 @@ TEST_CASE("devices: by default a batch runs on the first device alone",
     }
 }
 
+// A batch the CPU decodes runs two GPU threads a device (batch/devices.hpp):
+// their outputs are one thread's, byte for byte, for a filter and for a
+// chain whose steps each put their taps in constant memory.
+TEST_CASE("devices: two GPU threads a device give one thread's outputs",
+          "[cli][batch][devices][gpu]") {
+    if (skip_without_device()) return;
+    TempDir dir;
+    make_inputs(dir, 24);
+    const std::vector<std::vector<std::string>> jobs{
+        {"-f", "edge", "-k", "fast"},
+        {"-f", "gaussian:sigma=2", "-f", "gaussian:sigma=3", "--border", "replicate", "-k",
+         "fast-separable"},
+    };
+    int job_number = 0;
+    for (const std::vector<std::string>& job : jobs) {
+        const std::string name = std::to_string(job_number++);
+        INFO(job[1] << " " << job[job.size() - 1]);
+        const auto run = [&](const std::string& threads, const fs::path& out) {
+            std::vector<std::string> args{"in",   "-o", out.string() + "/", "-vv", "--gpu-threads",
+                                          threads};
+            args.insert(args.end(), job.begin(), job.end());
+            return run_cudaconv(args, dir.path());
+        };
+        const auto two = run("2", "two" + name);
+        REQUIRE(two.exit_code == 0);
+        CHECK_THAT(two.err, Catch::Contains("2 GPU threads a device"));
+        const auto one = run("1", "one" + name);
+        REQUIRE(one.exit_code == 0);
+        CHECK_THAT(one.err, Catch::Contains("1 GPU thread a device"));
+        check_same_files(dir / ("two" + name), dir / ("one" + name));
+    }
+}
+
 }  // namespace cudaconv::test

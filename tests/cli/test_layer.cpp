@@ -207,6 +207,7 @@ TEST_CASE("layer: bad inputs are one line and exit 2, before any work", "[cli][l
         {{"x.npy", "--weights", "w.npy", "--border-value", "1e300"},
          "--border-value must be a finite float32 number"},
         {{"x.npy", "--weights", "w.npy", "--depth", "u8"}, "--depth appl"},
+        {{"x.npy", "--weights", "w.npy", "--gpu-threads", "2"}, "--gpu-threads appl"},
     };
     for (const Case& c : cases) {
         std::vector<std::string> args = c.args;

@@ -100,4 +100,29 @@ TEST_CASE("devices: the probe's devices by number, and one found by its number",
     CHECK(device_numbers(DeviceProbe{}).empty());
 }
 
+TEST_CASE("devices: two GPU threads a device where the CPU decodes a GPU batch", "[devices]") {
+    CHECK(gpu_threads_per_device(true, false, 200) == 2);
+    CHECK(gpu_threads_per_device(true, false, 2) == 2);
+    CHECK(gpu_threads_per_device(true, true, 200) == 1);    // the GPU decodes: one decoder a device
+    CHECK(gpu_threads_per_device(true, false, 1) == 1);     // one image
+    CHECK(gpu_threads_per_device(false, false, 200) == 1);  // nothing on a GPU
+}
+
+TEST_CASE("devices: lanes are threads times devices, no more than the images", "[devices]") {
+    CHECK(lane_count(0, 2, 200) == 2);  // none named: the first device
+    CHECK(lane_count(1, 2, 200) == 2);
+    CHECK(lane_count(4, 2, 200) == 8);
+    CHECK(lane_count(4, 2, 5) == 5);
+    CHECK(lane_count(4, 1, 200) == 4);
+    CHECK(lane_count(2, 2, 0) == 1);
+    // Round the devices: each device's first thread, then its second.
+    const std::vector<std::size_t> slots{device_slot(0, 2), device_slot(1, 2), device_slot(2, 2),
+                                         device_slot(3, 2)};
+    CHECK(slots == std::vector<std::size_t>{0, 1, 0, 1});
+    CHECK(device_slot(3, 0) == 0);
+    CHECK(takes_second_gpu_thread(std::uint64_t{80} << 30));
+    CHECK(takes_second_gpu_thread(std::uint64_t{8} << 30));
+    CHECK_FALSE(takes_second_gpu_thread((std::uint64_t{8} << 30) - 1));
+}
+
 }  // namespace cudaconv
