@@ -290,11 +290,16 @@ ConstantTapsLock::ConstantTapsLock(cudaStream_t stream) : stream_(stream) {
         }
     }
     taps->mutex.lock();
-    taps_ = taps;  // from here on the destructor unlocks
-    if (!taps->done) {
-        CUDA_CHECK(cudaEventCreateWithFlags(&taps->done, cudaEventDisableTiming));
+    try {
+        if (!taps->done) {
+            CUDA_CHECK(cudaEventCreateWithFlags(&taps->done, cudaEventDisableTiming));
+        }
+        if (taps->recorded) CUDA_CHECK(cudaStreamWaitEvent(stream, taps->done, 0));
+    } catch (...) {
+        taps->mutex.unlock();  // no destructor runs for a constructor that throws
+        throw;
     }
-    if (taps->recorded) CUDA_CHECK(cudaStreamWaitEvent(stream, taps->done, 0));
+    taps_ = taps;
 }
 
 ConstantTapsLock::ConstantTapsLock(ConstantTapsLock&& other) noexcept

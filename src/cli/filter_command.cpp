@@ -707,12 +707,11 @@ private:
     // left out quietly otherwise.
     bool enter_lane(std::size_t lane) {
         if (!devices_.empty()) set_thread_device(lane_device(lane));
+        if (devices_.size() > 1 && !make_device_context(lane_device(lane))) return false;
         if (!first_thread(lane)) {
             return options_.gpu_threads || takes_second_gpu_thread(device_memory(lane));
         }
-        if (devices_.size() <= 1) return true;
-        if (!make_device_context(lane_device(lane))) return false;
-        if (gpu_decode_) gpu_decoding_.start_lane(lane);
+        if (gpu_decode_ && devices_.size() > 1) gpu_decoding_.start_lane(lane);
         return true;
     }
 
@@ -758,8 +757,12 @@ private:
     void left_lane(std::size_t lane, const std::string& lost) {
         const int device = lane_device(lane);
         if (!first_thread(lane) && lost.empty()) {
-            spdlog::debug("device {}: one GPU thread (its memory is under {} GB)",
-                          std::max(device, 0), kSecondThreadLeastMemory >> 30);
+            // Its first thread runs, or is said not to.
+            const bool small = !takes_second_gpu_thread(device_memory(lane));
+            spdlog::debug(
+                "device {}: one GPU thread{}", std::max(device, 0),
+                small ? fmt::format(" (its memory is under {} GB)", kSecondThreadLeastMemory >> 30)
+                      : std::string(" (its CUDA context cannot be made)"));
             return;
         }
         {
