@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "kernels/runtime/cuda_check.hpp"
+#include "kernels/runtime/cuda_host.hpp"
 #include "kernels/runtime/cuda_resources.hpp"
 #include "kernels/runtime/device_scope.hpp"
 #include "kernels/codecs/jpeg_encoder.hpp"
@@ -322,6 +323,13 @@ void ConstantTapsLock::release() noexcept {
     if (!taps_->recorded) cudaGetLastError();  // not left for the next check to find
     taps_->mutex.unlock();
     taps_ = nullptr;
+}
+
+void release_thread_device_memory() {
+    t_buffers = RunBuffers{};
+    release_fft_state();
+    release_png_rows_buffers();
+    release_jpeg_encoder();
 }
 
 int resident_blocks(const void* kernel, int threads, std::size_t shared_bytes) {

@@ -38,6 +38,11 @@ bool make_device_context(int device) {
     return true;
 }
 
+bool device_out_of_memory(const std::exception& error) {
+    const auto* cuda = dynamic_cast<const CudaError*>(&error);
+    return cuda != nullptr && cuda->status() == cudaErrorMemoryAllocation;
+}
+
 int runtime_device() {
     int device = -1;
     if (cudaGetDevice(&device) != cudaSuccess) {

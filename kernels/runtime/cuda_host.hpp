@@ -25,6 +25,15 @@ bool make_device_context(int device);
 // run no more images in this process.
 bool device_lost(const std::exception& error);
 
+// Whether `error` is a CudaError of the device's memory running out
+// (cudaErrorMemoryAllocation), which leaves the context usable.
+bool device_out_of_memory(const std::exception& error);
+
+// Frees the device memory the calling thread keeps between runs (the run
+// buffers, PNG rows, the JPEG encoder's and fft's state): for a batch's
+// GPU thread that gives its device over to the other thread there.
+void release_thread_device_memory();
+
 // The device the calling thread's CUDA calls go to now (cudaGetDevice), or
 // -1 where CUDA cannot say: for tests that a thread's work ran where its
 // scope (device_scope.hpp) says.

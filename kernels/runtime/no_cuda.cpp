@@ -97,6 +97,8 @@ void* alloc_pinned(std::size_t) { return nullptr; }
 void free_pinned(void*) {}
 bool make_device_context(int) { return false; }
 bool device_lost(const std::exception&) { return false; }
+bool device_out_of_memory(const std::exception&) { return false; }
+void release_thread_device_memory() {}
 int runtime_device() { return -1; }
 
 std::unique_ptr<Backend> make_naive_backend() { return not_built("naive"); }

@@ -46,12 +46,12 @@ std::vector<int> choose_devices(const DeviceRequest& request, const std::vector<
                                 const std::string& problem);
 
 // GPU threads a batch runs on each device (the pipeline's lanes,
-// batch/pipeline.hpp): two where the CPU decodes a batch that runs on a
-// GPU, so that one thread's upload, filter, encode and download overlap
-// the other's, and each has a thread before it copying its next image into
-// page-locked memory (docs/PERFORMANCE.md "Two GPU threads a device"); one
-// where the GPU decodes (one JPEG decoder a device), for one image, or
-// where nothing runs on a GPU.
+// batch/pipeline.hpp): two in a batch that runs on a GPU, so that one
+// thread's upload, filter, encode and download overlap the other's, and
+// each has a thread before it copying its next image into page-locked
+// memory (docs/PERFORMANCE.md "Two GPU threads a device"); one where JPEGs
+// are decoded on the GPU (--decoder: one decoder a device), for one image,
+// or where nothing runs on a GPU.
 constexpr std::size_t kGpuThreadsPerDevice = 2;
 std::size_t gpu_threads_per_device(bool runs_on_gpu, bool gpu_decode, std::size_t images);
 

@@ -11,8 +11,9 @@
 // before decoding another, and at most max_in_flight images are between
 // decode and written, so memory stays bounded however long the batch.
 //
-// Several GPUs (PipelineOptions::lanes): one lane a device, each a GPU
-// thread and, where the stages have them, a thread before it. Images bound
+// Several GPU threads (PipelineOptions::lanes: one or two a device,
+// batch/devices.hpp), each a lane with, where the stages have them, a
+// thread before it. Images bound
 // for the GPU wait in one queue that every lane takes from when it has
 // room (work stealing): a lane takes an image only once its GPU thread has
 // started (enter_lane) and while fewer than two images wait for its GPU
@@ -118,7 +119,7 @@ struct PipelineOptions {
     int workers = 1;        // -j (fewer run where the system will not start that many)
     std::size_t max_in_flight = 1;
     std::size_t gpu_group = 1;  // the most images gpu_group is given at once
-    std::size_t lanes = 1;      // GPU threads (with their threads before): one a device
+    std::size_t lanes = 1;      // GPU threads (with their threads before): one or two a device
 };
 
 // Failures of one image go to `failed` and the rest go on. A UsageError

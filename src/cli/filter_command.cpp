@@ -706,6 +706,13 @@ private:
     // device has the memory for it or --gpu-threads asks for it, and is
     // left out quietly otherwise.
     bool enter_lane(std::size_t lane) {
+        if (!start_lane(lane)) return false;
+        const std::lock_guard<std::mutex> lock(choice_mutex_);
+        lanes_running_.insert(lane);
+        return true;
+    }
+
+    bool start_lane(std::size_t lane) {
         if (!devices_.empty()) set_thread_device(lane_device(lane));
         if (devices_.size() > 1 && !make_device_context(lane_device(lane))) return false;
         if (!first_thread(lane)) {
@@ -715,8 +722,29 @@ private:
         return true;
     }
 
+    // Whether another lane runs on `lane`'s device: its other GPU thread.
+    bool another_lane_on_device(std::size_t lane) {
+        const std::lock_guard<std::mutex> lock(choice_mutex_);
+        return std::any_of(lanes_running_.begin(), lanes_running_.end(), [&](std::size_t other) {
+            return other != lane && lane_device(other) == lane_device(lane);
+        });
+    }
+
+    // An image ran out of device memory on a GPU thread whose device has
+    // another: the thread frees what it keeps there and leaves the batch
+    // (DeviceLost), so that the other thread runs the image, and those
+    // after it, with the device's memory to itself.
+    [[noreturn]] void give_device_to_other_lane(std::size_t lane, std::string message) {
+        release_thread_device_memory();
+        {
+            const std::lock_guard<std::mutex> lock(choice_mutex_);
+            lanes_out_of_memory_.insert(lane);
+        }
+        throw DeviceLost(std::move(message));
+    }
+
     // GPU threads a device for a batch of `images` (batch/devices.hpp), or
-    // --gpu-threads' where the CPU decodes a batch on a GPU.
+    // --gpu-threads' unless JPEGs are decoded on the GPU.
     std::size_t gpu_threads(std::size_t images) const {
         const bool on_gpu = may_use_cuda() && !one_image_cpu_;
         std::size_t threads = gpu_threads_per_device(on_gpu, gpu_decode_, images);
@@ -725,7 +753,7 @@ private:
         }
         if (on_gpu && images > 1) {
             spdlog::debug("{} GPU thread{} a device{}", threads, threads == 1 ? "" : "s",
-                          gpu_decode_ ? " (the GPU decodes: one JPEG decoder a device)" : "");
+                          gpu_decode_ ? " (JPEGs decoded on the GPU: one decoder a device)" : "");
         }
         return threads;
     }
@@ -739,6 +767,15 @@ private:
     // first device there is (devices_ empty).
     int lane_device(std::size_t lane) const {
         return devices_.empty() ? -1 : devices_.at(device_slot(lane, devices_.size()));
+    }
+
+    // A lane's device as messages name it: the first device there is
+    // where the batch names none.
+    int shown_device(std::size_t lane) const {
+        const int device = lane_device(lane);
+        if (device >= 0) return device;
+        const DeviceProbe& probe = probe_devices();
+        return probe.devices.empty() ? 0 : probe.devices.front().index;
     }
 
     // The memory of a lane's device as the probe found it; 0 where it
@@ -756,11 +793,24 @@ private:
     // lost (`lost`, the error that lost it) while others run.
     void left_lane(std::size_t lane, const std::string& lost) {
         const int device = lane_device(lane);
+        bool out_of_memory = false;
+        {
+            const std::lock_guard<std::mutex> lock(choice_mutex_);
+            lanes_running_.erase(lane);
+            out_of_memory = lanes_out_of_memory_.count(lane) > 0;
+        }
+        if (out_of_memory) {
+            progress_->log_above(fmt::format("device {}: one GPU thread from here on: an image "
+                                             "needed more of its memory than two leave",
+                                             shown_device(lane)),
+                                 spdlog::level::info);
+            return;
+        }
         if (!first_thread(lane) && lost.empty()) {
             // Its first thread runs, or is said not to.
             const bool small = !takes_second_gpu_thread(device_memory(lane));
             spdlog::debug(
-                "device {}: one GPU thread{}", std::max(device, 0),
+                "device {}: one GPU thread{}", shown_device(lane),
                 small ? fmt::format(" (its memory is under {} GB)", kSecondThreadLeastMemory >> 30)
                       : std::string(" (its CUDA context cannot be made)"));
             return;
@@ -1320,7 +1370,12 @@ private:
         } catch (const std::exception& e) {
             std::string message = fmt::format("{}: {}{}: {}", work.report.input,
                                               variant_label(work.backends), on_device, e.what());
-            // With several devices another may take the image (batch/pipeline.hpp).
+            // The device's other GPU thread takes it, with the memory this
+            // one kept; with several devices another may take it
+            // (batch/pipeline.hpp).
+            if (device_out_of_memory(e) && another_lane_on_device(work.lane)) {
+                give_device_to_other_lane(work.lane, std::move(message));
+            }
             if (devices_.size() > 1 && device_lost(e)) throw DeviceLost(std::move(message));
             throw WorkError(std::move(message));
         }
@@ -1515,6 +1570,11 @@ private:
     // there is.
     std::vector<int> devices_;
     std::set<int> left_devices_;  // devices left_lane has named
+    // Under choice_mutex_: the lanes that entered and have not been left
+    // out, and those that gave their device to its other lane
+    // (give_device_to_other_lane).
+    std::set<std::size_t> lanes_running_;
+    std::set<std::size_t> lanes_out_of_memory_;
     // By the pipeline's index: the device an image ran on where the batch
     // has several, for its failed line (-1: none, or one device).
     std::vector<int> failed_on_;

@@ -195,8 +195,8 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
                    "0,2; images go to whichever is free next (default: the first)")
         ->option_text("all|N|LIST");
     app.add_option("--gpu-threads", o.gpu_threads,
-                   "GPU threads a device in a batch whose images the CPU decodes, 1 or 2, each "
-                   "with its own buffers (default: 2 on a device of 8 GB or more)")
+                   "GPU threads a device in a batch, 1 or 2, each with its own buffers (default: "
+                   "2 on a device of 8 GB or more, 1 where JPEGs are decoded on the GPU)")
         ->check(integer_from(1, static_cast<int>(kGpuThreadsPerDevice)));
     add_max_pixels_option(app, o.max_pixels);
 }

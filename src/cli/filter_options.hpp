@@ -71,8 +71,9 @@ struct FilterOptions {
     // --devices all|N|LIST: the GPUs a batch filters on (batch/devices.hpp);
     // unset: the first.
     std::optional<std::string> devices;
-    // --gpu-threads: GPU threads a device in a batch the CPU decodes
-    // (batch/devices.hpp); unset, two where the device has the memory.
+    // --gpu-threads: GPU threads a device in a batch unless JPEGs are
+    // decoded on the GPU (batch/devices.hpp); unset, two where the device
+    // has the memory.
     std::optional<int> gpu_threads;
 };
 

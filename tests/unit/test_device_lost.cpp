@@ -3,6 +3,7 @@
 // others (batch/pipeline.hpp, DeviceLost). No device is needed.
 #include <catch2/catch.hpp>
 
+#include <new>
 #include <stdexcept>
 
 #include "kernels/runtime/cuda_check.hpp"
@@ -27,6 +28,17 @@ TEST_CASE("device_lost: a CUDA error that stays with the context, no other", "[d
     // CudaError's default, which cuFFT's errors and cudaconv's own carry.
     CHECK_FALSE(device_lost(CudaError("cufftExecC2C")));
     CHECK_FALSE(device_lost(std::runtime_error("not CUDA's")));
+}
+
+TEST_CASE("device_out_of_memory: the device's memory running out, no other error", "[devices]") {
+    CHECK(device_out_of_memory(CudaError("cudaMalloc", cudaErrorMemoryAllocation)));
+    for (const cudaError_t other :
+         {cudaErrorIllegalAddress, cudaErrorInvalidValue, cudaErrorLaunchFailure}) {
+        INFO(cudaGetErrorName(other));
+        CHECK_FALSE(device_out_of_memory(CudaError("a kernel", other)));
+    }
+    CHECK_FALSE(device_out_of_memory(CudaError("cufftExecC2C")));
+    CHECK_FALSE(device_out_of_memory(std::bad_alloc()));  // the host's
 }
 
 }  // namespace cudaconv::test
