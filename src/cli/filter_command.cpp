@@ -730,6 +730,15 @@ private:
         });
     }
 
+    // Whether a GPU thread on `lane`'s device gave it up for memory
+    // (give_device_to_other_lane).
+    bool device_given_up(std::size_t lane) {
+        const std::lock_guard<std::mutex> lock(choice_mutex_);
+        return std::any_of(
+            lanes_out_of_memory_.begin(), lanes_out_of_memory_.end(),
+            [&](std::size_t other) { return lane_device(other) == lane_device(lane); });
+    }
+
     // An image ran out of device memory on a GPU thread whose device has
     // another: the thread frees what it keeps there and leaves the batch
     // (DeviceLost), so that the other thread runs the image, and those
@@ -1341,43 +1350,55 @@ private:
         std::vector<Job> jobs = jobs_of(work);
         std::vector<ChainStep> steps;
         for (std::size_t i = 0; i < jobs.size(); ++i) steps.push_back({work.backends[i], jobs[i]});
-        try {
-            const auto start = Clock::now();
-            RunOptions run_options;
-            run_options.warmup = options_.warmup;
-            run_options.repeat = options_.repeat;
-            run_options.stop_repeating = stop_requested_;
-            if (work.png_rows) run_options.png_rows = &*work.png_rows;
-            if (work.jpeg) run_options.jpeg = &*work.jpeg;
-            if (work.gpu) {
-                run_options.device_src = work.gpu->device_pixels.get();
-                run_options.device_src_pitch = work.gpu->pitch;
-            }
-            work.report.run = reporting_out_of_memory(
-                work.report.input, shape_of(jobs.front().src), read_options_, [&] {
-                    if (filters_.is_bank()) return run_bank(work, steps, run_options);
-                    if (work.as_one_filter) {
-                        return run_as_one_filter(steps.front(), filters_.size(), run_options);
+        for (bool again = false;; again = true) {
+            try {
+                const auto start = Clock::now();
+                RunOptions run_options;
+                run_options.warmup = options_.warmup;
+                run_options.repeat = options_.repeat;
+                run_options.stop_repeating = stop_requested_;
+                if (work.png_rows) run_options.png_rows = &*work.png_rows;
+                if (work.jpeg) run_options.jpeg = &*work.jpeg;
+                if (work.gpu) {
+                    run_options.device_src = work.gpu->device_pixels.get();
+                    run_options.device_src_pitch = work.gpu->pitch;
+                }
+                work.report.run = reporting_out_of_memory(
+                    work.report.input, shape_of(jobs.front().src), read_options_, [&] {
+                        if (filters_.is_bank()) return run_bank(work, steps, run_options);
+                        if (work.as_one_filter) {
+                            return run_as_one_filter(steps.front(), filters_.size(), run_options);
+                        }
+                        return run_chain(steps, run_options);
+                    });
+                work.report.run_ms = ms_since(start);
+                if (work.backend->uses_cuda()) work.report.device = device_of(work);
+                break;
+            } catch (const UsageError&) {
+                throw;
+            } catch (const WorkError&) {
+                throw;
+            } catch (const std::exception& e) {
+                std::string message = fmt::format("{}: {}{}: {}", work.report.input,
+                                                  variant_label(work.backends), on_device,
+                                                  e.what());
+                if (device_out_of_memory(e)) {
+                    // The device's other GPU thread takes it, with the
+                    // memory this one kept (give_device_to_other_lane).
+                    if (another_lane_on_device(work.lane)) {
+                        give_device_to_other_lane(work.lane, std::move(message));
                     }
-                    return run_chain(steps, run_options);
-                });
-            work.report.run_ms = ms_since(start);
-            if (work.backend->uses_cuda()) work.report.device = device_of(work);
-        } catch (const UsageError&) {
-            throw;
-        } catch (const WorkError&) {
-            throw;
-        } catch (const std::exception& e) {
-            std::string message = fmt::format("{}: {}{}: {}", work.report.input,
-                                              variant_label(work.backends), on_device, e.what());
-            // The device's other GPU thread takes it, with the memory this
-            // one kept; with several devices another may take it
-            // (batch/pipeline.hpp).
-            if (device_out_of_memory(e) && another_lane_on_device(work.lane)) {
-                give_device_to_other_lane(work.lane, std::move(message));
+                    // The other gave the device up while this one ran: what
+                    // it kept is free now, and so is what this one kept.
+                    if (!again && device_given_up(work.lane)) {
+                        release_thread_device_memory();
+                        continue;
+                    }
+                }
+                // With several devices another may take it (batch/pipeline.hpp).
+                if (devices_.size() > 1 && device_lost(e)) throw DeviceLost(std::move(message));
+                throw WorkError(std::move(message));
             }
-            if (devices_.size() > 1 && device_lost(e)) throw DeviceLost(std::move(message));
-            throw WorkError(std::move(message));
         }
         work.src.release();  // the input is no longer needed: memory for the next
         work.pinned.reset();
