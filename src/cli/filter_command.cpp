@@ -722,33 +722,36 @@ private:
         return true;
     }
 
-    // Whether another lane runs on `lane`'s device: its other GPU thread.
-    bool another_lane_on_device(std::size_t lane) {
-        const std::lock_guard<std::mutex> lock(choice_mutex_);
-        return std::any_of(lanes_running_.begin(), lanes_running_.end(), [&](std::size_t other) {
-            return other != lane && lane_device(other) == lane_device(lane);
-        });
-    }
-
     // Whether a GPU thread on `lane`'s device gave it up for memory
-    // (give_device_to_other_lane).
-    bool device_given_up(std::size_t lane) {
-        const std::lock_guard<std::mutex> lock(choice_mutex_);
+    // (give_device_to_other_lane). Under choice_mutex_.
+    bool device_given_up(std::size_t lane) const {
         return std::any_of(
             lanes_out_of_memory_.begin(), lanes_out_of_memory_.end(),
             [&](std::size_t other) { return lane_device(other) == lane_device(lane); });
     }
 
+    // Whether `lane`, whose image ran out of device memory, is the one of
+    // its device's threads to give the device up: another runs there and
+    // none gave it up before (then this one runs its image once more).
+    // Asked and marked at once, so that two threads out of memory together
+    // do not both leave.
+    bool takes_giving_up(std::size_t lane) {
+        const std::lock_guard<std::mutex> lock(choice_mutex_);
+        if (device_given_up(lane)) return false;
+        const bool another =
+            std::any_of(lanes_running_.begin(), lanes_running_.end(), [&](std::size_t other) {
+                return other != lane && lane_device(other) == lane_device(lane);
+            });
+        if (another) lanes_out_of_memory_.insert(lane);
+        return another;
+    }
+
     // An image ran out of device memory on a GPU thread whose device has
-    // another: the thread frees what it keeps there and leaves the batch
-    // (DeviceLost), so that the other thread runs the image, and those
-    // after it, with the device's memory to itself.
-    [[noreturn]] void give_device_to_other_lane(std::size_t lane, std::string message) {
+    // another (takes_giving_up): the thread frees what it keeps there and
+    // leaves the batch (DeviceLost), so that the other thread runs the
+    // image, and those after it, with the device's memory to itself.
+    [[noreturn]] void give_device_to_other_lane(std::string message) {
         release_thread_device_memory();
-        {
-            const std::lock_guard<std::mutex> lock(choice_mutex_);
-            lanes_out_of_memory_.insert(lane);
-        }
         throw DeviceLost(std::move(message));
     }
 
@@ -1385,12 +1388,15 @@ private:
                 if (device_out_of_memory(e)) {
                     // The device's other GPU thread takes it, with the
                     // memory this one kept (give_device_to_other_lane).
-                    if (another_lane_on_device(work.lane)) {
-                        give_device_to_other_lane(work.lane, std::move(message));
+                    if (takes_giving_up(work.lane)) give_device_to_other_lane(std::move(message));
+                    // The other gave the device up: what it kept is free
+                    // now, and so is what this one kept.
+                    bool given_up = false;
+                    {
+                        const std::lock_guard<std::mutex> lock(choice_mutex_);
+                        given_up = device_given_up(work.lane);
                     }
-                    // The other gave the device up while this one ran: what
-                    // it kept is free now, and so is what this one kept.
-                    if (!again && device_given_up(work.lane)) {
+                    if (!again && given_up) {
                         release_thread_device_memory();
                         continue;
                     }
