@@ -12,7 +12,6 @@
 #include "core/chain.hpp"
 #include "variants/registry.hpp"
 #include "io/image_io.hpp"
-#include "kernels/runtime/cuda_check.hpp"
 #include "kernels/runtime/cuda_host.hpp"
 #include "kernels/runtime/device_info.hpp"
 #include "kernels/runtime/device_scope.hpp"
@@ -190,33 +189,6 @@ TEST_CASE("two threads run chains on one device at once, each with its own taps"
         CHECK(errors[0].empty());
         CHECK(errors[1].empty());
     }
-}
-
-// A batch's GPU thread that gives its device to the other thread there
-// (an image ran out of device memory) frees what it kept on the device
-// between runs: here a run's input and output buffers, 2 x 36 MB.
-TEST_CASE("release_thread_device_memory frees what the thread kept on the device",
-          "[gpu][concurrent]") {
-    if (skip_without_device()) return;
-    const ThreadJob job = make_job(5, 3, 900);
-    const cv::Mat src = random_image(4000, 3000, CV_8UC3, 901);
-    cv::Mat out(src.rows, src.cols, src.type());
-    const auto free_bytes = [] {
-        std::size_t free = 0, total = 0;
-        CUDA_CHECK(cudaMemGetInfo(&free, &total));
-        return static_cast<double>(free);
-    };
-    Backend* fast = find_backend("fast");
-    fast->run(Job{view_of(src), view_of(out), job.params}, {});
-    const double kept = free_bytes();
-    release_thread_device_memory();
-    const double released = free_bytes();
-    const double image_bytes = static_cast<double>(src.total() * src.elemSize());
-    INFO("freed " << (released - kept) / 1e6 << " MB");
-    CHECK(released - kept >= 1.9 * image_bytes);
-    // The thread runs again, making its buffers anew.
-    fast->run(Job{view_of(src), view_of(out), job.params}, {});
-    CHECK(free_bytes() <= kept + 0.1 * image_bytes);
 }
 
 // --devices: a thread bound to a device (set_thread_device, as a batch's
