@@ -843,11 +843,7 @@ private:
     }
 
     // The device an image ran on, by CUDA's number: its lane's, or the first.
-    int device_of(const ImageWork& work) const {
-        if (!devices_.empty()) return lane_device(work.lane);
-        const DeviceProbe& probe = probe_devices();
-        return probe.devices.empty() ? -1 : probe.devices.front().index;
-    }
+    int device_of(const ImageWork& work) const { return shown_device(work.lane); }
 
     // `option` gpu (--encoder, --decoder) where the command line runs
     // nothing on the GPU: -f none, or a CPU variant named with -k.
