@@ -725,9 +725,8 @@ private:
     // Whether a GPU thread on `lane`'s device gave it up for memory
     // (give_device_to_other_lane). Under choice_mutex_.
     bool device_given_up(std::size_t lane) const {
-        return std::any_of(
-            lanes_out_of_memory_.begin(), lanes_out_of_memory_.end(),
-            [&](std::size_t other) { return lane_device(other) == lane_device(lane); });
+        return std::any_of(lanes_out_of_memory_.begin(), lanes_out_of_memory_.end(),
+                           [&](std::size_t other) { return same_device(other, lane); });
     }
 
     // Whether `lane`, whose image ran out of device memory, is the one of
@@ -740,7 +739,7 @@ private:
         if (device_given_up(lane)) return false;
         const bool another =
             std::any_of(lanes_running_.begin(), lanes_running_.end(), [&](std::size_t other) {
-                return other != lane && lane_device(other) == lane_device(lane);
+                return other != lane && same_device(other, lane);
             });
         if (another) lanes_out_of_memory_.insert(lane);
         return another;
@@ -779,6 +778,11 @@ private:
     // first device there is (devices_ empty).
     int lane_device(std::size_t lane) const {
         return devices_.empty() ? -1 : devices_.at(device_slot(lane, devices_.size()));
+    }
+
+    // Whether two lanes are GPU threads of one device.
+    bool same_device(std::size_t a, std::size_t b) const {
+        return lane_device(a) == lane_device(b);
     }
 
     // A lane's device as messages name it: the first device there is
