@@ -352,8 +352,12 @@ public:
         gpu_decode_ = options_.decoder == "gpu" ||
                       (options_.decoder == "auto" && may_use_cuda() && !one_image_cpu_ &&
                        work.size() >= kGpuDecodeLeastImages);
-        const std::size_t lanes =
-            lane_count(devices_.size(), gpu_threads(work.size()), work.size());
+        const std::size_t threads = gpu_threads(work.size());
+        const std::size_t lanes = lane_count(devices_.size(), threads, work.size());
+        if (may_use_cuda() && !one_image_cpu_ && work.size() > 1) {
+            spdlog::debug("{} GPU thread{} a device{}", threads, threads == 1 ? "" : "s",
+                          gpu_decode_ ? " (JPEGs decoded on the GPU: one decoder a device)" : "");
+        }
         // One image: its PNG is compressed on every core, which are idle
         // then; in a batch the workers each encode one.
         encode_ = options_.encode;
@@ -695,16 +699,9 @@ private:
     // first device there is).
     int first_device() const { return devices_.empty() ? -1 : devices_.front(); }
 
-    // On a lane's GPU thread (batch/pipeline.hpp): the thread's CUDA work
-    // goes to the lane's device from now on. With several devices, it makes
-    // its device's context (the warm-up makes the first's) and its JPEG
-    // decoder where the GPU decodes; the thread before it is only bound to
-    // the device (bind_lane), and takes no image before that is done.
-    // A device whose context cannot be made is left out where another
-    // starts (left_lane says so): the others take its share.
-    // A device's second GPU thread (batch/devices.hpp) starts where the
-    // device has the memory for it or --gpu-threads asks for it, and is
-    // left out quietly otherwise.
+    // On a lane's GPU thread (batch/pipeline.hpp): starts the lane
+    // (start_lane), and counts it among those running, which
+    // takes_giving_up asks.
     bool enter_lane(std::size_t lane) {
         if (!start_lane(lane)) return false;
         const std::lock_guard<std::mutex> lock(choice_mutex_);
@@ -712,6 +709,16 @@ private:
         return true;
     }
 
+    // Whether a lane runs. The thread's CUDA work goes to the lane's device
+    // from now on. With several devices, it makes its device's context (the
+    // warm-up makes the first's) and its JPEG decoder where the GPU decodes;
+    // the thread before it is only bound to the device (bind_lane), and
+    // takes no image before that is done.
+    // A device whose context cannot be made is left out where another
+    // starts (left_lane says so): the others take its share.
+    // A device's second GPU thread (batch/devices.hpp) starts where the
+    // device has the memory for it or --gpu-threads asks for it, and is
+    // left out quietly otherwise.
     bool start_lane(std::size_t lane) {
         if (!devices_.empty()) set_thread_device(lane_device(lane));
         if (devices_.size() > 1 && !make_device_context(lane_device(lane))) return false;
@@ -761,10 +768,6 @@ private:
         std::size_t threads = gpu_threads_per_device(on_gpu, gpu_decode_, images);
         if (options_.gpu_threads && on_gpu && !gpu_decode_) {
             threads = static_cast<std::size_t>(*options_.gpu_threads);
-        }
-        if (on_gpu && images > 1) {
-            spdlog::debug("{} GPU thread{} a device{}", threads, threads == 1 ? "" : "s",
-                          gpu_decode_ ? " (JPEGs decoded on the GPU: one decoder a device)" : "");
         }
         return threads;
     }
