@@ -109,6 +109,12 @@ private:
         return running;
     }
 
+    // A lane left out: the images in flight held for it go (never the
+    // last one). Under mutex_.
+    void give_back_share_in_flight() {
+        max_in_flight_ -= std::min(options_.in_flight_per_lane, max_in_flight_ - 1);
+    }
+
     bool stopping() const { return fatal_stop_ || stages_.stop(); }
 
     // Whether images bound for the GPU thread pass through a thread before it.
@@ -220,6 +226,7 @@ private:
             }
             lanes_[lane].entered = true;
             lanes_[lane].runs = runs;
+            if (!runs) give_back_share_in_flight();
         }
         changed_.notify_all();
         if (!runs) {
@@ -352,6 +359,7 @@ private:
             for (std::size_t l = 0; l < lanes_.size(); ++l) other |= l != lane && lanes_[l].runs;
             if (!other) return false;
             lanes_[lane].runs = false;
+            give_back_share_in_flight();
             Queue& own = lanes_[lane].gpu_queue;
             Queue& shared = prepares() ? prepare_queue_ : gpu_queue_;
             for (auto it = own.rbegin(); it != own.rend(); ++it) shared.push_front(std::move(*it));

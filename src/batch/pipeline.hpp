@@ -120,6 +120,9 @@ struct PipelineOptions {
     std::size_t max_in_flight = 1;
     std::size_t gpu_group = 1;  // the most images gpu_group is given at once
     std::size_t lanes = 1;      // GPU threads (with their threads before): one or two a device
+    // Of max_in_flight, the images held for each lane past one: a lane left
+    // out (its start failed, its device lost) gives them back.
+    std::size_t in_flight_per_lane = 0;
 };
 
 // Failures of one image go to `failed` and the rest go on. A UsageError

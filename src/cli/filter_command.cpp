@@ -138,6 +138,13 @@ std::size_t images_in_flight(int in_flight, int workers, bool gpu_decode, std::s
            (gpu_decode ? kGpuDecodeGroup * lanes : 0) + (lanes - 1) * kInFlightPerExtraLane;
 }
 
+// Of images_in_flight, those a lane left out gives back: none where
+// --in-flight sets the count.
+std::size_t in_flight_per_lane(int in_flight, bool gpu_decode) {
+    if (in_flight > 0) return 0;
+    return kInFlightPerExtraLane + (gpu_decode ? kGpuDecodeGroup : 0);
+}
+
 // The threads the cpu variant runs on: OpenCV's pool, which follows the
 // process's CPU affinity and quota where the hardware count does not.
 unsigned cpu_threads() { return static_cast<unsigned>(std::max(1, cv::getNumThreads())); }
@@ -418,9 +425,12 @@ public:
         stages.stop = [&] { return stop.requested(); };
         const int workers = worker_count(options_.jobs);
         try {
-            run_pipeline(stages, {work.size(), workers,
-                                  images_in_flight(options_.in_flight, workers, gpu_decode_, lanes),
-                                  kGpuDecodeGroup, lanes});
+            PipelineOptions pipeline{
+                work.size(), workers,
+                images_in_flight(options_.in_flight, workers, gpu_decode_, lanes), kGpuDecodeGroup,
+                lanes};
+            pipeline.in_flight_per_lane = in_flight_per_lane(options_.in_flight, gpu_decode_);
+            run_pipeline(stages, pipeline);
         } catch (const UsageError& e) {
             try {
                 progress.finish(0);  // the summary of what was done, then the error

@@ -443,4 +443,50 @@ TEST_CASE("several lanes hold at most max_in_flight images", "[batch]") {
     }
 }
 
+TEST_CASE("a lane left out gives back the images held for it", "[batch]") {
+    // Lanes 0 and 1 filter slower than the one worker decodes, so the
+    // images in flight stay at the limit. Lane 2 is left out: its start
+    // fails, or its device is lost at its first image. From then on at most
+    // max_in_flight - in_flight_per_lane images are held. The first image
+    // decoded after it may have been let in before (one worker: at most
+    // one), so it is not counted.
+    constexpr std::size_t kCount = 60;
+    constexpr std::size_t kPerLane = 4;
+    constexpr std::size_t kCap = 2 + 2 * kPerLane;
+    for (const bool lost : {false, true}) {
+        INFO((lost ? "lane 2's device lost" : "lane 2 cannot start"));
+        LaneRecorder r(kCount);
+        PipelineStages s = lane_stages(r, {8, 8, 8});
+        std::atomic<bool> left_out{false};
+        std::atomic<int> decoded_after{0};
+        std::atomic<int> most_held_after{0};
+        const auto decode = s.decode;
+        s.decode = [&, decode](std::size_t index) {
+            auto item = decode(index);
+            if (left_out && ++decoded_after > 1) {
+                most_held_after = std::max(most_held_after.load(), r.held.load());
+            }
+            return item;
+        };
+        const auto enter = s.enter_lane;
+        s.enter_lane = [enter, lost](std::size_t lane) {
+            return enter(lane) && (lost || lane != 2);
+        };
+        const auto filter = s.filter;
+        s.filter = [filter](WorkItem& item) {
+            filter(item);
+            if (item.lane == 2) throw DeviceLost("illegal address");
+        };
+        s.left_lane = [&left_out](std::size_t, const std::string&) { left_out = true; };
+        PipelineOptions options{kCount, 1, kCap, 4};
+        options.lanes = 3;
+        options.in_flight_per_lane = kPerLane;
+        run_pipeline(s, options);
+        CHECK(r.done == static_cast<int>(kCount));
+        CHECK(left_out);
+        CHECK(decoded_after > 10);
+        CHECK(most_held_after == static_cast<int>(kCap - kPerLane));
+    }
+}
+
 }  // namespace cudaconv
