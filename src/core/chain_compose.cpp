@@ -68,6 +68,11 @@ Filter convolved(const Filter& a, const Filter& b) {
 }  // namespace
 
 std::optional<ConvParams> composed_chain(const std::vector<ConvParams>& steps) {
+    if (steps.empty() || !border_composes(steps.front().border, steps)) return std::nullopt;
+    return composed_inside(steps);
+}
+
+std::optional<ConvParams> composed_inside(const std::vector<ConvParams>& steps) {
     if (steps.size() < 2) return std::nullopt;
     const ConvParams& first = steps.front();
     for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -78,8 +83,6 @@ std::optional<ConvParams> composed_chain(const std::vector<ConvParams>& steps) {
         const bool last = i + 1 == steps.size();
         if (!last && (p.scale != 1.0 || p.delta != 0.0 || p.take_abs)) return std::nullopt;
     }
-    if (!border_composes(first.border, steps)) return std::nullopt;
-
     Filter filter = first.filter;
     for (std::size_t i = 1; i < steps.size(); ++i) filter = convolved(filter, steps[i].filter);
     ConvParams one = centred_params(std::move(filter));

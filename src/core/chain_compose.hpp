@@ -26,6 +26,11 @@
 
 namespace cudaconv {
 
+// The one filter the steps equal wherever none of them reads past the
+// image, whatever the border: composed_chain's filter, less its border rule
+// (core/chain_bands.hpp runs it there).
+std::optional<ConvParams> composed_inside(const std::vector<ConvParams>& steps);
+
 // The one filter the chain's steps equal, with the last step's scale,
 // delta and --abs, and the steps' border and alpha; none where they do not
 // (the rules above), or for fewer than two steps. Every step must have odd
