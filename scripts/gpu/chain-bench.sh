@@ -8,7 +8,7 @@
 # steps as commands in turn, each writing a PNG the next one reads. Where
 # .carry/baseline.gz is (scripts/gpu/save-baseline.sh), the baseline
 # binary's chain device time is printed beside this build's, measured
-# right after it.
+# right after it. BORDER (e.g. replicate) is given to every command.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 work=$(mktemp -d)
@@ -21,6 +21,8 @@ if [[ -f .carry/baseline.gz ]]; then
 fi
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 c=$work/cudaconv img=.carry/rocket-4000x3000.jpg
+border=()
+[[ -n ${BORDER:-} ]] && border=(--border "$BORDER")
 cat >"$work/median.py" <<'PY'
 import json, sys
 r = json.loads(open(sys.argv[1]).readline())
@@ -36,9 +38,10 @@ for k in ${KINDS:-fast-separable fast auto}; do
     read -ra steps <<<"$chain"
     args=()
     for f in "${steps[@]}"; do args+=(-f "$f"); done
+    args+=("${border[@]}")
     "$c" "$img" "${args[@]}" -k "$k" --repeat 20 --warmup 3 -q --overwrite -o "$work/chain.png" \
       --json "$work/chain.json"
-    echo "$k, chain [$chain]: $(median "$work/chain.json")"
+    echo "$k, chain [$chain]${BORDER:+ --border $BORDER}: $(median "$work/chain.json")"
     if [[ -n $base ]]; then
       "$base" "$img" "${args[@]}" -k "$k" --repeat 20 --warmup 3 -q --overwrite \
         -o "$work/base.png" --json "$work/base.json"
@@ -46,7 +49,7 @@ for k in ${KINDS:-fast-separable fast auto}; do
     fi
     i=0
     for f in "${steps[@]}"; do
-      "$c" "$img" -f "$f" -k "$k" --repeat 20 --warmup 3 -q --overwrite -o "$work/step$i.png" \
+      "$c" "$img" -f "$f" "${border[@]}" -k "$k" --repeat 20 --warmup 3 -q --overwrite -o "$work/step$i.png" \
         --json "$work/step$i.json"
       echo "    $f alone: $(median "$work/step$i.json")"
       i=$((i + 1))
@@ -56,7 +59,7 @@ for k in ${KINDS:-fast-separable fast auto}; do
     chain_end=$(now)
     in=$img i=0
     for f in "${steps[@]}"; do
-      "$c" "$in" -f "$f" -k "$k" -q --overwrite -o "$work/wall$i.png"
+      "$c" "$in" -f "$f" "${border[@]}" -k "$k" -q --overwrite -o "$work/wall$i.png"
       in=$work/wall$i.png i=$((i + 1))
     done
     steps_end=$(now)

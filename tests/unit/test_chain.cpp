@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "core/chain.hpp"
+#include "core/chain_bands.hpp"
+#include "core/chain_compose.hpp"
 #include "core/tolerance.hpp"
 #include "variants/registry.hpp"
 #include "support/compare.hpp"
@@ -149,8 +151,10 @@ std::vector<ChainCase> chain_cases(std::uint64_t first_seed) {
 
 // Runs the case's chain with every step on `variants[i % size]`; false,
 // with nothing checked, where one of them refuses its step. Counts in
-// `as_one` the chains that ran as one filter.
-bool run_case(const ChainCase& c, const std::vector<Backend*>& variants, int* as_one = nullptr) {
+// `as_one` the chains that ran as one filter, and in `banded` those that ran
+// as one filter inside and their steps near the edges (core/chain_bands.hpp).
+bool run_case(const ChainCase& c, const std::vector<Backend*>& variants, int* as_one = nullptr,
+              int* banded = nullptr) {
     const std::vector<ConvParams> chain = random_chain(c.border, c.alpha, c.in, c.out, c.seed);
     const cv::Mat src = random_image(c.width, c.height, cv_type(c.in, c.channels), c.seed);
     const Size2D size = chain_output_size(c.width, c.height, chain);
@@ -175,6 +179,15 @@ bool run_case(const ChainCase& c, const std::vector<Backend*>& variants, int* as
         CHECK(run.timings.path.find(" steps as one ") != std::string::npos);
         if (as_one) ++*as_one;
         tolerance.float_absolute += one->backend->tolerance(one->job).float_absolute;
+        tolerance.integer_levels = 1.0 + std::ceil(tolerance.float_absolute);
+    }
+    // So too inside, where the steps' bands ran apart from the one filter.
+    if (run.timings.path.find(" inside, ") != std::string::npos) {
+        const std::optional<ChainBands> bands = chain_bands(chain, c.width, c.height);
+        REQUIRE(bands.has_value());
+        if (banded) ++*banded;
+        const Job inside = one_filter_job(jobs.front().src, jobs.back().dst, bands->inside);
+        tolerance.float_absolute += steps.front().backend->tolerance(inside).float_absolute;
         tolerance.integer_levels = 1.0 + std::ceil(tolerance.float_absolute);
     }
     const Comparison cmp = compare_images(reference_chain(src, chain), actual, tolerance);
@@ -255,13 +268,19 @@ TEST_CASE("every CUDA variant runs chains on the device like OpenCV step by step
         // image is the input); the first on fast and the rest on it.
         int ran = 0;
         int as_one = 0;
+        int banded = 0;
         for (const ChainCase& c : chain_cases(500)) {
-            ran += run_case(c, {variant}, &as_one);
-            ran += run_case(c, {variant, fast, fast}, &as_one);
-            ran += run_case(c, {fast, variant, variant}, &as_one);
+            ran += run_case(c, {variant}, &as_one, &banded);
+            ran += run_case(c, {variant, fast, fast}, &as_one, &banded);
+            ran += run_case(c, {fast, variant, variant}, &as_one, &banded);
         }
-        INFO(variant->name() << " ran " << ran << " chains, " << as_one << " as one filter");
+        INFO(variant->name() << " ran " << ran << " chains, " << as_one << " as one filter, "
+                             << banded << " as one filter inside");
         if (variant->runs_composed_chains() && variant->parent().empty()) CHECK(as_one > 0);
+        // Every step on it (bands only run so): fft leaves them to the steps.
+        if (variant->parent().empty()) {
+            CHECK((banded > 0) == (variant->runs_composed_chains() && variant->name() != "fft"));
+        }
         // A named path runs the jobs its composite gives it, and one that
         // takes only u8 to u8 (fast.walk-u8) no step of a chain: every
         // step reads or writes the float32 images between steps.
@@ -275,6 +294,60 @@ TEST_CASE("every CUDA variant runs chains on the device like OpenCV step by step
     CHECK(mixed > 0);
 }
 
+TEST_CASE("chains of rank-1 steps that compose only inside run so on the device", "[gpu]") {
+    if (skip_without_device()) return;
+    // Steps not symmetric (seeds 3 mod 4: core/chain_bands.hpp) under every
+    // border that keeps the size but wrap, on images larger than four reaches.
+    for (const char* name : {"fast-separable", "separable"}) {
+        Backend* variant = find_backend(name);
+        REQUIRE(variant != nullptr);
+        int ran = 0;
+        int banded = 0;
+        int runs_inside = 0;
+        std::uint64_t seed = 3;
+        for (BorderMode border : {BorderMode::replicate, BorderMode::constant,
+                                  BorderMode::reflect101, BorderMode::reflect}) {
+            for (int channels : {1, 3, 4}) {
+                for (Depth in : {Depth::u8, Depth::f32}) {
+                    for (Depth out : {Depth::u8, Depth::f32}) {
+                        ChainCase c;
+                        c.width = 200 + static_cast<int>(seed % 13);
+                        c.height = 120 + static_cast<int>(seed % 5);
+                        c.channels = channels;
+                        c.border = border;
+                        c.alpha = seed % 8 == 3 ? AlphaMode::keep : AlphaMode::filter;
+                        c.in = in;
+                        c.out = out;
+                        c.seed = seed;
+                        seed += 4;
+                        // Steps of one tap under a mirroring border are
+                        // symmetric: they compose everywhere.
+                        const std::vector<ConvParams> chain =
+                            random_chain(c.border, c.alpha, c.in, c.out, c.seed);
+                        const std::optional<ChainBands> bands =
+                            chain_bands(chain, c.width, c.height);
+                        if (!bands) continue;
+                        if (!run_case(c, {variant}, nullptr, &banded)) continue;
+                        ++ran;
+                        // Unless the variant cannot run the one filter
+                        // (separable takes sides up to a limit).
+                        const ConstImageView src{nullptr, c.width, c.height, c.channels, c.in, 0};
+                        ImageView dst = float32_view(c.width, c.height, c.channels);
+                        dst.depth = c.out;
+                        dst.row_bytes = static_cast<std::int64_t>(dst.packed_row_bytes());
+                        runs_inside += variant->can_run(one_filter_job(src, dst, bands->inside)).ok;
+                    }
+                }
+            }
+        }
+        INFO(name << " ran " << ran << " chains, " << banded << " as one filter inside, "
+                  << runs_inside << " whose one filter it runs");
+        CHECK(ran > 0);
+        CHECK(banded == runs_inside);
+        CHECK(banded > ran / 2);
+    }
+}
+
 TEST_CASE("CUDA chains, a quick set for compute-sanitizer", "[gpu-quick]") {
     if (skip_without_device()) return;
     int ran = 0;
@@ -284,6 +357,16 @@ TEST_CASE("CUDA chains, a quick set for compute-sanitizer", "[gpu-quick]") {
             c, {find_backend("fast"), find_backend("fast-separable"), find_backend("naive")});
         ran += run_case(c, {find_backend("fast")});
     }
+    // One filter inside and the steps near the edges.
+    ChainCase c;
+    c.width = 160;
+    c.height = 96;
+    c.channels = 3;
+    c.border = BorderMode::replicate;
+    c.seed = 7;
+    int banded = 0;
+    ran += run_case(c, {find_backend("fast-separable")}, nullptr, &banded);
+    CHECK(banded == 1);
     CHECK(ran > 0);
 }
 
