@@ -276,6 +276,16 @@ void copy_piece(const RectCopy& piece, const std::byte* from, std::size_t from_p
                                  cudaMemcpyDeviceToDevice, stream));
 }
 
+// Whether filter run `i` of `launch_count` (--warmup plus --repeat) goes
+// ahead: once RunOptions::stop_repeating says stop (Ctrl-C), none does
+// after a timed one, and from the warm-up `i` jumps to the one timed run.
+bool runs_again(int& i, int launch_count, const RunOptions& options, const RunTimings& timings) {
+    if (i == 0 || !options.stop_repeating || !options.stop_repeating()) return true;
+    if (!timings.filter_ms.empty()) return false;
+    i = launch_count - 1;
+    return true;
+}
+
 // The steps of a chain: the run's own, then RunOptions::later_steps'.
 std::vector<ConvParams> chain_params(const Job& job, const RunOptions& options) {
     std::vector<ConvParams> steps{job.params};
@@ -530,10 +540,7 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
         std::optional<StreamHold> hold;
         if (options.hold_timed_launches) hold.emplace();
         for (int i = 0; i < launch_count; ++i) {
-            if (i > 0 && options.stop_repeating && options.stop_repeating()) {
-                if (!timings.filter_ms.empty()) break;
-                i = launch_count - 1;  // still in the warm-up: one timed run, then stop
-            }
+            if (!runs_again(i, launch_count, options, timings)) break;
             last_launch = i;
             const bool held = hold && i > 0;
             if (held) hold->hold(stream.get());
@@ -707,10 +714,7 @@ void CudaBackend::run_banded_chain(const Job& job, const RunOptions& options,
     const int launch_count = options.warmup + options.repeat;
     const Event start, stop;
     for (int i = 0; i < launch_count; ++i) {
-        if (i > 0 && options.stop_repeating && options.stop_repeating()) {
-            if (!timings.filter_ms.empty()) break;
-            i = launch_count - 1;  // still in the warm-up: one timed run, then stop
-        }
+        if (!runs_again(i, launch_count, options, timings)) break;
         std::string inside_path;
         std::string step_paths;
         {
@@ -771,10 +775,7 @@ void CudaBackend::run_chain_launches(const Job& job, const RunOptions& options,
     const int launch_count = options.warmup + options.repeat;
     const Event start, stop;
     for (int i = 0; i < launch_count; ++i) {
-        if (i > 0 && options.stop_repeating && options.stop_repeating()) {
-            if (!timings.filter_ms.empty()) break;
-            i = launch_count - 1;  // still in the warm-up: one timed run, then stop
-        }
+        if (!runs_again(i, launch_count, options, timings)) break;
         std::string paths;
         const auto add_path = [&](const CudaBackend& b, const LaunchPlan& plan) {
             const std::string_view p = plan.path().empty() ? b.name() : plan.path();

@@ -125,6 +125,20 @@ struct ChainCase {
     std::uint64_t seed = 0;
 };
 
+ChainCase chain_case(int width, int height, int channels, BorderMode border, AlphaMode alpha,
+                     Depth in, Depth out, std::uint64_t seed) {
+    ChainCase c;
+    c.width = width;
+    c.height = height;
+    c.channels = channels;
+    c.border = border;
+    c.alpha = alpha;
+    c.in = in;
+    c.out = out;
+    c.seed = seed;
+    return c;
+}
+
 std::vector<ChainCase> chain_cases(std::uint64_t first_seed) {
     std::vector<ChainCase> cases;
     std::uint64_t seed = first_seed;
@@ -132,16 +146,11 @@ std::vector<ChainCase> chain_cases(std::uint64_t first_seed) {
         for (int channels : {1, 3, 4}) {
             for (Depth in : {Depth::u8, Depth::u16, Depth::f32}) {
                 for (Depth out : {Depth::u8, Depth::f32}) {
-                    ChainCase c;
-                    c.width = 21 + static_cast<int>(seed % 23);
-                    c.height = 21 + static_cast<int>(seed % 7);
-                    c.channels = channels;
-                    c.border = border;
-                    c.alpha = seed % 2 == 0 ? AlphaMode::keep : AlphaMode::filter;
-                    c.in = in;
-                    c.out = out;
-                    c.seed = seed++;
-                    cases.push_back(c);
+                    cases.push_back(chain_case(21 + static_cast<int>(seed % 23),
+                                               21 + static_cast<int>(seed % 7), channels, border,
+                                               seed % 2 == 0 ? AlphaMode::keep : AlphaMode::filter,
+                                               in, out, seed));
+                    ++seed;
                 }
             }
         }
@@ -310,15 +319,10 @@ TEST_CASE("chains of rank-1 steps that compose only inside run so on the device"
             for (int channels : {1, 3, 4}) {
                 for (Depth in : {Depth::u8, Depth::f32}) {
                     for (Depth out : {Depth::u8, Depth::f32}) {
-                        ChainCase c;
-                        c.width = 200 + static_cast<int>(seed % 13);
-                        c.height = 120 + static_cast<int>(seed % 5);
-                        c.channels = channels;
-                        c.border = border;
-                        c.alpha = seed % 8 == 3 ? AlphaMode::keep : AlphaMode::filter;
-                        c.in = in;
-                        c.out = out;
-                        c.seed = seed;
+                        const ChainCase c = chain_case(
+                            200 + static_cast<int>(seed % 13), 120 + static_cast<int>(seed % 5),
+                            channels, border, seed % 8 == 3 ? AlphaMode::keep : AlphaMode::filter,
+                            in, out, seed);
                         seed += 4;
                         // Steps of one tap under a mirroring border are
                         // symmetric: they compose everywhere.
@@ -358,12 +362,8 @@ TEST_CASE("CUDA chains, a quick set for compute-sanitizer", "[gpu-quick]") {
         ran += run_case(c, {find_backend("fast")});
     }
     // One filter inside and the steps near the edges.
-    ChainCase c;
-    c.width = 160;
-    c.height = 96;
-    c.channels = 3;
-    c.border = BorderMode::replicate;
-    c.seed = 7;
+    const ChainCase c =
+        chain_case(160, 96, 3, BorderMode::replicate, AlphaMode::keep, Depth::u8, Depth::u8, 7);
     int banded = 0;
     ran += run_case(c, {find_backend("fast-separable")}, nullptr, &banded);
     CHECK(banded == 1);
