@@ -1,24 +1,26 @@
 #include "core/chain_bands.hpp"
 
 #include "core/chain_compose.hpp"
-#include "filters/rank1.hpp"
 
 namespace cudaconv {
 
 std::optional<ChainBands> chain_bands(const std::vector<ConvParams>& steps, std::int64_t width,
                                       std::int64_t height) {
-    if (composed_chain(steps)) return std::nullopt;
-    std::optional<ConvParams> inside = composed_inside(steps);
-    if (!inside || !separate(inside->filter)) {
-        return std::nullopt;
+    // The cheap tests first: this is asked for every image.
+    if (steps.size() < 2 || composes_at_borders(steps)) return std::nullopt;
+    std::int64_t rx = 0;
+    std::int64_t ry = 0;
+    for (const ConvParams& p : steps) {
+        rx += p.filter.width / 2;
+        ry += p.filter.height / 2;
     }
+    if (width < 4 * rx || height < 4 * ry) return std::nullopt;
+    std::optional<ConvParams> inside = composed_rank1_inside(steps);
+    if (!inside) return std::nullopt;
     ChainBands bands;
     bands.inside = std::move(*inside);
-    bands.reach_x = bands.inside.filter.width / 2;
-    bands.reach_y = bands.inside.filter.height / 2;
-    const std::int64_t rx = bands.reach_x;
-    const std::int64_t ry = bands.reach_y;
-    if (width < 4 * rx || height < 4 * ry) return std::nullopt;
+    bands.reach_x = rx;
+    bands.reach_y = ry;
 
     // The top 2 reaches of rows over the bottom 2: rows [0, ry) and the
     // last ry of the output come from the strip's first and last ry.

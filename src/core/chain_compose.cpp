@@ -65,34 +65,78 @@ Filter convolved(const Filter& a, const Filter& b) {
     return c;
 }
 
-}  // namespace
-
-std::optional<ConvParams> composed_chain(const std::vector<ConvParams>& steps) {
-    if (steps.empty() || !border_composes(steps.front().border, steps)) return std::nullopt;
-    return composed_inside(steps);
-}
-
-std::optional<ConvParams> composed_inside(const std::vector<ConvParams>& steps) {
-    if (steps.size() < 2) return std::nullopt;
+// The steps' settings let them be one filter (the header's rules, less
+// the border's): at least two, each centred and odd, one border and alpha,
+// and nothing but taps before the last.
+bool steps_may_compose(const std::vector<ConvParams>& steps) {
+    if (steps.size() < 2) return false;
     const ConvParams& first = steps.front();
     for (std::size_t i = 0; i < steps.size(); ++i) {
         const ConvParams& p = steps[i];
-        if (!centred_odd(p) || p.border != first.border || p.alpha != first.alpha) {
-            return std::nullopt;
-        }
+        if (!centred_odd(p) || p.border != first.border || p.alpha != first.alpha) return false;
         const bool last = i + 1 == steps.size();
-        if (!last && (p.scale != 1.0 || p.delta != 0.0 || p.take_abs)) return std::nullopt;
+        if (!last && (p.scale != 1.0 || p.delta != 0.0 || p.take_abs)) return false;
     }
-    Filter filter = first.filter;
-    for (std::size_t i = 1; i < steps.size(); ++i) filter = convolved(filter, steps[i].filter);
+    return true;
+}
+
+// `filter` as the chain's one filter: the steps' border and alpha, the
+// last step's scale, delta and --abs.
+ConvParams one_filter_params(Filter filter, const std::vector<ConvParams>& steps) {
     ConvParams one = centred_params(std::move(filter));
-    one.border = first.border;
-    one.border_value = first.border_value;
-    one.alpha = first.alpha;
+    one.border = steps.front().border;
+    one.border_value = steps.front().border_value;
+    one.alpha = steps.front().alpha;
     one.scale = steps.back().scale;
     one.delta = steps.back().delta;
     one.take_abs = steps.back().take_abs;
     return one;
+}
+
+// The full convolution of two factors (1-D: a row's or a column's taps).
+std::vector<double> convolved_factor(const std::vector<double>& a, const std::vector<double>& b) {
+    std::vector<double> c(a.size() + b.size() - 1, 0.0);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        for (std::size_t j = 0; j < b.size(); ++j) c[i + j] += a[i] * b[j];
+    }
+    return c;
+}
+
+}  // namespace
+
+bool composes_at_borders(const std::vector<ConvParams>& steps) {
+    return !steps.empty() && border_composes(steps.front().border, steps);
+}
+
+std::optional<ConvParams> composed_chain(const std::vector<ConvParams>& steps) {
+    if (!composes_at_borders(steps) || !steps_may_compose(steps)) return std::nullopt;
+    Filter filter = steps.front().filter;
+    for (std::size_t i = 1; i < steps.size(); ++i) filter = convolved(filter, steps[i].filter);
+    return one_filter_params(std::move(filter), steps);
+}
+
+std::optional<ConvParams> composed_rank1_inside(const std::vector<ConvParams>& steps) {
+    if (!steps_may_compose(steps)) return std::nullopt;
+    std::optional<Rank1Filter> one = separate(steps.front().filter);
+    for (std::size_t i = 1; one && i < steps.size(); ++i) {
+        const std::optional<Rank1Filter> step = separate(steps[i].filter);
+        if (!step) return std::nullopt;
+        one->row = convolved_factor(one->row, step->row);
+        one->column = convolved_factor(one->column, step->column);
+    }
+    if (!one) return std::nullopt;
+    Filter filter;
+    filter.width = static_cast<int>(one->row.size());
+    filter.height = static_cast<int>(one->column.size());
+    filter.taps.resize(one->row.size() * one->column.size());
+    for (std::size_t y = 0; y < one->column.size(); ++y) {
+        for (std::size_t x = 0; x < one->row.size(); ++x) {
+            filter.taps[y * one->row.size() + x] = one->column[y] * one->row[x];
+        }
+    }
+    filter.label = steps.front().filter.label;
+    for (std::size_t i = 1; i < steps.size(); ++i) filter.label += "+" + steps[i].filter.label;
+    return one_filter_params(std::move(filter), steps);
 }
 
 std::optional<ConvParams> composed_rank1_chain(const std::vector<ConvParams>& steps) {

@@ -26,10 +26,16 @@
 
 namespace cudaconv {
 
+// Whether the steps' border lets them equal one filter everywhere (the
+// rules above), whatever their other settings: composed_chain's first test.
+bool composes_at_borders(const std::vector<ConvParams>& steps);
+
 // The one filter the steps equal wherever none of them reads past the
-// image, whatever the border: composed_chain's filter, less its border rule
-// (core/chain_bands.hpp runs it there).
-std::optional<ConvParams> composed_inside(const std::vector<ConvParams>& steps);
+// image, whatever the border (core/chain_bands.hpp runs it there), where
+// every step is rank 1: their rows convolved, and their columns, so it
+// costs their sides squared, not their areas. None where composed_chain's
+// other rules say no.
+std::optional<ConvParams> composed_rank1_inside(const std::vector<ConvParams>& steps);
 
 // The one filter the chain's steps equal, with the last step's scale,
 // delta and --abs, and the steps' border and alpha; none where they do not
