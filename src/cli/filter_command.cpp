@@ -1368,27 +1368,7 @@ private:
         for (std::size_t i = 0; i < jobs.size(); ++i) steps.push_back({work.backends[i], jobs[i]});
         for (bool again = false;; again = true) {
             try {
-                const auto start = Clock::now();
-                RunOptions run_options;
-                run_options.warmup = options_.warmup;
-                run_options.repeat = options_.repeat;
-                run_options.stop_repeating = stop_requested_;
-                if (work.png_rows) run_options.png_rows = &*work.png_rows;
-                if (work.jpeg) run_options.jpeg = &*work.jpeg;
-                if (work.gpu) {
-                    run_options.device_src = work.gpu->device_pixels.get();
-                    run_options.device_src_pitch = work.gpu->pitch;
-                }
-                work.report.run = reporting_out_of_memory(
-                    work.report.input, shape_of(jobs.front().src), read_options_, [&] {
-                        if (filters_.is_bank()) return run_bank(work, steps, run_options);
-                        if (work.as_one_filter) {
-                            return run_as_one_filter(steps.front(), filters_.size(), run_options);
-                        }
-                        return run_chain(steps, run_options);
-                    });
-                work.report.run_ms = ms_since(start);
-                if (work.backend->uses_cuda()) work.report.device = device_of(work);
+                run_filter(work, jobs, steps);
                 break;
             } catch (const UsageError&) {
                 throw;
@@ -1398,21 +1378,9 @@ private:
                 std::string message = fmt::format("{}: {}{}: {}", work.report.input,
                                                   variant_label(work.backends), on_device,
                                                   e.what());
-                if (device_out_of_memory(e)) {
-                    // The device's other GPU thread takes it, with the
-                    // memory this one kept (give_device_to_other_lane).
-                    if (takes_giving_up(work.lane)) give_device_to_other_lane(std::move(message));
-                    // The other gave the device up: what it kept is free
-                    // now, and so is what this one kept.
-                    bool given_up = false;
-                    {
-                        const std::lock_guard<std::mutex> lock(choice_mutex_);
-                        given_up = device_given_up(work.lane);
-                    }
-                    if (!again && given_up) {
-                        release_thread_device_memory();
-                        continue;
-                    }
+                if (!again && device_out_of_memory(e) &&
+                    frees_device_for_second_try(work.lane, message)) {
+                    continue;
                 }
                 // With several devices another may take it (batch/pipeline.hpp).
                 if (devices_.size() > 1 && device_lost(e)) throw DeviceLost(std::move(message));
@@ -1423,6 +1391,47 @@ private:
         work.pinned.reset();
         work.gpu.reset();
         work.encoded.reset();
+    }
+
+    // One run of the image's filter, chain or bank, its timings into
+    // work.report.
+    void run_filter(ImageWork& work, const std::vector<Job>& jobs, std::vector<ChainStep>& steps) {
+        const auto start = Clock::now();
+        RunOptions run_options;
+        run_options.warmup = options_.warmup;
+        run_options.repeat = options_.repeat;
+        run_options.stop_repeating = stop_requested_;
+        if (work.png_rows) run_options.png_rows = &*work.png_rows;
+        if (work.jpeg) run_options.jpeg = &*work.jpeg;
+        if (work.gpu) {
+            run_options.device_src = work.gpu->device_pixels.get();
+            run_options.device_src_pitch = work.gpu->pitch;
+        }
+        work.report.run = reporting_out_of_memory(
+            work.report.input, shape_of(jobs.front().src), read_options_, [&] {
+                if (filters_.is_bank()) return run_bank(work, steps, run_options);
+                if (work.as_one_filter) {
+                    return run_as_one_filter(steps.front(), filters_.size(), run_options);
+                }
+                return run_chain(steps, run_options);
+            });
+        work.report.run_ms = ms_since(start);
+        if (work.backend->uses_cuda()) work.report.device = device_of(work);
+    }
+
+    // An image ran out of device memory on its first try. Where its device
+    // runs another GPU thread, the first of the two to ask gives the device
+    // to the other (give_device_to_other_lane, which throws DeviceLost
+    // with `message`); the other, once that is done, frees what it keeps
+    // there too and runs the image again (true). False: the image fails.
+    bool frees_device_for_second_try(std::size_t lane, std::string& message) {
+        if (takes_giving_up(lane)) give_device_to_other_lane(std::move(message));
+        {
+            const std::lock_guard<std::mutex> lock(choice_mutex_);
+            if (!device_given_up(lane)) return false;
+        }
+        release_thread_device_memory();
+        return true;
     }
 
     // A bank (--combine): each filter's response into a float32 image of
