@@ -6,6 +6,7 @@ if(CUDACONV_WITH_CUDA)
     ${CMAKE_CURRENT_LIST_DIR}/runtime/device_info.cu
     ${CMAKE_CURRENT_LIST_DIR}/runtime/library_versions.cpp
     ${CMAKE_CURRENT_LIST_DIR}/runtime/cuda_backend.cu
+    ${CMAKE_CURRENT_LIST_DIR}/runtime/chain_edges.cu
     ${CMAKE_CURRENT_LIST_DIR}/runtime/copy_bandwidth.cu
     ${CMAKE_CURRENT_LIST_DIR}/runtime/stream_hold.cu
     ${CMAKE_CURRENT_LIST_DIR}/runtime/pinned_staging.cpp

@@ -353,9 +353,6 @@ public:
     }
 
 protected:
-    // Each strip's shape would need cuFFT plans of its own, beside the
-    // image's, for a few rows of pixels.
-    bool runs_banded_chains() const override { return false; }
     Support check_job(const Job& job, const DeviceInfo&) const override {
         if (const CufftLibrary& library = load_cufft(); !library.api) {
             return Support::no(library.problem);

@@ -15,6 +15,7 @@
 
 #include "core/chain.hpp"
 #include "core/chain_compose.hpp"
+#include "kernels/runtime/chain_edges.hpp"
 #include "kernels/runtime/cuda_check.hpp"
 #include "kernels/runtime/cuda_host.hpp"
 #include "kernels/runtime/cuda_resources.hpp"
@@ -243,39 +244,6 @@ void clear_row_padding(std::byte* rows, std::size_t pitch, const View& image, cu
                                  static_cast<std::size_t>(image.height), stream));
 }
 
-// A chain's steps' jobs on a strip (core/chain_bands.hpp): from an image of
-// the strip's size in the input's depth, through float32 images, into one
-// in the output's. Views without pixels: the strip's buffers are on the
-// device.
-std::vector<Job> strip_jobs(const ConstImageView& input, const ImageView& output,
-                            const ChainStrip& strip, const std::vector<ConvParams>& steps) {
-    ConstImageView src = input;
-    src.data = nullptr;
-    src.width = strip.width;
-    src.height = strip.height;
-    src.row_bytes = static_cast<std::int64_t>(src.packed_row_bytes());
-    ImageView dst = output;
-    dst.data = nullptr;
-    dst.width = strip.width;
-    dst.height = strip.height;
-    dst.row_bytes = static_cast<std::int64_t>(dst.packed_row_bytes());
-    return chain_jobs(src, dst, steps);
-}
-
-// Copies `piece` of the image at `from` (rows `from_pitch` apart) to
-// `to`, of `pixel_bytes` a pixel.
-void copy_piece(const RectCopy& piece, const std::byte* from, std::size_t from_pitch, std::byte* to,
-                std::size_t to_pitch, std::size_t pixel_bytes, cudaStream_t stream) {
-    const auto at = [pixel_bytes](std::int64_t x, std::int64_t y, std::size_t pitch) {
-        return static_cast<std::size_t>(y) * pitch + static_cast<std::size_t>(x) * pixel_bytes;
-    };
-    CUDA_CHECK(cudaMemcpy2DAsync(to + at(piece.to_x, piece.to_y, to_pitch), to_pitch,
-                                 from + at(piece.from.x, piece.from.y, from_pitch), from_pitch,
-                                 static_cast<std::size_t>(piece.from.width) * pixel_bytes,
-                                 static_cast<std::size_t>(piece.from.height),
-                                 cudaMemcpyDeviceToDevice, stream));
-}
-
 // Whether filter run `i` of `launch_count` (--warmup plus --repeat) goes
 // ahead: once RunOptions::stop_repeating says stop (Ctrl-C), none does
 // after a timed one, and from the warm-up `i` jumps to the one timed run.
@@ -455,7 +423,8 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     std::vector<LaterStep> later(options.later_steps.size());
     const KeptBuffersGuard kept_buffers_guard(stream.get());  // destroyed before the stream
     RunTimings timings;
-    const std::optional<ChainBands> bands = later.empty() ? std::nullopt : bands_of(job, options);
+    const std::optional<BandedChain> banded = later.empty() ? std::nullopt
+                                                            : banded_chain(job, options);
 
     // A chain's last step writes the output; this run's own step writes
     // the first image between steps.
@@ -505,7 +474,7 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
     dj.taps = d_taps;
     dj.src_pitch = static_cast<std::int64_t>(src_row);
     dj.dst_pitch = static_cast<std::int64_t>(dst_row);
-    if (!later.empty() && !bands) {
+    if (!later.empty() && !banded) {
         place_chain(job, options, d_dst.get(), dst_row, dj, later, stream.get());
     }
 
@@ -558,8 +527,8 @@ RunTimings CudaBackend::run(const Job& job, const RunOptions& options) {
             }
             if (i >= options.warmup) timings.filter_ms.push_back(elapsed_ms(start, stop));
         }
-    } else if (bands) {
-        run_banded_chain(job, options, *bands, dj, timings, stream.get());
+    } else if (banded) {
+        run_banded_chain(job, options, *banded, dj, timings, stream.get());
     } else {
         run_chain_launches(job, options, dj, later, timings, stream.get());
     }
@@ -631,8 +600,9 @@ void CudaBackend::place_chain(const Job& job, const RunOptions& options, std::by
     }
 }
 
-std::optional<ChainBands> CudaBackend::bands_of(const Job& job, const RunOptions& options) const {
-    if (!runs_banded_chains()) return std::nullopt;
+std::optional<CudaBackend::BandedChain> CudaBackend::banded_chain(const Job& job,
+                                                                  const RunOptions& options) const {
+    if (!runs_composed_chains()) return std::nullopt;
     for (const ChainStep& step : options.later_steps) {
         if (step.backend != static_cast<const Backend*>(this)) return std::nullopt;
     }
@@ -641,127 +611,50 @@ std::optional<ChainBands> CudaBackend::bands_of(const Job& job, const RunOptions
     if (!bands) return std::nullopt;
     const ImageView& out = options.later_steps.back().job.dst;
     if (!can_run(one_filter_job(job.src, out, bands->inside)).ok) return std::nullopt;
-    for (const ChainStrip& strip : bands->strips) {
-        for (const Job& step : strip_jobs(job.src, out, strip, steps)) {
-            if (!can_run(step).ok) return std::nullopt;
-        }
-    }
-    return bands;
+    std::optional<ChainEdges> edges = chain_edges(steps, *bands,
+                                                  device_job_of(job).filtered_channels,
+                                                  chain_edges_work_limit(current_device()));
+    if (!edges) return std::nullopt;
+    return BandedChain{std::move(*bands), std::move(*edges)};
 }
 
 void CudaBackend::run_banded_chain(const Job& job, const RunOptions& options,
-                                   const ChainBands& bands, const DeviceJob& whole,
+                                   const BandedChain& banded, const DeviceJob& whole,
                                    RunTimings& timings, cudaStream_t stream) const {
-    const std::vector<ConvParams> steps = chain_params(job, options);
     const ImageView& out = options.later_steps.back().job.dst;
-    const std::size_t src_pitch = static_cast<std::size_t>(whole.src_pitch);
-    const std::size_t dst_pitch = static_cast<std::size_t>(whole.dst_pitch);
-    const std::size_t in_pixel =
-        static_cast<std::size_t>(job.src.channels) * depth_bytes(job.src.depth);
-    const std::size_t out_pixel = static_cast<std::size_t>(out.channels) * depth_bytes(out.depth);
-
-    // The one filter, over the whole image; its taps after the steps'.
-    const Job inside = one_filter_job(job.src, out, bands.inside);
+    const Job inside = one_filter_job(job.src, out, banded.bands.inside);
     DeviceJob inside_dj = device_job_of(inside);
     inside_dj.src = whole.src;
     inside_dj.dst = whole.dst;
     inside_dj.src_pitch = whole.src_pitch;
     inside_dj.dst_pitch = whole.dst_pitch;
-    const std::vector<float> inside_taps(bands.inside.filter.taps.begin(),
-                                         bands.inside.filter.taps.end());
-    inside_dj.taps = device_taps(steps.size(), inside_taps, stream);
+    const std::vector<float> inside_taps(banded.bands.inside.filter.taps.begin(),
+                                         banded.bands.inside.filter.taps.end());
+    inside_dj.taps = device_taps(1, inside_taps, stream);  // the first step's are in 0
 
-    // Each strip in turn in four kept buffers: its input, two images
-    // between steps that the steps take turns writing, and its output.
-    struct StripRun {
-        const ChainStrip* strip = nullptr;
-        std::vector<Job> jobs;
-        std::vector<DeviceJob> device_jobs;
-    };
-    std::vector<StripRun> strips;
-    std::size_t buffer_bytes = 0;
-    for (const ChainStrip& strip : bands.strips) {
-        StripRun run{&strip, strip_jobs(job.src, out, strip, steps), {}};
-        for (const Job& step : run.jobs) {
-            buffer_bytes = std::max({buffer_bytes,
-                                     device_pitch(step.src.packed_row_bytes()) *
-                                         static_cast<std::size_t>(step.src.height),
-                                     device_pitch(step.dst.packed_row_bytes()) *
-                                         static_cast<std::size_t>(step.dst.height)});
-        }
-        strips.push_back(std::move(run));
-    }
-    std::vector<DeviceArray<std::byte>>* kept = nullptr;  // none where the reach is 0
-    if (!strips.empty()) kept = &between_buffers(4, buffer_bytes);
-    for (StripRun& run : strips) {
-        std::vector<DeviceArray<std::byte>>& buffers = *kept;
-        for (std::size_t k = 0; k < run.jobs.size(); ++k) {
-            const Job& step = run.jobs[k];
-            DeviceJob dj = device_job_of(step);
-            dj.src = k == 0 ? buffers[0].get() : buffers[1 + (k - 1) % 2].get();
-            dj.dst = k + 1 == run.jobs.size() ? buffers[3].get() : buffers[1 + k % 2].get();
-            dj.src_pitch = static_cast<std::int64_t>(device_pitch(step.src.packed_row_bytes()));
-            dj.dst_pitch = static_cast<std::int64_t>(device_pitch(step.dst.packed_row_bytes()));
-            const std::vector<float> taps(step.params.filter.taps.begin(),
-                                          step.params.filter.taps.end());
-            dj.taps = device_taps(k, taps, stream);
-            run.device_jobs.push_back(dj);
-        }
-    }
-
-    // Plans are made just before their launch and let go after it, as in
-    // run_chain_launches: each may hold the __constant__ taps' lock.
     const int launch_count = options.warmup + options.repeat;
     const Event start, stop;
     for (int i = 0; i < launch_count; ++i) {
         if (!runs_again(i, launch_count, options, timings)) break;
-        std::string inside_path;
-        std::string step_paths;
+        // The plan is made before its launch and let go after it, as in
+        // run_chain_launches: it may hold the __constant__ taps' lock.
         {
             const std::unique_ptr<LaunchPlan> plan =
                 this->plan(inside, inside_dj, options.tuning, stream);
             CUDA_CHECK(cudaEventRecord(start.get(), stream));
             plan->launch(inside_dj, stream);
             CUDA_CHECK_LAUNCH();
-            inside_path = plan->path().empty() ? std::string(name()) : std::string(plan->path());
+            const Filter& f = banded.bands.inside.filter;
+            timings.path =
+                fmt::format("{} ({} steps as one {}x{} inside, chain-edges near the edges)",
+                            plan->path().empty() ? name() : plan->path(), banded.edges.steps.count,
+                            f.width, f.height);
         }
-        for (const StripRun& run : strips) {
-            std::vector<DeviceArray<std::byte>>& buffers = *kept;
-            const DeviceJob& first = run.device_jobs.front();
-            for (const RectCopy& piece : run.strip->from_input) {
-                copy_piece(piece, whole.src, src_pitch, buffers[0].get(),
-                           static_cast<std::size_t>(first.src_pitch), in_pixel, stream);
-            }
-            clear_row_padding(buffers[0].get(), static_cast<std::size_t>(first.src_pitch),
-                              run.jobs.front().src, stream);
-            for (std::size_t k = 0; k < run.jobs.size(); ++k) {
-                const DeviceJob& dj = run.device_jobs[k];
-                const std::unique_ptr<LaunchPlan> plan =
-                    this->plan(run.jobs[k], dj, options.tuning, stream);
-                plan->launch(dj, stream);
-                CUDA_CHECK_LAUNCH();
-                if (&run == &strips.front()) {
-                    const std::string_view p = plan->path().empty() ? name() : plan->path();
-                    step_paths += (step_paths.empty() ? "" : "+") + std::string(p);
-                }
-                if (k + 1 < run.jobs.size()) {
-                    clear_row_padding(dj.dst, static_cast<std::size_t>(dj.dst_pitch),
-                                      run.jobs[k].dst, stream);
-                }
-            }
-            const DeviceJob& last = run.device_jobs.back();
-            for (const RectCopy& piece : run.strip->to_output) {
-                copy_piece(piece, last.dst, static_cast<std::size_t>(last.dst_pitch), whole.dst,
-                           dst_pitch, out_pixel, stream);
-            }
-        }
+        launch_chain_edges(inside_dj, banded.edges, stream);
+        CUDA_CHECK_LAUNCH();
         CUDA_CHECK(cudaEventRecord(stop.get(), stream));
         CUDA_CHECK(cudaEventSynchronize(stop.get()));
         if (i >= options.warmup) timings.filter_ms.push_back(elapsed_ms(start, stop));
-        const Filter& f = bands.inside.filter;
-        timings.path = fmt::format("{} ({} steps as one {}x{} inside, {} near the edges)",
-                                   inside_path, steps.size(), f.width, f.height,
-                                   step_paths.empty() ? "nothing" : step_paths);
     }
 }
 

@@ -17,6 +17,7 @@
 #include "core/auto_select.hpp"
 #include "core/backend.hpp"
 #include "core/chain_bands.hpp"
+#include "core/chain_edges.hpp"
 #include "kernels/runtime/device_info.hpp"
 #include "kernels/runtime/device_job.hpp"
 
@@ -116,10 +117,6 @@ protected:
     // the others free them first, so that they have the memory their check
     // counted on.
     virtual bool keeps_fft_state() const { return false; }
-    // Whether a chain of steps all on this variant whose steps equal one
-    // rank-1 filter away from the edges runs so (core/chain_bands.hpp):
-    // where the variant runs composed chains, unless it says otherwise.
-    virtual bool runs_banded_chains() const { return runs_composed_chains(); }
 
 private:
     // A filter chain on the device (RunOptions::later_steps).
@@ -130,15 +127,21 @@ private:
     void place_chain(const Job& job, const RunOptions& options, std::byte* d_out,
                      std::size_t out_row, DeviceJob& first, std::vector<LaterStep>& later,
                      cudaStream_t stream) const;
-    // How this run's chain (RunOptions::later_steps) runs as the one filter
-    // inside and its steps on the bands (core/chain_bands.hpp); none where
-    // its steps run one after another: a step on another variant, a chain
-    // chain_bands does not take, or a job of it this variant refuses.
-    std::optional<ChainBands> bands_of(const Job& job, const RunOptions& options) const;
+    // A chain run as the one filter inside and its steps on the bands
+    // (core/chain_bands.hpp, core/chain_edges.hpp).
+    struct BandedChain {
+        ChainBands bands;
+        ChainEdges edges;
+    };
+    // How this run's chain (RunOptions::later_steps) runs so; none where
+    // its steps run one after another: a variant that does not run
+    // composed chains, a step on another variant, a chain chain_bands or
+    // chain_edges does not take, or a one filter this variant refuses.
+    std::optional<BandedChain> banded_chain(const Job& job, const RunOptions& options) const;
     // --warmup plus --repeat runs of such a chain, each timed: the one
     // filter over the whole image, from `whole`'s input into its output,
-    // then each strip's steps, whose bands are copied over it.
-    void run_banded_chain(const Job& job, const RunOptions& options, const ChainBands& bands,
+    // then the steps on the bands over it.
+    void run_banded_chain(const Job& job, const RunOptions& options, const BandedChain& banded,
                           const DeviceJob& whole, RunTimings& timings, cudaStream_t stream) const;
     // --warmup plus --repeat runs of the whole chain, each timed.
     void run_chain_launches(const Job& job, const RunOptions& options, const DeviceJob& first,

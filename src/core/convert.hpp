@@ -15,6 +15,11 @@ CC_HD Acc finish_value(Acc sum, Acc scale, Acc delta, bool take_abs) {
     return take_abs ? (v < Acc(0) ? -v : v) : v;
 }
 
+// rint, which rounds half to even in the default rounding mode, in the
+// sum's own type.
+CC_HD float round_half_even(float v) { return rintf(v); }
+CC_HD double round_half_even(double v) { return rint(v); }
+
 template <typename Out>
 struct SaturateCast;
 
@@ -23,8 +28,7 @@ struct SaturateCast<std::uint8_t> {
     template <typename Acc>
     CC_HD static std::uint8_t from(Acc v) {
         if (!(v == v)) return 0;  // NaN: as cvRound's INT_MIN saturates to 0
-        // rint rounds half to even in the default rounding mode.
-        const Acc r = rint(v);
+        const Acc r = round_half_even(v);
         return r <= Acc(0) ? 0 : (r >= Acc(255) ? 255 : static_cast<std::uint8_t>(r));
     }
 };
@@ -34,7 +38,7 @@ struct SaturateCast<std::uint16_t> {
     template <typename Acc>
     CC_HD static std::uint16_t from(Acc v) {
         if (!(v == v)) return 0;
-        const Acc r = rint(v);
+        const Acc r = round_half_even(v);
         return r <= Acc(0) ? 0 : (r >= Acc(65535) ? 65535 : static_cast<std::uint16_t>(r));
     }
 };

@@ -6,3 +6,11 @@
 #else
 #define CC_HD inline
 #endif
+
+// `#pragma unroll` for device code in a definition the host compiler also
+// reads (which would warn of a pragma it does not know).
+#if defined(__CUDA_ARCH__)
+#define CC_UNROLL _Pragma("unroll")
+#else
+#define CC_UNROLL
+#endif

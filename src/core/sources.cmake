@@ -3,6 +3,7 @@ set(CUDACONV_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/chain.cpp
   ${CMAKE_CURRENT_LIST_DIR}/chain_compose.cpp
   ${CMAKE_CURRENT_LIST_DIR}/chain_bands.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/chain_edges.cpp
   ${CMAKE_CURRENT_LIST_DIR}/bank.cpp
   ${CMAKE_CURRENT_LIST_DIR}/conv_layer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/auto_select.cpp

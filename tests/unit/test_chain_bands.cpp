@@ -1,18 +1,25 @@
 // A chain run as one filter inside and its steps near the edges
-// (core/chain_bands.hpp), checked with OpenCV alone (copyMakeBorder +
-// filter2D in double): the bands the strips give equal the steps run over
-// the whole image, and the one filter equals them everywhere else. The
-// strips are as thin as they may be, so that a seam reaching one sample
-// further would fail it.
+// (core/chain_bands.hpp, core/chain_edges.hpp), checked with OpenCV alone
+// (copyMakeBorder + filter2D in double): the bands, their tiles run here
+// one after another as the device runs them one a block, equal the steps
+// run over the whole image, and the one filter equals them everywhere
+// else. The bands are as thin as they may be, so that one sample short
+// would fail it.
 #include <catch2/catch.hpp>
 
+#include <opencv2/imgproc.hpp>
+
 #include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <limits>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/chain_bands.hpp"
+#include "core/chain_edges.hpp"
 #include "support/opencv_reference.hpp"
 #include "support/random_image.hpp"
 
@@ -47,33 +54,58 @@ cv::Mat steps_exact(const cv::Mat& src, const std::vector<ConvParams>& steps) {
     return in;
 }
 
-cv::Rect cv_rect(const Rect& r) {
-    return {static_cast<int>(r.x), static_cast<int>(r.y), static_cast<int>(r.width),
-            static_cast<int>(r.height)};
+// The chain's bands written over `out` by run_edge_tile, every tile in
+// turn on this thread; each tile's work starts as NaN, so that a sample it
+// reads before making it shows in the output.
+template <typename In>
+void run_edges(const cv::Mat& src, cv::Mat& out, const ConvParams& last, const ChainEdges& edges,
+               int filtered_channels) {
+    EdgeImages images;
+    images.src = reinterpret_cast<const std::byte*>(src.data);
+    images.dst = reinterpret_cast<std::byte*>(out.data);
+    images.src_pitch = static_cast<std::int64_t>(src.step);
+    images.dst_pitch = static_cast<std::int64_t>(out.step);
+    images.width = src.cols;
+    images.height = src.rows;
+    images.channels = src.channels();
+    images.filtered_channels = filtered_channels;
+    images.out_depth = depth_of(out);
+    images.border = last.border;
+    images.border_value = static_cast<float>(last.border_value);
+    images.scale = static_cast<float>(last.scale);
+    images.delta = static_cast<float>(last.delta);
+    images.take_abs = last.take_abs;
+    std::vector<float> work(edges.work_bytes / sizeof(float));
+    for (int t = 0; t < edges.tiles.count; ++t) {
+        std::fill(work.begin(), work.end(), std::numeric_limits<float>::quiet_NaN());
+        run_edge_tile<In>(images, edges.steps, edges.steps.taps, edge_tile_at(edges.tiles, t),
+                          work.data(), 0, 1);
+    }
 }
 
-// The chain run as `bands` says: the one filter over the whole image, then
-// each strip's steps, whose pieces are copied over it.
-cv::Mat banded(const cv::Mat& src, const std::vector<ConvParams>& steps, const ChainBands& bands) {
-    cv::Mat out = reference_exact(src, bands.inside);
-    for (const ChainStrip& strip : bands.strips) {
-        cv::Mat in(static_cast<int>(strip.height), static_cast<int>(strip.width), src.type(),
-                   cv::Scalar::all(0));
-        for (const RectCopy& piece : strip.from_input) {
-            src(cv_rect(piece.from))
-                .copyTo(in(cv::Rect(static_cast<int>(piece.to_x), static_cast<int>(piece.to_y),
-                                    static_cast<int>(piece.from.width),
-                                    static_cast<int>(piece.from.height))));
-        }
-        const cv::Mat strip_out = steps_exact(in, steps);
-        for (const RectCopy& piece : strip.to_output) {
-            strip_out(cv_rect(piece.from))
-                .copyTo(out(cv::Rect(static_cast<int>(piece.to_x), static_cast<int>(piece.to_y),
-                                     static_cast<int>(piece.from.width),
-                                     static_cast<int>(piece.from.height))));
-        }
-    }
+// The chain as `bands` and `edges` say, in float: the one filter over the
+// whole image, then the bands.
+cv::Mat banded(const cv::Mat& src, const std::vector<ConvParams>& steps, const ChainBands& bands,
+               const ChainEdges& edges) {
+    cv::Mat out;
+    reference_exact(src, bands.inside).convertTo(out, CV_32F);
+    run_edges<float>(src, out, steps.back(), edges, src.channels());
     return out;
+}
+
+// Every way chain_edges tiles the bands: the largest tiles, then each
+// smaller size a tighter work area leaves.
+std::vector<ChainEdges> every_tiling(const std::vector<ConvParams>& steps, const ChainBands& bands,
+                                     int filtered_channels) {
+    std::vector<ChainEdges> tilings;
+    std::size_t budget = std::numeric_limits<std::size_t>::max();
+    while (std::optional<ChainEdges> edges = chain_edges(steps, bands, filtered_channels, budget)) {
+        const std::size_t used = edges->work_bytes;
+        tilings.push_back(std::move(*edges));
+        if (used == 0) break;
+        budget = used - 1;
+    }
+    return tilings;
 }
 
 }  // namespace
@@ -109,21 +141,30 @@ TEST_CASE("chain_bands: the one filter inside and the steps near the edges equal
                 }
                 CHECK(bands->reach_x == reach_x);
                 CHECK(bands->reach_y == reach_y);
-                CHECK(bands->strips.size() == (reach_x > 0 ? 1u : 0u) + (reach_y > 0 ? 1u : 0u));
+                CHECK(bands->bands.size() == (reach_x > 0 ? 2u : 0u) + (reach_y > 0 ? 2u : 0u));
 
                 const cv::Mat src = random_image(width, height, CV_32FC3, seed);
                 const cv::Mat by_steps = steps_exact(src, steps);
-                const cv::Mat by_bands = banded(src, steps, *bands);
                 double largest = 0.0;
                 cv::minMaxLoc(cv::Mat(cv::abs(by_steps)).reshape(1), nullptr, &largest);
-                REQUIRE(by_bands.size() == by_steps.size());
-                CHECK(cv::norm(by_bands, by_steps, cv::NORM_INF) <= 1e-12 * (1.0 + largest));
+                // Float sums of a few dozen taps a step.
+                const double bound = 1e-5 * (1.0 + largest);
+                const std::vector<ChainEdges> tilings = every_tiling(steps, *bands, 3);
+                REQUIRE(tilings.size() >= 3);  // tiles of 64 or 32, then 16 and 8
+                for (const ChainEdges& edges : tilings) {
+                    INFO("tiles of " << edges.tiles.bands[0].tile_width << "x"
+                                     << edges.tiles.bands[0].tile_height);
+                    cv::Mat by_bands;
+                    banded(src, steps, *bands, edges).convertTo(by_bands, CV_64F);
+                    REQUIRE(by_bands.size() == by_steps.size());
+                    CHECK(cv::norm(by_bands, by_steps, cv::NORM_INF) <= bound);
+                }
                 // The one filter alone differs near the edges, but where
                 // each step filters along one axis only (a row, then a
                 // column, commute with the border's copies): the bands are
                 // needed.
                 const cv::Mat inside_alone = reference_exact(src, bands->inside);
-                differs += cv::norm(inside_alone, by_steps, cv::NORM_INF) > 1e-6 * (1.0 + largest);
+                differs += cv::norm(inside_alone, by_steps, cv::NORM_INF) > 100 * bound;
                 ++cases;
             }
         }
@@ -132,7 +173,7 @@ TEST_CASE("chain_bands: the one filter inside and the steps near the edges equal
     CHECK(differs == 27);
 }
 
-TEST_CASE("chain_bands: every output sample comes from the one filter or one strip") {
+TEST_CASE("chain_bands: the bands hold every output sample within reach of an edge, once") {
     const std::vector<ConvParams> steps{rank1_step(5, 3, true, BorderMode::replicate, 1),
                                         rank1_step(7, 5, true, BorderMode::replicate, 2)};
     for (const auto& [width, height] : {std::pair{24, 16}, {25, 17}, {100, 40}}) {
@@ -140,25 +181,99 @@ TEST_CASE("chain_bands: every output sample comes from the one filter or one str
         REQUIRE(bands.has_value());
         CHECK(bands->reach_x == 5);
         CHECK(bands->reach_y == 3);
-        cv::Mat from_strips(height, width, CV_32S, cv::Scalar(0));
-        for (const ChainStrip& strip : bands->strips) {
-            for (const RectCopy& piece : strip.to_output) {
-                CHECK(piece.from.x + piece.from.width <= strip.width);
-                CHECK(piece.from.y + piece.from.height <= strip.height);
-                from_strips(cv::Rect(static_cast<int>(piece.to_x), static_cast<int>(piece.to_y),
-                                     static_cast<int>(piece.from.width),
-                                     static_cast<int>(piece.from.height))) += 1;
-            }
+        const std::optional<ChainEdges> edges =
+            chain_edges(steps, *bands, 3, std::numeric_limits<std::size_t>::max());
+        REQUIRE(edges.has_value());
+        cv::Mat in_bands(height, width, CV_32S, cv::Scalar(0));
+        for (const Rect& r : bands->bands) {
+            in_bands(cv::Rect(static_cast<int>(r.x), static_cast<int>(r.y),
+                              static_cast<int>(r.width), static_cast<int>(r.height))) += 1;
+        }
+        cv::Mat in_tiles(height, width, CV_32S, cv::Scalar(0));
+        for (int t = 0; t < edges->tiles.count; ++t) {
+            const EdgeTile tile = edge_tile_at(edges->tiles, t);
+            CHECK((tile.width > 0 && tile.width <= 64));
+            CHECK((tile.height > 0 && tile.height <= 64));
+            in_tiles(cv::Rect(static_cast<int>(tile.x), static_cast<int>(tile.y), tile.width,
+                              tile.height)) += 1;
         }
         // Once each within reach of an edge, never inside.
         for (int y = 0; y < height; ++y) {
             for (int x = 0; x < width; ++x) {
                 const bool near = x < 5 || x >= width - 5 || y < 3 || y >= height - 3;
                 INFO(width << "x" << height << " at " << x << "," << y);
-                REQUIRE(from_strips.at<int>(y, x) == (near ? 1 : 0));
+                REQUIRE(in_bands.at<int>(y, x) == (near ? 1 : 0));
+                REQUIRE(in_tiles.at<int>(y, x) == (near ? 1 : 0));
             }
         }
     }
+}
+
+TEST_CASE("chain_edges: u8 with an alpha kept, scaled, saturated, as the steps in double") {
+    // Under `constant` the border's value enters every step again.
+    std::vector<ConvParams> steps{rank1_step(5, 7, false, BorderMode::constant, 21),
+                                  rank1_step(9, 3, false, BorderMode::constant, 22),
+                                  rank1_step(3, 5, false, BorderMode::constant, 23)};
+    steps.back().scale = 40.0;
+    steps.back().delta = 100.0;
+    const int width = 70;
+    const int height = 50;
+    const cv::Mat src = random_image(width, height, CV_8UC4, 5);
+    const std::optional<ChainBands> bands = chain_bands(steps, width, height);
+    REQUIRE(bands.has_value());
+    const std::optional<ChainEdges> edges =
+        chain_edges(steps, *bands, 3, std::numeric_limits<std::size_t>::max());
+    REQUIRE(edges.has_value());
+    cv::Mat out(height, width, CV_8UC4, cv::Scalar::all(7));  // 7: not written
+    run_edges<std::uint8_t>(src, out, steps.back(), *edges, 3);
+
+    cv::Mat colour;
+    cv::cvtColor(src, colour, cv::COLOR_BGRA2BGR);
+    cv::Mat by_steps;
+    steps_exact(colour, steps).convertTo(by_steps, CV_8U);  // rounds and saturates
+    int saturated = 0;
+    for (int y = 0; y < height; ++y) {
+        for (int x = 0; x < width; ++x) {
+            const cv::Vec4b got = out.at<cv::Vec4b>(y, x);
+            const bool near = x < 7 || x >= width - 7 || y < 6 || y >= height - 6;
+            INFO("at " << x << "," << y);
+            if (!near) {
+                REQUIRE(got == cv::Vec4b(7, 7, 7, 7));
+                continue;
+            }
+            const cv::Vec3b want = by_steps.at<cv::Vec3b>(y, x);
+            for (int c = 0; c < 3; ++c) {
+                // A float sum may round the other way at .5.
+                REQUIRE(std::abs(int(got[c]) - int(want[c])) <= 1);
+                saturated += want[c] == 0 || want[c] == 255;
+            }
+            REQUIRE(got[3] == src.at<cv::Vec4b>(y, x)[3]);
+        }
+    }
+    // The scale drives some samples past either end.
+    CHECK(saturated > 0);
+}
+
+TEST_CASE("chain_edges: chains it leaves to the steps") {
+    const ConvParams step = rank1_step(5, 5, false, BorderMode::replicate, 31);
+    const ChainBands bands = *chain_bands({step, step}, 64, 64);
+    const std::size_t any = std::numeric_limits<std::size_t>::max();
+    CHECK(chain_edges({step, step}, bands, 3, any));
+    // More steps than kMaxEdgeSteps.
+    CHECK(chain_edges(std::vector<ConvParams>(kMaxEdgeSteps, step), bands, 3, any));
+    CHECK_FALSE(chain_edges(std::vector<ConvParams>(kMaxEdgeSteps + 1, step), bands, 3, any));
+    // Rows and columns of more than kMaxEdgeTaps taps.
+    const ConvParams wide = rank1_step(kMaxEdgeTaps - 1, 1, false, BorderMode::replicate, 32);
+    CHECK_FALSE(chain_edges({wide, step}, bands, 3, any));
+    // A border whose bands map far from the tile.
+    ConvParams wrapped = step;
+    wrapped.border = BorderMode::wrap;
+    CHECK_FALSE(chain_edges({wrapped, wrapped}, bands, 3, any));
+    // No tile's work fits: the top band's 8x4 tiles and the reach of 4
+    // around them take 2 planes of (8 + 8) x (4 + 8) x 4 channels.
+    const std::size_t smallest = 2 * sizeof(float) * 16 * 12 * 4;
+    CHECK(chain_edges({step, step}, bands, 4, smallest));
+    CHECK_FALSE(chain_edges({step, step}, bands, 4, smallest - 1));
 }
 
 TEST_CASE("chain_bands: asked for every image, it costs the steps' sides, not their areas") {

@@ -1,0 +1,67 @@
+#include "kernels/runtime/chain_edges.hpp"
+
+#include "kernels/device/device_common.cuh"
+#include "kernels/runtime/cuda_check.hpp"
+
+namespace cudaconv {
+namespace {
+
+constexpr int kThreads = 512;
+
+// The arguments stay in the kernel's parameter space (__grid_constant__)
+// where the tile indexes them: the steps by step, the bands by tile.
+template <typename In>
+__global__ void __launch_bounds__(kThreads)
+    chain_edges_kernel(const __grid_constant__ EdgeImages images,
+                       const __grid_constant__ EdgeSteps steps,
+                       const __grid_constant__ EdgeTiles tiles) {
+    extern __shared__ float work[];
+    // The taps in shared memory, which every thread reads at once.
+    __shared__ float taps[kMaxEdgeTaps];
+    for (int i = static_cast<int>(threadIdx.x); i < kMaxEdgeTaps; i += kThreads) {
+        taps[i] = steps.taps[i];
+    }
+    __syncthreads();
+    run_edge_tile<In>(images, steps, taps, edge_tile_at(tiles, static_cast<int>(blockIdx.x)), work,
+                      static_cast<int>(threadIdx.x), kThreads);
+}
+
+}  // namespace
+
+std::size_t chain_edges_work_limit(const DeviceInfo& device) {
+    const std::size_t taps = sizeof(float) * kMaxEdgeTaps;
+    return device.shared_memory_per_block_optin > taps ? device.shared_memory_per_block_optin - taps
+                                                       : 0;
+}
+
+void launch_chain_edges(const DeviceJob& job, const ChainEdges& edges, cudaStream_t stream) {
+    if (edges.tiles.count == 0) return;
+    EdgeImages images;
+    images.src = job.src;
+    images.dst = job.dst;
+    images.src_pitch = job.src_pitch;
+    images.dst_pitch = job.dst_pitch;
+    images.width = job.src_width;
+    images.height = job.src_height;
+    images.channels = job.channels;
+    images.filtered_channels = job.filtered_channels;
+    images.out_depth = job.out_depth;
+    images.centre_x = job.centre_x;
+    images.centre_y = job.centre_y;
+    images.border = job.border;
+    images.border_value = job.border_value;
+    images.scale = job.scale;
+    images.delta = job.delta;
+    images.take_abs = job.take_abs;
+    dispatch_input_depth(job.in_depth, [&](auto sample) {
+        using In = decltype(sample);
+        // Past 48 KB a kernel must opt in to its dynamic shared memory.
+        CUDA_CHECK(cudaFuncSetAttribute(chain_edges_kernel<In>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(edges.work_bytes)));
+        chain_edges_kernel<In><<<edges.tiles.count, kThreads, edges.work_bytes, stream>>>(
+            images, edges.steps, edges.tiles);
+    });
+}
+
+}  // namespace cudaconv
