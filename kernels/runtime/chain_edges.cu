@@ -1,6 +1,7 @@
 #include "kernels/runtime/chain_edges.hpp"
 
 #include "kernels/device/device_common.cuh"
+#include "kernels/runtime/cuda_backend.hpp"
 #include "kernels/runtime/cuda_check.hpp"
 
 namespace cudaconv {
@@ -55,10 +56,17 @@ void launch_chain_edges(const DeviceJob& job, const ChainEdges& edges, cudaStrea
     images.take_abs = job.take_abs;
     dispatch_input_depth(job.in_depth, [&](auto sample) {
         using In = decltype(sample);
-        // Past 48 KB a kernel must opt in to its dynamic shared memory.
-        CUDA_CHECK(cudaFuncSetAttribute(chain_edges_kernel<In>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(edges.work_bytes)));
+        // Past 48 KB a kernel must opt in to its dynamic shared memory. The
+        // limit is the kernel's on a device, so it is set once there to the
+        // most any plan takes: a run on another thread never lowers it
+        // between this one's setting and its launch.
+        static PerDevice<bool> opted_in;
+        opted_in.get([] {
+            CUDA_CHECK(cudaFuncSetAttribute(
+                chain_edges_kernel<In>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                static_cast<int>(chain_edges_work_limit(current_device()))));
+            return true;
+        });
         chain_edges_kernel<In><<<edges.tiles.count, kThreads, edges.work_bytes, stream>>>(
             images, edges.steps, edges.tiles);
     });

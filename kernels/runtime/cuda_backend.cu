@@ -13,7 +13,6 @@
 
 #include <fmt/format.h>
 
-#include "core/chain.hpp"
 #include "core/chain_compose.hpp"
 #include "kernels/runtime/chain_edges.hpp"
 #include "kernels/runtime/cuda_check.hpp"

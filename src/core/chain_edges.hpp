@@ -13,11 +13,11 @@
 // through the border, as a chain run step by step does. The last step's
 // column pass writes the output.
 //
-// A sample past the edge maps back within the same distance of it (the
-// four borders that leave bands: replicate, constant, reflect, reflect101;
-// the image at least four reaches a side), and so inside the samples the
-// step made: the tile lies in the image, and the area around it reaches as
-// far past the edge as inside.
+// A sample past the edge reads the border's value (constant) or maps back
+// to one no further inside than it lies outside (replicate, reflect,
+// reflect101; the image at least four reaches a side), and so to one the
+// step made: the tile lies in the image, and the area around it reaches no
+// further past the edge than inside.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -261,7 +261,8 @@ CC_HD void run_edge_tile(const EdgeImages& images, const EdgeSteps& steps, const
     float* const b = work + static_cast<std::size_t>(row_floats) * static_cast<std::size_t>(height);
     const std::int64_t x0 = tile.x - reach_x;  // the image's coordinates of local (0, 0)
     const std::int64_t y0 = tile.y - reach_y;
-    // The image in local coordinates: columns and rows [image_x, image_x_end) and so on.
+    // The image in local coordinates: its columns and rows within the
+    // planes.
     const EdgeSpan image_x = clamped_span(0, width, -x0, images.width - x0);
     const EdgeSpan image_y = clamped_span(0, height, -y0, images.height - y0);
 
@@ -273,7 +274,7 @@ CC_HD void run_edge_tile(const EdgeImages& images, const EdgeSteps& steps, const
         int s = thread % row_floats;
         int y = thread / row_floats;
         while (y < height) {
-            float v[kEdgeLoads];
+            float v[kEdgeLoads] = {};
             int at[kEdgeLoads];
             CC_UNROLL
             for (int u = 0; u < kEdgeLoads; ++u) {

@@ -9,6 +9,7 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -181,30 +182,51 @@ TEST_CASE("chain_bands: the bands hold every output sample within reach of an ed
         REQUIRE(bands.has_value());
         CHECK(bands->reach_x == 5);
         CHECK(bands->reach_y == 3);
-        const std::optional<ChainEdges> edges =
-            chain_edges(steps, *bands, 3, std::numeric_limits<std::size_t>::max());
-        REQUIRE(edges.has_value());
         cv::Mat in_bands(height, width, CV_32S, cv::Scalar(0));
         for (const Rect& r : bands->bands) {
             in_bands(cv::Rect(static_cast<int>(r.x), static_cast<int>(r.y),
                               static_cast<int>(r.width), static_cast<int>(r.height))) += 1;
         }
-        cv::Mat in_tiles(height, width, CV_32S, cv::Scalar(0));
-        for (int t = 0; t < edges->tiles.count; ++t) {
-            const EdgeTile tile = edge_tile_at(edges->tiles, t);
-            CHECK((tile.width > 0 && tile.width <= 64));
-            CHECK((tile.height > 0 && tile.height <= 64));
-            in_tiles(cv::Rect(static_cast<int>(tile.x), static_cast<int>(tile.y), tile.width,
-                              tile.height)) += 1;
+        // Every tiling of them.
+        std::vector<cv::Mat> in_tiles;
+        for (const ChainEdges& edges : every_tiling(steps, *bands, 3)) {
+            cv::Mat tiled(height, width, CV_32S, cv::Scalar(0));
+            for (int t = 0; t < edges.tiles.count; ++t) {
+                const EdgeTile tile = edge_tile_at(edges.tiles, t);
+                CHECK((tile.width > 0 && tile.width <= 64));
+                CHECK((tile.height > 0 && tile.height <= 64));
+                tiled(cv::Rect(static_cast<int>(tile.x), static_cast<int>(tile.y), tile.width,
+                               tile.height)) += 1;
+            }
+            in_tiles.push_back(tiled);
         }
+        CHECK(in_tiles.size() >= 3);
         // Once each within reach of an edge, never inside.
         for (int y = 0; y < height; ++y) {
             for (int x = 0; x < width; ++x) {
                 const bool near = x < 5 || x >= width - 5 || y < 3 || y >= height - 3;
                 INFO(width << "x" << height << " at " << x << "," << y);
                 REQUIRE(in_bands.at<int>(y, x) == (near ? 1 : 0));
-                REQUIRE(in_tiles.at<int>(y, x) == (near ? 1 : 0));
+                for (const cv::Mat& tiled : in_tiles)
+                    REQUIRE(tiled.at<int>(y, x) == (near ? 1 : 0));
             }
+        }
+    }
+}
+
+TEST_CASE("chain_edges: a block's threads share a tile's samples, each sample once") {
+    // As the device runs it: every thread of a block, in turn here.
+    for (const auto& [samples, rows] : {std::pair{1, 5}, {7, 3}, {246, 45}, {600, 2}, {99, 94}}) {
+        for (int threads : {1, 7, 256, 512}) {
+            std::vector<int> seen(static_cast<std::size_t>(samples * rows), 0);
+            for (int thread = 0; thread < threads; ++thread) {
+                for_each_row_sample(samples, 2, 2 + rows, thread, threads, [&](int s, int y) {
+                    REQUIRE((s >= 0 && s < samples && y >= 2 && y < 2 + rows));
+                    ++seen[static_cast<std::size_t>((y - 2) * samples + s)];
+                });
+            }
+            INFO(samples << " samples, " << rows << " rows, " << threads << " threads");
+            CHECK(std::count(seen.begin(), seen.end(), 1) == samples * rows);
         }
     }
 }
