@@ -1,8 +1,8 @@
 #pragma once
 // Device helpers every CUDA variant shares: reading a sample through the
-// border policy, finishing and storing an output, copying alpha, and the
-// per-depth dispatch. Kernels template on the input sample type; the
-// output conversion is a cheap switch once per output sample.
+// border policy, finishing an output (stored by core/device_job.hpp's
+// store_output, a cheap switch on the output's depth), copying alpha, and
+// the per-depth dispatch. Kernels template on the input sample type.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -11,7 +11,7 @@
 #include "core/border.hpp"
 #include "core/convert.hpp"
 #include "kernels/runtime/cuda_check.hpp"
-#include "kernels/runtime/device_job.hpp"
+#include "core/device_job.hpp"
 
 namespace cudaconv {
 
@@ -61,21 +61,6 @@ __device__ __forceinline__ float load_bordered(const DeviceJob& job, std::int64_
     const std::int64_t sy = border_index(job.border, y, job.src_height);
     if (sx == kBorderConstant || sy == kBorderConstant) return job.border_value;
     return load_raw<T>(job, sx, sy, c);
-}
-
-__device__ __forceinline__ void store_output(const DeviceJob& job, std::int64_t x, std::int64_t y,
-                                             int c, float value) {
-    std::byte* row = job.dst + y * job.dst_pitch;
-    const std::int64_t i = x * job.channels + c;
-    switch (job.out_depth) {
-        case Depth::u8:
-            reinterpret_cast<std::uint8_t*>(row)[i] = saturate_to<std::uint8_t>(value);
-            break;
-        case Depth::u16:
-            reinterpret_cast<std::uint16_t*>(row)[i] = saturate_to<std::uint16_t>(value);
-            break;
-        case Depth::f32: reinterpret_cast<float*>(row)[i] = value; break;
-    }
 }
 
 // The plain float sum of output (x, y), channel c: every tap times its

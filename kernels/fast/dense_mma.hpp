@@ -12,7 +12,7 @@
 
 #include "core/job.hpp"
 #include "core/tuning.hpp"
-#include "kernels/runtime/device_job.hpp"
+#include "core/device_job.hpp"
 
 namespace cudaconv {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/tuning.hpp"
-#include "kernels/runtime/device_job.hpp"
+#include "core/device_job.hpp"
 
 namespace cudaconv {
 

@@ -39,7 +39,7 @@
 #include "kernels/device/border_columns.cuh"
 #include "kernels/device/device_common.cuh"
 #include "kernels/device/dp4a.cuh"
-#include "kernels/runtime/device_job.hpp"
+#include "core/device_job.hpp"
 #include "kernels/device/vector_store.cuh"
 
 namespace cudaconv {

@@ -11,7 +11,7 @@
 #include "core/job.hpp"
 #include "core/tuning.hpp"
 #include "kernels/runtime/cuda_backend.hpp"
-#include "kernels/runtime/device_job.hpp"
+#include "core/device_job.hpp"
 
 namespace cudaconv {
 

@@ -13,7 +13,7 @@ constexpr int kThreads = 512;
 // where the tile indexes them: the steps by step, the bands by tile.
 template <typename In>
 __global__ void __launch_bounds__(kThreads)
-    chain_edges_kernel(const __grid_constant__ EdgeImages images,
+    chain_edges_kernel(const __grid_constant__ DeviceJob job,
                        const __grid_constant__ EdgeSteps steps,
                        const __grid_constant__ EdgeTiles tiles) {
     extern __shared__ float work[];
@@ -23,7 +23,7 @@ __global__ void __launch_bounds__(kThreads)
         taps[i] = steps.taps[i];
     }
     __syncthreads();
-    run_edge_tile<In>(images, steps, taps, edge_tile_at(tiles, static_cast<int>(blockIdx.x)), work,
+    run_edge_tile<In>(job, steps, taps, edge_tile_at(tiles, static_cast<int>(blockIdx.x)), work,
                       static_cast<int>(threadIdx.x), kThreads);
 }
 
@@ -37,23 +37,6 @@ std::size_t chain_edges_work_limit(const DeviceInfo& device) {
 
 void launch_chain_edges(const DeviceJob& job, const ChainEdges& edges, cudaStream_t stream) {
     if (edges.tiles.count == 0) return;
-    EdgeImages images;
-    images.src = job.src;
-    images.dst = job.dst;
-    images.src_pitch = job.src_pitch;
-    images.dst_pitch = job.dst_pitch;
-    images.width = job.src_width;
-    images.height = job.src_height;
-    images.channels = job.channels;
-    images.filtered_channels = job.filtered_channels;
-    images.out_depth = job.out_depth;
-    images.centre_x = job.centre_x;
-    images.centre_y = job.centre_y;
-    images.border = job.border;
-    images.border_value = job.border_value;
-    images.scale = job.scale;
-    images.delta = job.delta;
-    images.take_abs = job.take_abs;
     dispatch_input_depth(job.in_depth, [&](auto sample) {
         using In = decltype(sample);
         // Past 48 KB a kernel must opt in to its dynamic shared memory. The
@@ -68,7 +51,7 @@ void launch_chain_edges(const DeviceJob& job, const ChainEdges& edges, cudaStrea
             return true;
         });
         chain_edges_kernel<In><<<edges.tiles.count, kThreads, edges.work_bytes, stream>>>(
-            images, edges.steps, edges.tiles);
+            job, edges.steps, edges.tiles);
     });
 }
 

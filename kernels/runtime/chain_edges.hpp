@@ -6,8 +6,8 @@
 #include <cstddef>
 
 #include "core/chain_edges.hpp"
+#include "core/device_job.hpp"
 #include "kernels/runtime/device_info.hpp"
-#include "kernels/runtime/device_job.hpp"
 
 namespace cudaconv {
 

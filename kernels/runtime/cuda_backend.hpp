@@ -19,7 +19,7 @@
 #include "core/chain_bands.hpp"
 #include "core/chain_edges.hpp"
 #include "kernels/runtime/device_info.hpp"
-#include "kernels/runtime/device_job.hpp"
+#include "core/device_job.hpp"
 
 namespace cudaconv {
 

@@ -26,6 +26,7 @@
 #include "core/border.hpp"
 #include "core/chain_bands.hpp"
 #include "core/convert.hpp"
+#include "core/device_job.hpp"
 #include "core/hd.hpp"
 #include "core/job.hpp"
 #include "core/types.hpp"
@@ -66,25 +67,6 @@ struct EdgeTiles {
     EdgeBand bands[4];
     int band_count = 0;
     int count = 0;
-};
-
-// The images a tile reads and writes, and how its output is finished (the
-// last step's scale, delta and |.|; the channels past filtered_channels,
-// an alpha, copied from the input at (x + centre_x, y + centre_y)).
-struct EdgeImages {
-    const std::byte* src = nullptr;
-    std::byte* dst = nullptr;
-    std::int64_t src_pitch = 0, dst_pitch = 0;
-    std::int64_t width = 0, height = 0;
-    int channels = 1;
-    int filtered_channels = 1;
-    Depth out_depth = Depth::u8;
-    std::int64_t centre_x = 0, centre_y = 0;
-    BorderMode border = BorderMode::replicate;
-    float border_value = 0.0f;
-    float scale = 1.0f;
-    float delta = 0.0f;
-    bool take_abs = false;
 };
 
 // What a device runs for a banded chain's edges.
@@ -187,27 +169,12 @@ CC_HD std::int64_t edge_border_index(BorderMode mode, std::int64_t p, std::int64
 }
 
 template <typename In>
-CC_HD float edge_input(const EdgeImages& images, std::int64_t x, std::int64_t y, int c) {
-    const std::int64_t sx = edge_border_index(images.border, x, images.width);
-    const std::int64_t sy = edge_border_index(images.border, y, images.height);
-    if (sx == kBorderConstant || sy == kBorderConstant) return images.border_value;
-    const In* row = reinterpret_cast<const In*>(images.src + sy * images.src_pitch);
-    return static_cast<float>(row[sx * images.channels + c]);
-}
-
-CC_HD void store_edge_output(const EdgeImages& images, std::int64_t x, std::int64_t y, int c,
-                             float value) {
-    std::byte* row = images.dst + y * images.dst_pitch;
-    const std::int64_t i = x * images.channels + c;
-    switch (images.out_depth) {
-        case Depth::u8:
-            reinterpret_cast<std::uint8_t*>(row)[i] = saturate_to<std::uint8_t>(value);
-            break;
-        case Depth::u16:
-            reinterpret_cast<std::uint16_t*>(row)[i] = saturate_to<std::uint16_t>(value);
-            break;
-        case Depth::f32: reinterpret_cast<float*>(row)[i] = value; break;
-    }
+CC_HD float edge_input(const DeviceJob& job, std::int64_t x, std::int64_t y, int c) {
+    const std::int64_t sx = edge_border_index(job.border, x, job.src_width);
+    const std::int64_t sy = edge_border_index(job.border, y, job.src_height);
+    if (sx == kBorderConstant || sy == kBorderConstant) return job.border_value;
+    const In* row = reinterpret_cast<const In*>(job.src + sy * job.src_pitch);
+    return static_cast<float>(row[sx * job.channels + c]);
 }
 
 // The sum of count taps times samples `stride` apart, as four sums that
@@ -239,13 +206,17 @@ CC_HD EdgeSpan clamped_span(int first, int end, std::int64_t low, std::int64_t h
     return span;
 }
 
-// Thread `thread` of `threads`' share of the chain on `tile`; `work` holds
-// 2 * edge_plane_floats floats, `taps` steps.taps (or a copy of them). Within the tile's work a sample's place is
-// local: (0, 0) is the image's (tile.x - reach_x, tile.y - reach_y), and
-// channel c of local (x, y) is at (y * width + x) * channels + c of a plane
-// `width` wide.
+// Thread `thread` of `threads`' share of the chain on `tile`, from
+// job.src into job.dst: the input through job's border, the output
+// finished with job's scale, delta and |.| (the last step's), and the
+// channels past filtered_channels (an alpha) copied from the input at
+// (x + centre_x, y + centre_y); job's filter and taps are not read.
+// `work` holds 2 * edge_plane_floats floats, `taps` steps.taps (or a copy
+// of them). Within the tile's work a sample's place is local: (0, 0) is
+// the image's (tile.x - reach_x, tile.y - reach_y), and channel c of local
+// (x, y) is at (y * width + x) * channels + c of a plane `width` wide.
 template <typename In>
-CC_HD void run_edge_tile(const EdgeImages& images, const EdgeSteps& steps, const float* taps,
+CC_HD void run_edge_tile(const DeviceJob& job, const EdgeSteps& steps, const float* taps,
                          const EdgeTile& tile, float* work, int thread, int threads) {
     int reach_x = 0;
     int reach_y = 0;
@@ -253,7 +224,7 @@ CC_HD void run_edge_tile(const EdgeImages& images, const EdgeSteps& steps, const
         reach_x += steps.half_x[s];
         reach_y += steps.half_y[s];
     }
-    const int cf = images.filtered_channels;
+    const int cf = job.filtered_channels;
     const int width = tile.width + 2 * reach_x;
     const int height = tile.height + 2 * reach_y;
     const int row_floats = width * cf;
@@ -263,8 +234,8 @@ CC_HD void run_edge_tile(const EdgeImages& images, const EdgeSteps& steps, const
     const std::int64_t y0 = tile.y - reach_y;
     // The image in local coordinates: its columns and rows within the
     // planes.
-    const EdgeSpan image_x = clamped_span(0, width, -x0, images.width - x0);
-    const EdgeSpan image_y = clamped_span(0, height, -y0, images.height - y0);
+    const EdgeSpan image_x = clamped_span(0, width, -x0, job.src_width - x0);
+    const EdgeSpan image_y = clamped_span(0, height, -y0, job.src_height - y0);
 
     // The input, kEdgeLoads samples a thread at a time, every load issued
     // before the first is stored.
@@ -282,7 +253,7 @@ CC_HD void run_edge_tile(const EdgeImages& images, const EdgeSteps& steps, const
                 if (y < height) {
                     const int x = pixel_of_sample(s, cf);
                     at[u] = y * row_floats + s;
-                    v[u] = edge_input<In>(images, x0 + x, y0 + y, s - x * cf);
+                    v[u] = edge_input<In>(job, x0 + x, y0 + y, s - x * cf);
                     s += samples_step;
                     y += rows_step;
                     if (s >= row_floats) {
@@ -330,8 +301,8 @@ CC_HD void run_edge_tile(const EdgeImages& images, const EdgeSteps& steps, const
             const float sum = edge_dot(column, b + at - hy * row_floats, 2 * hy + 1, row_floats);
             if (last) {
                 const int x = pixel_of_sample(s, cf);
-                store_edge_output(images, x0 + xs.first + x, y0 + y, s - x * cf,
-                                  finish_value(sum, images.scale, images.delta, images.take_abs));
+                store_output(job, x0 + xs.first + x, y0 + y, s - x * cf,
+                             finish_value(sum, job.scale, job.delta, job.take_abs));
             } else {
                 a[at] = sum;
             }
@@ -349,23 +320,22 @@ CC_HD void run_edge_tile(const EdgeImages& images, const EdgeSteps& steps, const
                     return;
                 }
                 const int c = s - (x - x_first) * cf;
-                const std::int64_t sx = edge_border_index(images.border, x0 + x, images.width);
-                const std::int64_t sy = edge_border_index(images.border, y0 + y, images.height);
+                const std::int64_t sx = edge_border_index(job.border, x0 + x, job.src_width);
+                const std::int64_t sy = edge_border_index(job.border, y0 + y, job.src_height);
                 a[y * row_floats + x * cf + c] = sx == kBorderConstant || sy == kBorderConstant
-                                                     ? images.border_value
+                                                     ? job.border_value
                                                      : a[static_cast<int>(sy - y0) * row_floats +
                                                          static_cast<int>(sx - x0) * cf + c];
             });
         edge_barrier();
     }
     // A kept alpha, copied.
-    for (int c = cf; c < images.channels; ++c) {
+    for (int c = cf; c < job.channels; ++c) {
         for_each_row_sample(tile.width, 0, tile.height, thread, threads, [&](int x, int y) {
-            const In* in = reinterpret_cast<const In*>(images.src + (tile.y + y + images.centre_y) *
-                                                                        images.src_pitch);
-            store_edge_output(
-                images, tile.x + x, tile.y + y, c,
-                static_cast<float>(in[(tile.x + x + images.centre_x) * images.channels + c]));
+            const In* in =
+                reinterpret_cast<const In*>(job.src + (tile.y + y + job.centre_y) * job.src_pitch);
+            store_output(job, tile.x + x, tile.y + y, c,
+                         static_cast<float>(in[(tile.x + x + job.centre_x) * job.channels + c]));
         });
     }
 }

@@ -61,25 +61,26 @@ cv::Mat steps_exact(const cv::Mat& src, const std::vector<ConvParams>& steps) {
 template <typename In>
 void run_edges(const cv::Mat& src, cv::Mat& out, const ConvParams& last, const ChainEdges& edges,
                int filtered_channels) {
-    EdgeImages images;
-    images.src = reinterpret_cast<const std::byte*>(src.data);
-    images.dst = reinterpret_cast<std::byte*>(out.data);
-    images.src_pitch = static_cast<std::int64_t>(src.step);
-    images.dst_pitch = static_cast<std::int64_t>(out.step);
-    images.width = src.cols;
-    images.height = src.rows;
-    images.channels = src.channels();
-    images.filtered_channels = filtered_channels;
-    images.out_depth = depth_of(out);
-    images.border = last.border;
-    images.border_value = static_cast<float>(last.border_value);
-    images.scale = static_cast<float>(last.scale);
-    images.delta = static_cast<float>(last.delta);
-    images.take_abs = last.take_abs;
+    DeviceJob job;
+    job.src = reinterpret_cast<const std::byte*>(src.data);
+    job.dst = reinterpret_cast<std::byte*>(out.data);
+    job.src_pitch = static_cast<std::int64_t>(src.step);
+    job.dst_pitch = static_cast<std::int64_t>(out.step);
+    job.src_width = job.dst_width = src.cols;
+    job.src_height = job.dst_height = src.rows;
+    job.channels = src.channels();
+    job.filtered_channels = filtered_channels;
+    job.in_depth = depth_of(src);
+    job.out_depth = depth_of(out);
+    job.border = last.border;
+    job.border_value = static_cast<float>(last.border_value);
+    job.scale = static_cast<float>(last.scale);
+    job.delta = static_cast<float>(last.delta);
+    job.take_abs = last.take_abs;
     std::vector<float> work(edges.work_bytes / sizeof(float));
     for (int t = 0; t < edges.tiles.count; ++t) {
         std::fill(work.begin(), work.end(), std::numeric_limits<float>::quiet_NaN());
-        run_edge_tile<In>(images, edges.steps, edges.steps.taps, edge_tile_at(edges.tiles, t),
+        run_edge_tile<In>(job, edges.steps, edges.steps.taps, edge_tile_at(edges.tiles, t),
                           work.data(), 0, 1);
     }
 }

@@ -1,9 +1,12 @@
 #pragma once
 // A job as CUDA kernels see it: device pointers and plain numbers, passed
-// to every kernel by value. Built once per run by CudaBackend.
+// to every kernel by value. Built once per run by CudaBackend; plain data,
+// so that code shared with the host (core/chain_edges.hpp) takes it too.
 #include <cstddef>
 #include <cstdint>
 
+#include "core/convert.hpp"
+#include "core/hd.hpp"
 #include "core/job.hpp"
 #include "core/types.hpp"
 
@@ -33,5 +36,21 @@ struct DeviceJob {
     float delta = 0.0f;
     bool take_abs = false;
 };
+
+// Output (x, y), channel c: `value` in the output's depth, rounded and
+// saturated (core/convert.hpp).
+CC_HD void store_output(const DeviceJob& job, std::int64_t x, std::int64_t y, int c, float value) {
+    std::byte* row = job.dst + y * job.dst_pitch;
+    const std::int64_t i = x * job.channels + c;
+    switch (job.out_depth) {
+        case Depth::u8:
+            reinterpret_cast<std::uint8_t*>(row)[i] = saturate_to<std::uint8_t>(value);
+            break;
+        case Depth::u16:
+            reinterpret_cast<std::uint16_t*>(row)[i] = saturate_to<std::uint16_t>(value);
+            break;
+        case Depth::f32: reinterpret_cast<float*>(row)[i] = value; break;
+    }
+}
 
 }  // namespace cudaconv
