@@ -14,9 +14,21 @@
 //                   (kernels/fast/fast.cu)
 //   fast.mma        any filter up to 33x33 on the tensor cores, 3xTF32
 //                   (kernels/fast/dense_mma.cu)
+//   fast.separable  a rank-1 filter on fast-separable's kernels
+//                   (kernels/fast_separable/fast_separable.hpp), where they
+//                   are measured ahead of the others (core/auto_select.hpp,
+//                   separable_ahead_of_fast)
 //
-// All of them stage with Hopper's bulk copies or its tensor-core shapes, so
-// each needs compute capability 9.0.
+// A chain of rank-1 steps runs as its one filter (core/chain_compose.hpp)
+// where that filter goes to fast.separable, or is one the strip path
+// takes (up to 7x7), whose passes are bound by memory, not taps: on
+// 4000x3000 gray u8 and f32 a 5x5 took 41 us, a 7x7 f32 57 us, where a
+// 3x3 step took 28-32 us and a chain of them moves float32 between steps
+// (docs/PERFORMANCE.md, "Filter chains"). A larger one filter on the dense
+// paths costs its area, not its side, so those chains run their steps.
+//
+// All of them but fast.separable stage with Hopper's bulk copies or its
+// tensor-core shapes, so fast needs compute capability 9.0.
 #include <cuda_runtime.h>
 
 #include <memory>
@@ -32,11 +44,12 @@
 #include "kernels/fast/fast_registers.hpp"
 #include "kernels/fast/fast_strips.hpp"
 #include "kernels/fast/fast_tiles.hpp"
+#include "kernels/fast_separable/fast_separable.hpp"
 
 namespace cudaconv {
 namespace {
 
-enum class FastPath { registers, walk_u8, strips, tiles, mma };
+enum class FastPath { registers, walk_u8, strips, tiles, mma, separable };
 
 constexpr const char* path_name(FastPath path) {
     switch (path) {
@@ -45,13 +58,14 @@ constexpr const char* path_name(FastPath path) {
         case FastPath::strips: return "fast.strips";
         case FastPath::tiles: return "fast.tiles";
         case FastPath::mma: return "fast.mma";
+        case FastPath::separable: return "fast.separable";
     }
     return "fast";
 }
 
-// Why `path` cannot run the job, or empty when it can (the device's
-// generation aside).
-std::string path_refusal(FastPath path, const Job& job) {
+// Why `path` cannot run the job on `device`, or empty when it can (the
+// device's generation aside).
+std::string path_refusal(FastPath path, const Job& job, const DeviceInfo& device) {
     const DeviceJob dj = device_job_of(job);
     switch (path) {
         case FastPath::registers: return registers_f32_refusal(dj);
@@ -59,6 +73,10 @@ std::string path_refusal(FastPath path, const Job& job) {
         case FastPath::strips: return strips_refusal(dj);
         case FastPath::tiles: return tiles_refusal(job);
         case FastPath::mma: return dense_mma_refusal(job);
+        case FastPath::separable: {
+            const Support support = fast_separable_support(job, device);
+            return support.ok ? std::string() : support.reason;
+        }
     }
     return "no such path";
 }
@@ -70,17 +88,25 @@ std::vector<TuningParam> path_params(FastPath path) {
         case FastPath::strips: return strips_tuning_params();
         case FastPath::tiles: return tiles_tuning_params();
         case FastPath::mma: return dense_mma_tuning_params();
+        case FastPath::separable: return fast_separable_tuning_params();
     }
     return {};
 }
 
-// The path fast takes for a job one of its paths can run: the strip path's
+// Whether fast runs `job` with fast-separable's kernels.
+bool rank1_on_fast_separable(const Job& job, const DeviceInfo& device) {
+    return separable_ahead_of_fast(job) && fast_separable_support(job, device).ok;
+}
+
+// The path fast takes for a job one of its paths can run: fast.separable
+// where fast-separable's kernels are ahead; the strip path's
 // jobs (3x3 to 7x7) on the register paths where they can, else on the
 // strips; larger filters on the tensor cores where measured faster or where
 // the tiles cannot run them, else on the tiles (the measurements:
 // kernels/fast/fast_registers.cu, kernels/fast/dense_mma.cu). dp4a=0 keeps u8 jobs
 // off the walk, whose sums are DP4A's, as it keeps them off the strips'.
-FastPath choose_fast_path(const Job& job, const Tuning& tuning) {
+FastPath choose_fast_path(const Job& job, const Tuning& tuning, const DeviceInfo& device) {
+    if (rank1_on_fast_separable(job, device)) return FastPath::separable;
     const DeviceJob dj = device_job_of(job);
     const bool tiles_can = tiles_refusal(job).empty();
     if (strips_refusal(dj).empty() && !dense_mma_preferred(job, true)) {
@@ -150,6 +176,7 @@ std::unique_ptr<LaunchPlan> plan_path(FastPath path, const Job& job, const Devic
         case FastPath::tiles:
             runs = tiles_plan(dj, tuning.get("max_blocks").value_or(0), stream);
             break;
+        case FastPath::separable: runs = fast_separable_plan(job, dj, tuning, stream); break;
         case FastPath::mma: {
             runs = plan_with_constant_taps(stream, [&] {
                 auto mma = std::make_shared<const DenseMmaPath>(
@@ -183,6 +210,7 @@ public:
             case FastPath::strips: return "3x3..7x7: a warp a band of rows (DP4A on integer taps)";
             case FastPath::tiles: return "3x3..15x15: bulk-copied tiles taken as blocks free up";
             case FastPath::mma: return "up to 33x33: banded products on the tensor cores (3xTF32)";
+            case FastPath::separable: return "rank-1 filters: fast-separable's kernels";
         }
         return "";
     }
@@ -194,7 +222,7 @@ protected:
     Support check_job(const Job& job, const DeviceInfo& device) const override {
         const Support hopper = hopper_check(device, name());
         if (!hopper.ok) return hopper;
-        const std::string refusal = path_refusal(path_, job);
+        const std::string refusal = path_refusal(path_, job, device);
         return refusal.empty() ? Support::yes() : Support::no(refusal);
     }
     std::unique_ptr<LaunchPlan> plan(const Job& job, const DeviceJob& dj, const Tuning& tuning,
@@ -207,7 +235,7 @@ private:
 };
 
 constexpr FastPath kPaths[] = {FastPath::registers, FastPath::walk_u8, FastPath::strips,
-                               FastPath::tiles, FastPath::mma};
+                               FastPath::tiles,     FastPath::mma,     FastPath::separable};
 
 class FastBackend final : public CudaBackend {
 public:
@@ -221,11 +249,16 @@ public:
         for (FastPath path : kPaths) lists.push_back(path_params(path));
         return merge_tuning_params(lists);
     }
+    bool runs_composed_chains(const Job& one) const override {
+        return rank1_on_fast_separable(one, current_device()) ||
+               strips_refusal(device_job_of(one)).empty();
+    }
 
 protected:
     Support check_job(const Job& job, const DeviceInfo& device) const override {
         const Support hopper = hopper_check(device, "fast");
         if (!hopper.ok) return hopper;
+        if (rank1_on_fast_separable(job, device)) return Support::yes();
         // The tensor-core path takes every shape the others take, and more.
         if (tiles_refusal(job).empty()) return Support::yes();
         const std::string refusal = dense_mma_refusal(job);
@@ -233,7 +266,7 @@ protected:
     }
     std::unique_ptr<LaunchPlan> plan(const Job& job, const DeviceJob& dj, const Tuning& tuning,
                                      cudaStream_t stream) const override {
-        return plan_path(choose_fast_path(job, tuning), job, dj, tuning, stream);
+        return plan_path(choose_fast_path(job, tuning, current_device()), job, dj, tuning, stream);
     }
 };
 

@@ -46,6 +46,7 @@
 #include "kernels/runtime/cuda_registry.hpp"
 #include "kernels/device/device_common.cuh"
 #include "kernels/device/rank1_constants.cuh"
+#include "kernels/fast_separable/fast_separable.hpp"
 #include "kernels/fast_separable/separable_mma.hpp"
 
 namespace cudaconv {
@@ -487,28 +488,23 @@ private:
 class FastSeparableBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "fast-separable"; }
-    bool runs_composed_chains() const override { return true; }
+    bool runs_composed_chains(const Job&) const override { return true; }
     std::string_view summary() const override {
         return "rank-1 filters: tensor cores on u8 (up to 33x33), else one kernel with the "
                "intermediate in shared memory (odd square 3..31)";
     }
     std::optional<int> auto_rank(const Job& job) const override { return fast_separable_rank(job); }
     std::vector<TuningParam> tuning_params() const override {
-        return merge_tuning_params({mma_params(), strips_params()});
+        return fast_separable_tuning_params();
     }
 
 protected:
     Support check_job(const Job& job, const DeviceInfo& device) const override {
-        if (mma_support(job, device).ok) return Support::yes();
-        return strips_support(job, device);
+        return fast_separable_support(job, device);
     }
-
     std::unique_ptr<LaunchPlan> plan(const Job& job, const DeviceJob& dj, const Tuning& tuning,
                                      cudaStream_t stream) const override {
-        if (mma_support(job, current_device()).ok) {
-            return std::make_unique<MmaRun>(job, dj, tuning, stream);
-        }
-        return std::make_unique<StripsRun>(job, dj, tuning, stream);
+        return fast_separable_plan(job, dj, tuning, stream);
     }
 };
 
@@ -526,7 +522,7 @@ public:
                                   : "one kernel a strip, the intermediate in shared memory";
     }
     std::string_view parent() const override { return "fast-separable"; }
-    bool runs_composed_chains() const override { return true; }
+    bool runs_composed_chains(const Job&) const override { return true; }
     std::optional<int> auto_rank(const Job&) const override { return std::nullopt; }
     std::vector<TuningParam> tuning_params() const override {
         return kind_ == Kind::mma ? mma_params() : strips_params();
@@ -547,6 +543,23 @@ private:
 };
 
 }  // namespace
+
+Support fast_separable_support(const Job& job, const DeviceInfo& device) {
+    if (mma_support(job, device).ok) return Support::yes();
+    return strips_support(job, device);
+}
+
+std::unique_ptr<LaunchPlan> fast_separable_plan(const Job& job, const DeviceJob& dj,
+                                                const Tuning& tuning, cudaStream_t stream) {
+    if (mma_support(job, current_device()).ok) {
+        return std::make_unique<MmaRun>(job, dj, tuning, stream);
+    }
+    return std::make_unique<StripsRun>(job, dj, tuning, stream);
+}
+
+std::vector<TuningParam> fast_separable_tuning_params() {
+    return merge_tuning_params({mma_params(), strips_params()});
+}
 
 std::unique_ptr<Backend> make_fast_separable_backend() {
     return std::make_unique<FastSeparableBackend>();

@@ -346,7 +346,8 @@ private:
 class FftBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "fft"; }
-    bool runs_composed_chains() const override { return true; }  // one transform for all steps
+    // One transform for all steps.
+    bool runs_composed_chains(const Job&) const override { return true; }
     std::optional<int> auto_rank(const Job& job) const override { return fft_rank(job); }
     std::string_view summary() const override {
         return "cuFFT: frequency-domain product, for large filters";

@@ -242,7 +242,7 @@ private:
 class SeparableBackend final : public CudaBackend {
 public:
     std::string_view name() const override { return "separable"; }
-    bool runs_composed_chains() const override { return true; }
+    bool runs_composed_chains(const Job&) const override { return true; }
     std::optional<int> auto_rank(const Job&) const override { return kRankSeparable; }
     std::string_view summary() const override {
         return "row pass + column pass for rank-1 filters (gaussian, box, sobel, ...)";

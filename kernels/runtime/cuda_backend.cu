@@ -601,15 +601,14 @@ void CudaBackend::place_chain(const Job& job, const RunOptions& options, std::by
 
 std::optional<CudaBackend::BandedChain> CudaBackend::banded_chain(const Job& job,
                                                                   const RunOptions& options) const {
-    if (!runs_composed_chains()) return std::nullopt;
     for (const ChainStep& step : options.later_steps) {
         if (step.backend != static_cast<const Backend*>(this)) return std::nullopt;
     }
     const std::vector<ConvParams> steps = chain_params(job, options);
     std::optional<ChainBands> bands = chain_bands(steps, job.src.width, job.src.height);
     if (!bands) return std::nullopt;
-    const ImageView& out = options.later_steps.back().job.dst;
-    if (!can_run(one_filter_job(job.src, out, bands->inside)).ok) return std::nullopt;
+    const Job inside = one_filter_job(job.src, options.later_steps.back().job.dst, bands->inside);
+    if (!can_run(inside).ok || !runs_composed_chains(inside)) return std::nullopt;
     std::optional<ChainEdges> edges = chain_edges(steps, *bands,
                                                   device_job_of(job).filtered_channels,
                                                   chain_edges_work_limit(current_device()));

@@ -114,8 +114,8 @@ std::unique_ptr<Backend> make_fast_separable_backend() { return not_built("fast-
 
 std::vector<std::unique_ptr<Backend>> make_fast_paths() {
     std::vector<std::unique_ptr<Backend>> paths;
-    for (const char* name :
-         {"fast.registers", "fast.walk-u8", "fast.strips", "fast.tiles", "fast.mma"}) {
+    for (const char* name : {"fast.registers", "fast.walk-u8", "fast.strips", "fast.tiles",
+                             "fast.mma", "fast.separable"}) {
         paths.push_back(std::make_unique<NotBuiltBackend>(name, "fast"));
     }
     return paths;

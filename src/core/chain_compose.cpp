@@ -154,7 +154,7 @@ Job one_filter_job(const ConstImageView& src, const ImageView& dst, const ConvPa
 }
 
 bool runs_as_one_filter(const Backend& variant, const Job& one) {
-    return variant.runs_composed_chains() && variant.can_run(one).ok;
+    return variant.can_run(one).ok && variant.runs_composed_chains(one);
 }
 
 std::optional<ChainStep> one_filter_step(Backend& variant, const std::vector<Job>& steps,

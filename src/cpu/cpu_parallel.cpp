@@ -293,7 +293,8 @@ public:
         return "all cores, float32 sums: picks the cheapest of its paths below by measured costs";
     }
     bool uses_cuda() const override { return false; }
-    bool runs_composed_chains() const override { return true; }  // its two-pass and FFT paths
+    // Its two-pass and FFT paths.
+    bool runs_composed_chains(const Job&) const override { return true; }
     Support can_run(const Job&) const override { return Support::yes(); }
     std::optional<double> estimated_ms(const Job& job, unsigned threads) const override {
         if (job.dst.width <= 0 || job.dst.height <= 0) return 0.0;
@@ -332,7 +333,7 @@ public:
         return "";
     }
     bool uses_cuda() const override { return false; }
-    bool runs_composed_chains() const override {
+    bool runs_composed_chains(const Job&) const override {
         return path_ == CpuPath::two_pass || path_ == CpuPath::fft;
     }
     Tolerance tolerance(const Job& job) const override {

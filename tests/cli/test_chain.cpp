@@ -222,14 +222,16 @@ TEST_CASE("chain: on the GPU, Gaussians as one filter, equal to cpu-ref", "[cli]
     const std::vector<std::string> chain{
         "in.png", "-f", "gaussian:sigma=2", "-f", "gaussian:sigma=3", "--depth", "f32"};
     const CpuReference cpu = run_on_cpu_ref(chain, dir.path());
+    // fast runs the one filter on fast.separable, fast-separable's kernels.
     for (const std::string variant :
-         {"fast-separable", "fast-separable.strips", "separable", "fft"}) {
+         {"fast", "fast-separable", "fast-separable.strips", "separable", "fft"}) {
         INFO(variant);
         const auto r = run_on_variant(chain, variant, dir.path());
         INFO(r.err);
         REQUIRE(r.exit_code == 0);
-        CHECK(first_line(r.out)["path"].get<std::string>().find("(2 steps as one 31x31)") !=
-              std::string::npos);
+        const std::string path = first_line(r.out)["path"].get<std::string>();
+        CHECK(path.find("(2 steps as one 31x31)") != std::string::npos);
+        if (variant == "fast") CHECK(path.rfind("fast.separable ", 0) == 0);
         CHECK(cpu.holds(read(dir / (variant + ".pfm"))));
     }
 }
@@ -243,7 +245,7 @@ TEST_CASE("chain: on the GPU, under replicate, one filter inside and the steps n
         "in.png",   "-f",        "gaussian:sigma=2", "-f", "gaussian:sigma=3",
         "--border", "replicate", "--depth",          "f32"};
     const CpuReference cpu = run_on_cpu_ref(chain, dir.path());
-    for (const std::string variant : {"fast-separable", "separable", "fft"}) {
+    for (const std::string variant : {"fast", "fast-separable", "separable", "fft"}) {
         INFO(variant);
         const auto r = run_on_variant(chain, variant, dir.path());
         INFO(r.err);
@@ -259,8 +261,8 @@ TEST_CASE("chain: auto chooses the variant for the one filter the steps equal",
           "[cli][chain][gpu]") {
     if (skip_without_device()) return;
     // Gray float32, where fast-separable goes ahead of fast from 9x9: each
-    // 7x7 step alone would go to fast, which runs steps; their one 19x19 goes
-    // to fast-separable, which runs it as one. Two images, so that auto does
+    // 7x7 step alone would go to fast's own paths; their one 19x19 goes to
+    // fast-separable, which runs it as one. Two images, so that auto does
     // not run a lone small image on the CPU.
     TempDir dir;
     fs::create_directory(dir / "in");

@@ -28,6 +28,7 @@ const std::vector<std::string> kCudaVariants = {"naive",
                                                 "fast.strips",
                                                 "fast.tiles",
                                                 "fast.mma",
+                                                "fast.separable",
                                                 "fast-separable",
                                                 "fast-separable.mma",
                                                 "fast-separable.strips"};

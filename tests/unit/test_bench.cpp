@@ -159,7 +159,7 @@ TEST_CASE("bench depths and variants", "[bench]") {
     std::vector<std::string> paths;
     for (const Backend* b : select_bench_variants("fast.*")) paths.emplace_back(b->name());
     CHECK(paths == std::vector<std::string>{"fast.registers", "fast.walk-u8", "fast.strips",
-                                            "fast.tiles", "fast.mma"});
+                                            "fast.tiles", "fast.mma", "fast.separable"});
     CHECK(select_bench_variants("fast-separable.*").size() == 2);
     CHECK_THROWS_AS(select_bench_variants("cpu-ref.*"), UsageError);
     const auto two = select_bench_variants("cpu-ref, cpu-ref");

@@ -209,6 +209,27 @@ bool run_case(const ChainCase& c, const std::vector<Backend*>& variants, int* as
     return true;
 }
 
+// Whether `variant` runs a chain of rank-1 steps as their one filter, where
+// that filter is `side` x `side` on an image of OpenCV type `type`.
+bool runs_as_one(const Backend& variant, int type, int side) {
+    const cv::Mat src(64, 64, type, cv::Scalar::all(0));
+    cv::Mat dst(64, 64, type);
+    Filter f = random_filter(side, side, 1);
+    for (int y = 0; y < side; ++y) {
+        for (int x = 0; x < side; ++x) {
+            f.taps[static_cast<std::size_t>(y) * side + x] = (x + 1) * (y + 1);
+        }
+    }
+    const Job one = one_filter_job(const_view(src), mutable_view(dst), centred_params(f));
+    return variant.can_run(one).ok && variant.runs_composed_chains(one);
+}
+
+// Asked of a 13x13 on RGB u8 (on fast, one that fast-separable's kernels
+// take).
+bool runs_composed_rank1_chains(const Backend& variant) {
+    return runs_as_one(variant, CV_8UC3, 13);
+}
+
 }  // namespace
 
 TEST_CASE("chain_jobs: float32 images between steps, each the size its border leaves") {
@@ -285,9 +306,10 @@ TEST_CASE("every CUDA variant runs chains on the device like OpenCV step by step
         }
         INFO(variant->name() << " ran " << ran << " chains, " << as_one << " as one filter, "
                              << banded << " as one filter inside");
-        if (variant->runs_composed_chains() && variant->parent().empty()) CHECK(as_one > 0);
+        const bool composes = runs_composed_rank1_chains(*variant);
+        if (composes && variant->parent().empty()) CHECK(as_one > 0);
         // Every step on it (bands only run so).
-        if (variant->parent().empty()) CHECK((banded > 0) == variant->runs_composed_chains());
+        if (variant->parent().empty()) CHECK((banded > 0) == composes);
         // A named path runs the jobs its composite gives it, and one that
         // takes only u8 to u8 (fast.walk-u8) no step of a chain: every
         // step reads or writes the float32 images between steps.
@@ -348,6 +370,23 @@ TEST_CASE("chains of rank-1 steps that compose only inside run so on the device"
         CHECK(banded == runs_inside);
         CHECK(banded > ran / 2);
     }
+}
+
+// fast runs a chain as its one filter where that filter goes to
+// fast.separable or to its strip path (up to 7x7), and the steps where it
+// would go to its larger dense paths (kernels/fast/fast_paths.cu).
+TEST_CASE("fast runs a chain as one filter where that filter is cheap there", "[gpu]") {
+    if (skip_without_device()) return;
+    const Backend& fast = *find_backend("fast");
+    if (probe_devices().devices.front().cc_major < 9) return;  // fast refuses every job
+    CHECK(runs_as_one(fast, CV_8UC1, 5));                      // the strip path
+    CHECK(runs_as_one(fast, CV_32FC1, 7));                     // the strip path
+    CHECK(runs_as_one(fast, CV_8UC1, 13));                     // fast.separable
+    CHECK(runs_as_one(fast, CV_8UC3, 5));                      // fast.separable
+    CHECK(runs_as_one(fast, CV_32FC1, 13));
+    CHECK_FALSE(runs_as_one(fast, CV_32FC3, 13));  // the tiles
+    CHECK_FALSE(runs_as_one(fast, CV_32FC1, 33));  // the tensor cores
+    CHECK_FALSE(runs_as_one(fast, CV_16UC1, 5));   // the tensor cores
 }
 
 TEST_CASE("CUDA chains, a quick set for compute-sanitizer", "[gpu-quick]") {

@@ -934,6 +934,29 @@ TEST_CASE("fast and fast-separable report the named path they ran", "[gpu]") {
           "fast-separable.strips");
     CHECK(path_run("fast-separable", rgb_u8, gauss, Depth::u8, {{"max_blocks", 2}}) ==
           "fast-separable.mma");
+
+    // fast runs a rank-1 filter on fast.separable (fast-separable's kernels)
+    // where they are measured ahead of its others (separable_ahead_of_fast):
+    // RGB u8 from 5x5, other u8 from 7x7, gray f32 from 9x9; below, and
+    // where fast-separable refuses (not square), on the others.
+    const auto gaussian = [](int side) {
+        return centred_params(make_named_filter("gaussian:" + std::to_string(side)).value());
+    };
+    CHECK(path_run("fast", rgb_u8, gauss, Depth::u8) == "fast.separable");
+    CHECK(path_run("fast", rgb_u8, gaussian(5), Depth::u8) == "fast.separable");
+    CHECK(path_run("fast", rgb_u8, gaussian(3), Depth::u8) != "fast.separable");
+    const cv::Mat gray_u8 = random_image(200, 100, CV_8UC1, 16);
+    CHECK(path_run("fast", gray_u8, gaussian(7), Depth::u8) == "fast.separable");
+    CHECK(path_run("fast", gray_u8, gaussian(5), Depth::u8) != "fast.separable");
+    CHECK(path_run("fast", gray_f32, gauss, Depth::f32) == "fast.separable");
+    CHECK(path_run("fast", gray_f32, gaussian(7), Depth::f32) != "fast.separable");
+    Filter tall = make_named_filter("gaussian:9").value();
+    tall.height = 1;
+    tall.taps.resize(9);
+    CHECK(path_run("fast", rgb_u8, centred_params(tall), Depth::u8) != "fast.separable");
+    // Its paths by name stay its own.
+    CHECK(path_run("fast.mma", rgb_u8, gauss, Depth::u8) == "fast.mma");
+    CHECK(path_run("fast.separable", rgb_u8, gaussian(3), Depth::u8) == "fast.separable");
 }
 
 }  // namespace cudaconv::test

@@ -109,14 +109,16 @@ void check_paths(std::string_view composite, const std::vector<PathSpec>& expect
 
 }  // namespace
 
-TEST_CASE("fast's named paths: registers, walk-u8, strips, tiles, mma", "[registry][paths]") {
+TEST_CASE("fast's named paths: registers, walk-u8, strips, tiles, mma, separable",
+          "[registry][paths]") {
     check_paths("fast", {{"fast.registers", {"block_rows"}},
                          {"fast.walk-u8", {"band_rows", "tail_rows"}},
                          {"fast.strips",
                           {"band_rows", "head", "head_low", "head_high", "head_group",
                            "sides_first", "dp4a"}},
                          {"fast.tiles", {"max_blocks"}},
-                         {"fast.mma", {"max_blocks"}}});
+                         {"fast.mma", {"max_blocks"}},
+                         {"fast.separable", {"max_blocks", "strip_rows"}}});
 }
 
 TEST_CASE("fast-separable's named paths: mma, strips", "[registry][paths]") {
@@ -139,7 +141,10 @@ TEST_CASE("a named path refuses the tuning values of the others", "[registry][pa
         tuning_refusal(Tuning{{"max_blocks", 0}}, tiles->tuning_params(), "fast.tiles").empty());
     CHECK(tuning_refusal(Tuning{{"band_rows", 5}, {"max_blocks", 3}, {"block_rows", 8}},
                          fast->tuning_params(), "fast") == "");
-    CHECK_FALSE(tuning_refusal(Tuning{{"strip_rows", 16}}, fast->tuning_params(), "fast").empty());
+    CHECK_FALSE(tuning_refusal(Tuning{{"block_cols", 16}}, fast->tuning_params(), "fast").empty());
+    CHECK_FALSE(tuning_refusal(Tuning{{"strip_rows", 16}},
+                               find_backend("fast.mma")->tuning_params(), "fast.mma")
+                    .empty());
     // Variants of their own read none.
     for (const char* name : {"cpu-ref", "cpu"}) {
         INFO(name);
