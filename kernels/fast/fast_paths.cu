@@ -20,8 +20,8 @@
 //                   separable_ahead_of_fast)
 //
 // A chain of rank-1 steps runs as its one filter (core/chain_compose.hpp)
-// where that filter goes to fast.separable, or is one the strip path
-// takes (up to 7x7), whose passes are bound by memory, not taps: on
+// where fast gives that filter to fast.separable or to a path of 3x3 to
+// 7x7 filters, whose passes are bound by memory, not taps: on
 // 4000x3000 gray u8 and f32 a 5x5 took 41 us, a 7x7 f32 57 us, where a
 // 3x3 step took 28-32 us and a chain of them moves float32 between steps
 // (docs/PERFORMANCE.md, "Filter chains"). A larger one filter on the dense
@@ -197,6 +197,25 @@ Support hopper_check(const DeviceInfo& device, std::string_view name) {
         name, device.name, device.cc_major, device.cc_minor));
 }
 
+// fast.separable's own kernels run before Hopper, but as a path of fast it
+// runs where fast does.
+Support path_device_check(FastPath path, const DeviceInfo& device) {
+    if (path != FastPath::separable || device.cc_major >= 9)
+        return hopper_check(device, path_name(path));
+    return Support::no(fmt::format(
+        "fast.separable is a path of fast, which needs compute capability 9.0 (Hopper); {} is "
+        "{}.{} (-k fast-separable runs the same kernels there)",
+        device.name, device.cc_major, device.cc_minor));
+}
+
+// Whether fast, or its path `path` by name, runs a chain as its one filter
+// `one` (core/chain_compose.hpp): where that filter goes to fast.separable
+// or to a path bound by memory (3x3 to 7x7), not to the tiles or the tensor
+// cores, whose cost grows with the filter's area.
+bool path_runs_composed_chains(FastPath path) {
+    return path != FastPath::tiles && path != FastPath::mma;
+}
+
 // One of fast's paths, by name.
 class FastPathBackend final : public CudaBackend {
 public:
@@ -217,10 +236,13 @@ public:
     std::string_view parent() const override { return "fast"; }
     std::optional<int> auto_rank(const Job&) const override { return std::nullopt; }
     std::vector<TuningParam> tuning_params() const override { return path_params(path_); }
+    bool runs_composed_chains(const Job&) const override {
+        return path_runs_composed_chains(path_);
+    }
 
 protected:
     Support check_job(const Job& job, const DeviceInfo& device) const override {
-        const Support hopper = hopper_check(device, name());
+        const Support hopper = path_device_check(path_, device);
         if (!hopper.ok) return hopper;
         const std::string refusal = path_refusal(path_, job, device);
         return refusal.empty() ? Support::yes() : Support::no(refusal);
@@ -250,8 +272,7 @@ public:
         return merge_tuning_params(lists);
     }
     bool runs_composed_chains(const Job& one) const override {
-        return rank1_on_fast_separable(one, current_device()) ||
-               strips_refusal(device_job_of(one)).empty();
+        return path_runs_composed_chains(choose_fast_path(one, Tuning{}, current_device()));
     }
 
 protected:

@@ -21,7 +21,8 @@ namespace cudaconv {
 Support fast_separable_support(const Job& job, const DeviceInfo& device);
 
 // A run of `job` on the path it takes: the tensor cores where they take
-// the job, else the strips in one kernel.
+// the job, else the strips in one kernel. The plan holds the __constant__
+// taps' lock (ConstantTapsLock) until it is destroyed.
 std::unique_ptr<LaunchPlan> fast_separable_plan(const Job& job, const DeviceJob& dj,
                                                 const Tuning& tuning, cudaStream_t stream);
 

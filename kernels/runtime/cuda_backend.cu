@@ -608,7 +608,7 @@ std::optional<CudaBackend::BandedChain> CudaBackend::banded_chain(const Job& job
     std::optional<ChainBands> bands = chain_bands(steps, job.src.width, job.src.height);
     if (!bands) return std::nullopt;
     const Job inside = one_filter_job(job.src, options.later_steps.back().job.dst, bands->inside);
-    if (!can_run(inside).ok || !runs_composed_chains(inside)) return std::nullopt;
+    if (!runs_as_one_filter(*this, inside)) return std::nullopt;
     std::optional<ChainEdges> edges = chain_edges(steps, *bands,
                                                   device_job_of(job).filtered_channels,
                                                   chain_edges_work_limit(current_device()));

@@ -134,9 +134,9 @@ private:
         ChainEdges edges;
     };
     // How this run's chain (RunOptions::later_steps) runs so; none where
-    // its steps run one after another: a variant that does not run
-    // composed chains, a step on another variant, a chain chain_bands or
-    // chain_edges does not take, or a one filter this variant refuses.
+    // its steps run one after another: a step on another variant, a chain
+    // chain_bands or chain_edges does not take, or a one filter this
+    // variant refuses or does not run as one (runs_as_one_filter).
     std::optional<BandedChain> banded_chain(const Job& job, const RunOptions& options) const;
     // --warmup plus --repeat runs of such a chain, each timed: the one
     // filter over the whole image, from `whole`'s input into its output,

@@ -4,8 +4,10 @@
 # images (`list kernels` names the paths and their --param values):
 #  - fast and each of its paths on u8 filters with integer taps (gray, RGB
 #    and RGBA), then fast.strips' DP4A sums beside its float sums (dp4a=0);
-#  - fast-separable and its two paths on Gaussians, beside fast and the
-#    two-kernel separable (RGB u8; gray f32 and u8).
+#  - fast-separable and its two paths on Gaussians, beside fast's own
+#    dense paths (fast gives the Gaussians where fast-separable is ahead to
+#    its kernels, fast.separable) and the two-kernel separable (RGB u8; gray
+#    f32 and u8): the crossovers of separable_ahead_of_fast.
 # A path that cannot run a job says why instead of a time.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,8 +26,9 @@ for dp4a in 1 0; do
   "$bin/cudaconv" bench --size "$sizes" --depth u8 -f "$integer" -k fast.strips \
     --param dp4a=$dp4a -q
 done
-echo "== fast-separable and its paths on Gaussians, beside fast and separable"
+echo "== fast-separable and its paths on Gaussians, beside fast's dense paths and separable"
+dense=fast.registers,fast.strips,fast.tiles,fast.mma
 "$bin/cudaconv" bench --size 4000x3000x3 --depth u8 -f "$gaussians" \
-  -k 'fast-separable,fast-separable.*,fast,separable' -q
+  -k "fast-separable,fast-separable.*,$dense,separable" -q
 "$bin/cudaconv" bench --size 4000x3000x1 --depth f32,u8 -f "$gaussians" \
-  -k 'fast-separable,fast-separable.*,fast,separable' -q
+  -k "fast-separable,fast-separable.*,$dense,separable" -q

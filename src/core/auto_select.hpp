@@ -35,8 +35,9 @@ constexpr int kRankCudnn = 100;
 constexpr int kRankCpu = 110;
 constexpr int kRankCpuRef = 120;
 
-// Whether fast-separable goes ahead of fast for this job (its rank then
-// kRankFast - 1):
+// Whether fast-separable goes ahead of fast's own paths for this job: its
+// rank is then kRankFast - 1, and fast itself gives the job to
+// fast-separable's kernels (fast.separable, kernels/fast/fast_paths.cu):
 //  - a rank-1 filter on a gray f32 image: from 9x9
 //    (Gaussians of 3, 7, 9 and 15: fast 47.3, 63.1, 108.3 and 210.7 us,
 //    fast-separable 67.5, 72.6, 75.8 and 83.4; H100);

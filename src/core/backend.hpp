@@ -150,8 +150,9 @@ public:
     // Whether a chain whose steps equal one rank-1 filter runs as that filter
     // here (core/chain_compose.hpp), `one` the job of that filter: true where
     // the variant runs it in time that grows with its side, not its area (two
-    // passes, or FFT), so that one pass of the longer filter costs less than
-    // a pass a step. Asked only of a job can_run takes.
+    // passes, or FFT), or that is bound by memory, not taps (fast's 3x3 to
+    // 7x7 paths), so that one pass of the longer filter costs less than a
+    // pass a step. Asked only of a job can_run takes.
     virtual bool runs_composed_chains(const Job& /*one*/) const { return false; }
     // Filters job.src into job.dst (host memory). Throws on failure.
     virtual RunTimings run(const Job& job, const RunOptions& options) = 0;

@@ -1,10 +1,11 @@
 #pragma once
 // A filter chain that equals one filter (docs/SPEC.md "Chains"): the
 // steps' taps convolved into one filter whose side is their sides added
-// up, less one a step. A variant that runs a rank-1 filter in two passes
-// (Backend::runs_composed_chains) runs that filter once in place of the
-// steps: one pass over the image where the steps made one each, with
-// float32 images written and read between them.
+// up, less one a step. A variant that runs that filter in two passes, by
+// FFT or bound by memory (Backend::runs_composed_chains, asked of the one
+// filter's job) runs it once in place of the steps: one pass over the
+// image where the steps made one each, with float32 images written and
+// read between them.
 //
 // The steps equal the one filter wherever every output sample is the same
 // sum of the same input samples, borders included:
@@ -52,8 +53,8 @@ std::optional<ConvParams> composed_rank1_chain(const std::vector<ConvParams>& st
 Job one_filter_job(const ConstImageView& src, const ImageView& dst, const ConvParams& one);
 
 // Whether `variant` runs the chain as the one filter of `one` (a job of
-// one_filter_job): it runs composed chains and can run that job. Where it
-// does not, the chain's steps run one after another (run_chain).
+// one_filter_job): it can run that job and runs composed chains of it.
+// Where it does not, the chain's steps run one after another (run_chain).
 bool runs_as_one_filter(const Backend& variant, const Job& one);
 
 // A chain of `steps` (its jobs from its input to its output) all on

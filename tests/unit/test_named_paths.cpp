@@ -141,7 +141,6 @@ TEST_CASE("a named path refuses the tuning values of the others", "[registry][pa
         tuning_refusal(Tuning{{"max_blocks", 0}}, tiles->tuning_params(), "fast.tiles").empty());
     CHECK(tuning_refusal(Tuning{{"band_rows", 5}, {"max_blocks", 3}, {"block_rows", 8}},
                          fast->tuning_params(), "fast") == "");
-    CHECK_FALSE(tuning_refusal(Tuning{{"block_cols", 16}}, fast->tuning_params(), "fast").empty());
     CHECK_FALSE(tuning_refusal(Tuning{{"strip_rows", 16}},
                                find_backend("fast.mma")->tuning_params(), "fast.mma")
                     .empty());
