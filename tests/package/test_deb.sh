@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The Debian package as a user gets it: `cpack -G DEB` in the build folder,
 # then the package's files (the binary, its man page, its bash and zsh
-# completions),
-# its dependencies, and the binary, man page and completion working from a
-# copy unpacked elsewhere.
+# completions), its dependencies, the binary, man page and completion
+# working from a copy unpacked elsewhere, and, as root, the package
+# installed with apt-get, run and removed.
 #   test_deb.sh BUILD_DIR
 set -euo pipefail
 build=$(realpath "$1")
@@ -61,5 +61,27 @@ if command -v zsh >/dev/null; then
   [[ " $(zsh_words --combine "") " == " magnitude max sum stack "* ]] || fail "zsh: --combine's values"
 else
   echo "test_deb: no zsh here; its completion not tried (scripts/install-deps.sh --test installs zsh)"
+fi
+# Installed as a user installs it: apt-get takes its Depends from Debian
+# (already there after scripts/install-deps.sh, or downloaded), the
+# installed binary runs the main job, and the package is removed again. It
+# changes the system, so only as root and where no cudaconv is installed.
+if [[ $(id -u) -ne 0 ]]; then
+  echo "test_deb: not installed with apt-get (it needs root)"
+elif dpkg -s cudaconv >/dev/null 2>&1 || [[ -e /usr/bin/cudaconv ]]; then
+  echo "test_deb: not installed with apt-get (a cudaconv is installed already)"
+else
+  remove() { DEBIAN_FRONTEND=noninteractive apt-get remove -y -q cudaconv >"$tmp/remove.log" 2>&1; }
+  trap 'remove; rm -rf "$tmp"' EXIT
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$deb" >"$tmp/apt.log" 2>&1 ||
+    { cat "$tmp/apt.log" >&2; fail "apt-get install $(basename "$deb")"; }
+  [[ $(command -v cudaconv) == /usr/bin/cudaconv ]] || fail "no cudaconv on PATH after apt-get install"
+  cudaconv "$(dirname "$0")/../../images/camera-crop.png" -f edge -k cpu -o "$tmp/installed.png" ||
+    fail "the installed binary did not filter"
+  cmp -s "$tmp/edge.png" "$tmp/installed.png" || fail "the installed binary's output differs"
+  remove || { cat "$tmp/remove.log" >&2; fail "apt-get remove cudaconv"; }
+  [[ ! -e /usr/bin/cudaconv ]] || fail "/usr/bin/cudaconv left after apt-get remove"
+  trap 'rm -rf "$tmp"' EXIT
+  echo "test_deb: installed with apt-get, ran the main job, removed"
 fi
 echo "test_deb: passed ($(basename "$deb"), $(du -h "$deb" | cut -f1))"
