@@ -10,8 +10,8 @@
 
 #include "core/border.hpp"
 #include "core/convert.hpp"
-#include "kernels/runtime/cuda_check.hpp"
 #include "core/device_job.hpp"
+#include "kernels/runtime/cuda_check.hpp"
 
 namespace cudaconv {
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "core/device_job.hpp"
 #include "core/job.hpp"
 #include "core/tuning.hpp"
-#include "core/device_job.hpp"
 
 namespace cudaconv {
 

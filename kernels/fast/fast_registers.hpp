@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "core/tuning.hpp"
 #include "core/device_job.hpp"
+#include "core/tuning.hpp"
 
 namespace cudaconv {
 

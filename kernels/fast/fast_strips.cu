@@ -34,12 +34,12 @@
 
 #include <fmt/format.h>
 
+#include "core/device_job.hpp"
 #include "kernels/runtime/cuda_backend.hpp"
 #include "kernels/runtime/cuda_check.hpp"
 #include "kernels/device/border_columns.cuh"
 #include "kernels/device/device_common.cuh"
 #include "kernels/device/dp4a.cuh"
-#include "core/device_job.hpp"
 #include "kernels/device/vector_store.cuh"
 
 namespace cudaconv {

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "core/device_job.hpp"
 #include "core/job.hpp"
 #include "core/tuning.hpp"
 #include "kernels/runtime/cuda_backend.hpp"
-#include "core/device_job.hpp"
 
 namespace cudaconv {
 

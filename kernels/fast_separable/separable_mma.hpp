@@ -9,10 +9,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/device_job.hpp"
 #include "core/hd.hpp"
 #include "core/job.hpp"
 #include "filters/rank1.hpp"
-#include "core/device_job.hpp"
 
 namespace cudaconv {
 

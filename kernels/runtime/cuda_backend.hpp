@@ -18,8 +18,8 @@
 #include "core/backend.hpp"
 #include "core/chain_bands.hpp"
 #include "core/chain_edges.hpp"
-#include "kernels/runtime/device_info.hpp"
 #include "core/device_job.hpp"
+#include "kernels/runtime/device_info.hpp"
 
 namespace cudaconv {
 
