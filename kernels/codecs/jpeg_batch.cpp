@@ -200,7 +200,7 @@ JpegInspection GpuJpegBatch::inspect(const unsigned char* data, std::size_t size
     return state_->decoder->inspect(data, size);
 }
 
-void GpuJpegBatch::decode(const std::vector<GpuJpegImage*>& images) {
+void GpuJpegBatch::decode(const std::vector<GpuJpegImage*>& images, std::size_t calls_hold) {
     const std::lock_guard<std::mutex> lock(state_->decoding);
     // Its handles, stream and buffers are its own device's, whichever
     // device the calling thread is bound to.
@@ -222,13 +222,15 @@ void GpuJpegBatch::decode(const std::vector<GpuJpegImage*>& images) {
         target.dst = reinterpret_cast<unsigned char*>(const_cast<std::byte*>(pixels.get()));
         target.pitch = pitch;
         target.channels = image->inspection.channels;
+        target.width = image->inspection.width;
+        target.height = image->inspection.height;
         targets.push_back(target);
         image->device_pixels = std::move(pixels);
         decoding.push_back(image);
     }
     if (targets.empty()) return;
     const std::vector<std::string> messages =
-        state_->decoder->decode(targets, state_->stream->get());
+        state_->decoder->decode(targets, state_->stream->get(), static_cast<int>(calls_hold));
     for (std::size_t i = 0; i < decoding.size(); ++i) {
         if (messages[i].empty()) continue;
         decoding[i]->device_pixels.reset();

@@ -64,8 +64,10 @@ public:
     // same. Device memory stays
     // bounded by the images whose pixels are held: what they give back is
     // kept for the next ones while the decoder's buffers together hold no
-    // more than its images have held at once, or kKeptBytes.
-    void decode(const std::vector<GpuJpegImage*>& images);
+    // more than its images have held at once, or kKeptBytes. `calls_hold`:
+    // the most images the caller's calls of images this size hold
+    // (GpuJpegDecoder::decode).
+    void decode(const std::vector<GpuJpegImage*>& images, std::size_t calls_hold = 0);
 
     // Device memory the decoder keeps for the next images, rather than free
     // (cudaFree waits for the whole device), even past the most its images

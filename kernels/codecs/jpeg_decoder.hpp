@@ -28,7 +28,8 @@ struct JpegDecodeTarget {
     std::size_t size = 0;
     unsigned char* dst = nullptr;
     std::size_t pitch = 0;
-    int channels = 3;  // JpegInspection::channels
+    int channels = 3;           // JpegInspection::channels
+    int width = 0, height = 0;  // JpegInspection's
 };
 
 class GpuJpegDecoder {
@@ -51,9 +52,13 @@ public:
     // Decodes every target (each inspected without refusal) on `stream`, as
     // one batch a channel count, and waits for them. Returns one message an
     // image: empty where it was decoded, else why not (a corrupt file), so
-    // that one bad image fails alone.
+    // that one bad image fails alone. `calls_hold`: the most images the
+    // caller's calls of images this size hold (0: this call's count). The
+    // hardware backend makes its buffers once, for that many images of the
+    // largest size seen, rather than again as calls grow (each time through
+    // cudaFree and cudaMalloc, which wait for the whole device).
     std::vector<std::string> decode(const std::vector<JpegDecodeTarget>& targets,
-                                    cudaStream_t stream);
+                                    cudaStream_t stream, int calls_hold = 0);
 
 private:
     struct State;

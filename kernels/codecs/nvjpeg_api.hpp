@@ -73,8 +73,10 @@ typedef enum {
     NVJPEG_INPUT_BGRI = 6
 } nvjpegInputFormat_t;
 
-// nvjpeg.h's macros NVJPEG_FLAGS_DEFAULT and NVJPEG_MAX_COMPONENT.
+// nvjpeg.h's macros NVJPEG_FLAGS_DEFAULT, NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE
+// and NVJPEG_MAX_COMPONENT.
 constexpr unsigned int kFlagsDefault = 0;
+constexpr unsigned int kFlagsHwDecodeNoPipeline = 1;
 constexpr int kMaxComponent = 4;
 
 typedef struct {
@@ -126,6 +128,8 @@ typedef struct nvjpegEncoderParams* nvjpegEncoderParams_t;
       (nvjpegHandle_t, nvjpegJpegState_t, int, int, nvjpegOutputFormat_t))                        \
     X(nvjpegDecodeBatched, (nvjpegHandle_t, nvjpegJpegState_t, const unsigned char* const*,       \
                             const size_t*, nvjpegImage_t*, cudaStream_t))                         \
+    X(nvjpegDecodeBatchedPreAllocate, (nvjpegHandle_t, nvjpegJpegState_t, int, int, int,          \
+                                       nvjpegChromaSubsampling_t, nvjpegOutputFormat_t))          \
     X(nvjpegJpegStreamCreate, (nvjpegHandle_t, nvjpegJpegStream_t*))                              \
     X(nvjpegJpegStreamDestroy, (nvjpegJpegStream_t))                                              \
     X(nvjpegJpegStreamParse,                                                                      \

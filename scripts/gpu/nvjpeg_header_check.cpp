@@ -77,6 +77,8 @@ CUDACONV_CHECK_VALUE(NVJPEG_INPUT_RGBI)
 CUDACONV_CHECK_VALUE(NVJPEG_INPUT_BGRI)
 #undef CUDACONV_CHECK_VALUE
 static_assert(ours::kFlagsDefault == NVJPEG_FLAGS_DEFAULT, "NVJPEG_FLAGS_DEFAULT differs");
+static_assert(ours::kFlagsHwDecodeNoPipeline == NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE,
+              "NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE differs");
 static_assert(ours::kMaxComponent == NVJPEG_MAX_COMPONENT, "NVJPEG_MAX_COMPONENT differs");
 
 // The structs passed by pointer: the same layout.

@@ -1,5 +1,6 @@
 #include "batch/gpu_decoding.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <optional>
@@ -120,6 +121,7 @@ void GpuDecoding::decode_group(std::size_t lane, const std::vector<GpuJpegImage*
     while (next < images.size()) {
         std::vector<GpuJpegImage*> call;
         std::size_t bytes = 0;
+        std::size_t largest = 1;
         for (; next < images.size(); ++next) {
             const JpegInspection& in = images[next]->inspection;
             const std::size_t image_bytes = static_cast<std::size_t>(in.width) *
@@ -127,11 +129,15 @@ void GpuDecoding::decode_group(std::size_t lane, const std::vector<GpuJpegImage*
                                             static_cast<std::size_t>(in.channels);
             if (!call.empty() && bytes + image_bytes > kGroupBytes) break;
             bytes += image_bytes;
+            largest = std::max(largest, image_bytes);
             call.push_back(images[next]);
         }
+        // A group's calls hold this many such images at most.
+        const std::size_t calls_hold =
+            std::clamp<std::size_t>(kGroupBytes / largest, 1, kGroupImages);
         const auto start = std::chrono::steady_clock::now();
         try {
-            decoder->decode(call);
+            decoder->decode(call, calls_hold);
             spdlog::trace(
                 "{}: {} JPEGs decoded in {:.2f} ms", decoder->name(), call.size(),
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)

@@ -25,6 +25,10 @@ namespace cudaconv {
 
 class GpuDecoding {
 public:
+    // The most images the batch hands decode_group at once (the pipeline's
+    // gpu_group).
+    static constexpr std::size_t kGroupImages = 16;
+
     // Opens nvJPEG now, for --decoder gpu, on `device` (CUDA's number; -1:
     // the default, kernels/runtime/device_scope.hpp): throws UsageError,
     // saying why, where it cannot run.

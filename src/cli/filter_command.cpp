@@ -97,7 +97,7 @@ int default_images_in_flight(int workers) { return workers + std::max(2, workers
 constexpr std::size_t kGpuDecodeLeastImages = 400;
 // The most images the GPU thread decodes in one call of nvJPEG's batched
 // decoder (batch/gpu_decoding.hpp bounds their bytes too).
-constexpr std::size_t kGpuDecodeGroup = 16;
+constexpr std::size_t kGpuDecodeGroup = GpuDecoding::kGroupImages;
 
 double ms_since(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
