@@ -42,6 +42,7 @@
 #include "batch/progress.hpp"
 #include "batch/saturation.hpp"
 #include "batch/shard.hpp"
+#include "cli/app.hpp"
 #include "cli/case_insensitive.hpp"
 #include "cli/conv_params.hpp"
 #include "cli/filter_options.hpp"
@@ -442,7 +443,10 @@ public:
         const int signal_number = stop.signal_number();
         const BatchSummary summary = progress.finish(signal_number);
         if (signal_number != 0) return kExitSignalBase + signal_number;
-        return summary.failed || progress.json_failed() ? kExitWorkFailed : kExitOk;
+        const int code = summary.failed || progress.json_failed() ? kExitWorkFailed : kExitOk;
+        // Every output is written and closed, the JSON lines too (each one
+        // write()); what is left is freeing.
+        return gpu_decode_ ? exit_without_teardown(code) : code;
     }
 
 private:
