@@ -138,7 +138,7 @@ JpegInspection GpuJpegBatch::inspect(const unsigned char*, std::size_t) const {
     return {0, 0, 0, no_device_reason()};
 }
 std::string GpuJpegBatch::buffers_summary() const { return {}; }
-void GpuJpegBatch::decode(const std::vector<GpuJpegImage*>&) {
+void GpuJpegBatch::decode(const std::vector<GpuJpegImage*>&, std::size_t) {
     throw std::runtime_error(no_device_reason());
 }
 
