@@ -107,8 +107,9 @@ std::vector<int> choose_devices(const DeviceRequest& request, const std::vector<
     return {};
 }
 
-std::size_t gpu_threads_per_device(bool runs_on_gpu, bool gpu_decode, std::size_t images) {
-    return runs_on_gpu && !gpu_decode && images > 1 ? kGpuThreadsPerDevice : 1;
+std::size_t gpu_threads_per_device(bool runs_on_gpu, bool gpu_decode, bool png_outputs,
+                                   std::size_t images) {
+    return runs_on_gpu && (!gpu_decode || png_outputs) && images > 1 ? kGpuThreadsPerDevice : 1;
 }
 
 std::size_t lane_count(std::size_t devices, std::size_t threads, std::size_t images) {

@@ -49,11 +49,15 @@ std::vector<int> choose_devices(const DeviceRequest& request, const std::vector<
 // batch/pipeline.hpp): two in a batch that runs on a GPU, so that one
 // thread's upload, filter, encode and download overlap the other's, and
 // each has a thread before it copying its next image into page-locked
-// memory (docs/PERFORMANCE.md "Two GPU threads a device"); one where JPEGs
-// are decoded on the GPU (--decoder: one decoder a device), for one image,
-// or where nothing runs on a GPU.
+// memory (docs/PERFORMANCE.md "Two GPU threads a device"); one for one
+// image, or where nothing runs on a GPU. Where JPEGs are decoded on the GPU
+// (--decoder), the device's decoder bounds the batch unless its outputs
+// are PNGs, whose rows the GPU thread compresses (4 ms an image, against
+// 1 ms for a JPEG): two threads, sharing the decoder, for PNG outputs
+// (`png_outputs`), one for others, which a second thread only slowed.
 constexpr std::size_t kGpuThreadsPerDevice = 2;
-std::size_t gpu_threads_per_device(bool runs_on_gpu, bool gpu_decode, std::size_t images);
+std::size_t gpu_threads_per_device(bool runs_on_gpu, bool gpu_decode, bool png_outputs,
+                                   std::size_t images);
 
 // The batch's lanes: `threads` for each of `devices` devices (none named:
 // the first device there is), and no more than its images.

@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "base/errors.hpp"
+#include "batch/devices.hpp"
 #include "io/exif_orientation.hpp"
 #include "kernels/runtime/device_scope.hpp"
 
@@ -51,20 +52,24 @@ void GpuDecoding::open_in_background(int device) {
     if (!opener_.start([this] { open(); })) open();
 }
 
-void GpuDecoding::set_lanes(std::size_t lanes) { lanes_.resize(lanes > 1 ? lanes - 1 : 0); }
+void GpuDecoding::set_lanes(std::size_t lanes, std::size_t devices) {
+    device_count_ = std::clamp<std::size_t>(devices, 1, std::max<std::size_t>(1, lanes));
+    devices_ = std::vector<Device>(device_count_ - 1);
+}
 
 void GpuDecoding::start_lane(std::size_t lane) {
-    if (lane == 0) return;
     std::string problem;
     lane_decoder(lane, problem);
 }
 
 GpuJpegBatch* GpuDecoding::lane_decoder(std::size_t lane, std::string& problem) {
-    if (lane == 0) {
+    const std::size_t device = device_slot(lane, device_count_);
+    if (device == 0) {
         problem = problem_;
         return decoder_.get();
     }
-    Lane& own = lanes_.at(lane - 1);
+    const std::lock_guard<std::mutex> lock(devices_mutex_);
+    Device& own = devices_.at(device - 1);
     if (!own.tried) {
         own.tried = true;
         try {
@@ -106,7 +111,9 @@ std::optional<JpegInspection> GpuDecoding::take(const EncodedImage& image, std::
 }
 
 std::string GpuDecoding::decoder_name(std::size_t lane) const {
-    const GpuJpegBatch* decoder = lane == 0 ? decoder_.get() : lanes_.at(lane - 1).decoder.get();
+    const std::size_t device = device_slot(lane, device_count_);
+    const GpuJpegBatch* decoder = device == 0 ? decoder_.get()
+                                              : devices_.at(device - 1).decoder.get();
     return decoder ? std::string(decoder->name()) : std::string("cpu");
 }
 

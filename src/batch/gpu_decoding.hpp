@@ -40,14 +40,17 @@ public:
     // cannot start, that is said once (at -v) and the CPU decodes them all.
     void open_in_background(int device);
 
-    // How many lanes decode_group is called for, before the batch starts.
-    void set_lanes(std::size_t lanes);
+    // How many lanes decode_group is called for, on how many devices (0:
+    // the first device there is), before the batch starts. The lanes of one
+    // device (batch/devices.hpp, device_slot) share its decoder, whose calls
+    // take turns.
+    void set_lanes(std::size_t lanes, std::size_t devices);
 
-    // Makes a lane's decoder now, on the lane's thread and device, before
-    // the lane takes images (nvJPEG's start-up, 0.6 s on an H100, would
-    // otherwise hold its first group). The lane's GPU thread calls it, before
-    // the thread that decodes the lane's groups starts; the first lane's is
-    // open() already.
+    // Makes the decoder of a lane's device now, on the lane's thread and
+    // device, before the lane takes images (nvJPEG's start-up, 0.6 s on an
+    // H100, would otherwise hold its first group). The lane's GPU thread
+    // calls it, before the thread that decodes the lane's groups starts; the
+    // first device's is open() already.
     void start_lane(std::size_t lane);
 
     // On a worker: whether the GPU decodes this image, and what it will be;
@@ -74,22 +77,25 @@ private:
     static constexpr std::size_t kGroupBytes = std::size_t{640} << 20;
 
     void open();  // once, on whichever thread comes first
-    // The lane's decoder, made at the first call for a lane past the first;
-    // null where it cannot start (problem says why).
+    // The decoder of the lane's device, made at the first call for a
+    // device past the first; null where it cannot start (problem says why).
     GpuJpegBatch* lane_decoder(std::size_t lane, std::string& problem);
 
     std::once_flag opened_;
     std::atomic<bool> ready_{false};  // open() has ended
     int device_ = -1;                 // the first lane's
     std::unique_ptr<GpuJpegBatch> decoder_;
-    // Lanes past the first, each touched only by its lane's threads, one
-    // after the other: their decoders, and why one could not start.
-    struct Lane {
+    // Devices past the first, each made by whichever of its lanes' threads
+    // comes first (under devices_mutex_): their decoders, and why one could
+    // not start.
+    struct Device {
         bool tried = false;
         std::unique_ptr<GpuJpegBatch> decoder;
         std::string problem;
     };
-    std::vector<Lane> lanes_;
+    std::size_t device_count_ = 1;
+    std::mutex devices_mutex_;
+    std::vector<Device> devices_;
     std::string problem_;  // why decoder_ is null, once ready_
     ThreadGroup opener_;   // last: joined before the members it uses go
 };

@@ -395,7 +395,7 @@ public:
             };
         }
         if (gpu_decode_) {
-            gpu_decoding_.set_lanes(lanes);
+            gpu_decoding_.set_lanes(lanes, devices_.size());
             if (options_.decoder == "auto") gpu_decoding_.open_in_background(first_device());
             stages.gpu_group = [&](const auto& items) { decode_on_gpu(items); };
         }
@@ -607,6 +607,13 @@ private:
         return extension == ".webp" || format == "webp" || format == ".webp";
     }
 
+    // Whether any planned output is a PNG.
+    bool writes_png() const {
+        return std::any_of(plan_.begin(), plan_.end(), [](const PlannedImage& image) {
+            return ascii_lower(image.target.extension) == ".png";
+        });
+    }
+
     // Whether Exiv2 may rewrite the outputs (TIFF by the template's
     // extension, metadata kept, a build with Exiv2).
     bool rewrites_tiff_metadata() const {
@@ -776,11 +783,11 @@ private:
     }
 
     // GPU threads a device for a batch of `images` (batch/devices.hpp), or
-    // --gpu-threads' unless JPEGs are decoded on the GPU.
+    // --gpu-threads'.
     std::size_t gpu_threads(std::size_t images) const {
         const bool on_gpu = may_use_cuda() && !one_image_cpu_;
-        std::size_t threads = gpu_threads_per_device(on_gpu, gpu_decode_, images);
-        if (options_.gpu_threads && on_gpu && !gpu_decode_) {
+        std::size_t threads = gpu_threads_per_device(on_gpu, gpu_decode_, writes_png(), images);
+        if (options_.gpu_threads && on_gpu) {
             threads = static_cast<std::size_t>(*options_.gpu_threads);
         }
         return threads;

@@ -119,9 +119,10 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
         ->option_text("K/N");
     app.add_option("-j,--jobs", o.jobs, "Decode/encode threads (default: one per core)")
         ->check(integer_from(1, 1024));
-    app.add_option("--in-flight", o.in_flight,
-                   "Images read and not yet written, at most (default: -j plus half as many, "
-                   "at least 2, and 16 more when the GPU decodes JPEGs); bounds memory")
+    app.add_option(
+           "--in-flight", o.in_flight,
+           "Images read and not yet written, at most (default: -j plus half as many, "
+           "at least 2, and 16 more a GPU thread when the GPU decodes JPEGs); bounds memory")
         ->check(integer_from(1, 65536));
     app.add_option(
         "--format", o.format,
@@ -196,7 +197,8 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
         ->option_text("all|N|LIST");
     app.add_option("--gpu-threads", o.gpu_threads,
                    "GPU threads a device in a batch, 1 or 2, each with its own buffers (default: "
-                   "2 on a device of 8 GB or more, 1 where JPEGs are decoded on the GPU)")
+                   "2 on a device of 8 GB or more; 1 where JPEGs are decoded on the GPU and "
+                   "written as other than PNG)")
         ->check(integer_from(1, static_cast<int>(kGpuThreadsPerDevice)));
     add_max_pixels_option(app, o.max_pixels);
 }

@@ -100,12 +100,16 @@ TEST_CASE("devices: the probe's devices by number, and one found by its number",
     CHECK(device_numbers(DeviceProbe{}).empty());
 }
 
-TEST_CASE("devices: two GPU threads a device where the CPU decodes a GPU batch", "[devices]") {
-    CHECK(gpu_threads_per_device(true, false, 200) == 2);
-    CHECK(gpu_threads_per_device(true, false, 2) == 2);
-    CHECK(gpu_threads_per_device(true, true, 200) == 1);    // the GPU decodes: one decoder a device
-    CHECK(gpu_threads_per_device(true, false, 1) == 1);     // one image
-    CHECK(gpu_threads_per_device(false, false, 200) == 1);  // nothing on a GPU
+TEST_CASE("devices: two GPU threads a device, but one where the GPU decodes and writes JPEG",
+          "[devices]") {
+    CHECK(gpu_threads_per_device(true, false, false, 200) == 2);
+    CHECK(gpu_threads_per_device(true, false, true, 2) == 2);
+    // The GPU decodes: two threads share its decoder for PNG outputs only.
+    CHECK(gpu_threads_per_device(true, true, true, 200) == 2);
+    CHECK(gpu_threads_per_device(true, true, false, 200) == 1);
+    CHECK(gpu_threads_per_device(true, false, true, 1) == 1);  // one image
+    CHECK(gpu_threads_per_device(true, true, true, 1) == 1);
+    CHECK(gpu_threads_per_device(false, false, true, 200) == 1);  // nothing on a GPU
 }
 
 TEST_CASE("devices: lanes are threads times devices, no more than the images", "[devices]") {
