@@ -4,6 +4,7 @@
 #include <string>
 
 #include "base/errors.hpp"
+#include "base/process_exit.hpp"
 #include "base/process_start.hpp"
 #include "cli/app.hpp"
 
@@ -16,5 +17,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "cudaconv: error: %s\n", problem.c_str());
         return cudaconv::kExitUsage;
     }
-    return cudaconv::run_app(argc, argv);
+    const int code = cudaconv::run_app(argc, argv);
+    // A command that let go of what only the driver need free
+    // (base/process_exit.hpp) ends here, stdout flushed by run_app.
+    if (cudaconv::teardown_skipped()) cudaconv::exit_without_teardown(code);
+    return code;
 }

@@ -181,7 +181,6 @@ GpuJpegBatch::~GpuJpegBatch() {
     const int previous = thread_device();
     if (cudaSetDevice(state_->device) != cudaSuccess) cudaGetLastError();
     if (state_->stream) cudaStreamSynchronize(state_->stream->get());
-    spdlog::debug("GPU JPEG decoding's image buffers: {}", buffers_summary());
     const int own = state_->device;
     state_.reset();
     if (previous >= 0 && previous != own && cudaSetDevice(previous) != cudaSuccess) {
@@ -200,7 +199,7 @@ JpegInspection GpuJpegBatch::inspect(const unsigned char* data, std::size_t size
     return state_->decoder->inspect(data, size);
 }
 
-void GpuJpegBatch::decode(const std::vector<GpuJpegImage*>& images, std::size_t calls_hold) {
+void GpuJpegBatch::decode(const std::vector<GpuJpegImage*>& images, std::size_t images_per_call) {
     const std::lock_guard<std::mutex> lock(state_->decoding);
     // Its handles, stream and buffers are its own device's, whichever
     // device the calling thread is bound to.
@@ -230,7 +229,7 @@ void GpuJpegBatch::decode(const std::vector<GpuJpegImage*>& images, std::size_t 
     }
     if (targets.empty()) return;
     const std::vector<std::string> messages =
-        state_->decoder->decode(targets, state_->stream->get(), static_cast<int>(calls_hold));
+        state_->decoder->decode(targets, state_->stream->get(), static_cast<int>(images_per_call));
     for (std::size_t i = 0; i < decoding.size(); ++i) {
         if (messages[i].empty()) continue;
         decoding[i]->device_pixels.reset();

@@ -61,21 +61,20 @@ public:
     // device and stream, from any thread, one call at a time, and waits for
     // them: once it returns, any stream may read the pixels. An image that
     // fails has `error` set and no pixels, and the others decode all the
-    // same. Device memory stays
-    // bounded by the images whose pixels are held: what they give back is
-    // kept for the next ones while the decoder's buffers together hold no
-    // more than its images have held at once, or kKeptBytes. `calls_hold`:
-    // the most images the caller's calls of images this size hold
-    // (GpuJpegDecoder::decode).
-    void decode(const std::vector<GpuJpegImage*>& images, std::size_t calls_hold = 0);
+    // same. Device memory stays bounded by the images whose pixels are
+    // held: what they give back is kept for the next ones while the
+    // decoder's buffers together hold no more than its images have held at
+    // once, or kKeptBytes; and by nvJPEG's own buffers, made for one call of
+    // `images_per_call` images as large as these (GpuJpegDecoder::decode).
+    void decode(const std::vector<GpuJpegImage*>& images, std::size_t images_per_call = 0);
 
     // Device memory the decoder keeps for the next images, rather than free
     // (cudaFree waits for the whole device), even past the most its images
     // have held at once.
     static constexpr std::size_t kKeptBytes = std::size_t{1} << 30;
 
-    // For -v and tests: "40 buffers made, 0 freed; at most 1440 MiB held by
-    // images at once".
+    // For -v (GpuDecoding::log_buffers) and tests: "40 buffers made, 0
+    // freed; at most 1440 MiB held by images at once".
     std::string buffers_summary() const;
 
 private:

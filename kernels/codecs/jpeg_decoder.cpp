@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -29,28 +30,31 @@ nvjpegOutputFormat_t output_format(int channels) {
     return channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_BGRI;
 }
 
-// The hardware backend without its pipelining: decode() waits for every
-// call anyway, and on an H200 a 200-image batch then ran at 487-495
-// images/s inside the batch against 432-453 with it.
+// The hardware backend without its pipelining, which only pays where a
+// call is not waited for: decode() waits for every call
+// (docs/PERFORMANCE.md has the measured difference).
 unsigned int create_flags(JpegBackend backend) {
     return backend == JpegBackend::hardware ? kFlagsHwDecodeNoPipeline : kFlagsDefault;
 }
 
-// The calls' bitstreams copied into this thread's page-locked buffer
-// (pinned_staging.hpp), from which nvJPEG's copies to the device go
-// straight rather than through the driver's staging buffers, where they
-// would queue with the GPU thread's copies. The files' own bytes where no
-// page-locked memory is left.
-std::vector<const unsigned char*> staged_bitstreams(
-    const std::vector<const JpegDecodeTarget*>& targets) {
+// A call's bitstreams, where `stage`, copied into this thread's
+// page-locked buffer (pinned_staging.hpp), from which the hardware
+// backend's copies to the device go straight rather than through the
+// driver's staging buffers, where they would queue with the GPU thread's
+// copies; else, or where no page-locked memory is left, the files' own
+// bytes.
+std::vector<const unsigned char*> bitstreams(const std::vector<const JpegDecodeTarget*>& targets,
+                                             bool stage) {
     std::vector<const unsigned char*> data(targets.size());
     std::size_t bytes = 0;
     for (const JpegDecodeTarget* target : targets) bytes += target->size;
     std::byte* staging = nullptr;
-    try {
-        staging = pinned_staging(bytes);
-    } catch (const CudaError&) {
-        staging = nullptr;
+    if (stage) {
+        try {
+            staging = pinned_staging(bytes);
+        } catch (const CudaError&) {
+            cudaGetLastError();  // cleared: the next call should not see it
+        }
     }
     for (std::size_t i = 0; i < targets.size(); ++i) {
         data[i] = targets[i]->data;
@@ -78,7 +82,8 @@ struct GpuJpegDecoder::State {
     int batch_size = 0;
     int batch_channels = 0;
     // What nvjpegDecodeBatchedPreAllocate last made the hardware backend's
-    // buffers for: calls up to that many images of up to that size.
+    // buffers for: calls of up to that many images, of up to that many
+    // pixels each (the largest's width and height).
     int prepared_images = 0, prepared_width = 0, prepared_height = 0;
     // inspect()'s parsers, one a call at a time (nvJPEG's parsed streams
     // are not for two threads at once): made as calls need them, kept.
@@ -124,38 +129,45 @@ struct GpuJpegDecoder::State {
         }
     };
 
-    // One batched decode of images of one channel count; the status of the
-    // whole batch.
-    // The hardware backend's buffers made for `images` like these targets,
-    // where the last ones made are too few or too small.
+    // The hardware backend's buffers made for calls of `images` images as
+    // large as the largest of these targets, where the last ones made are
+    // for fewer images or smaller ones. Made for this need alone, not the
+    // largest of each seen (a group of small images then one huge one would
+    // otherwise ask for room for a group of huge ones).
     void prepare(const std::vector<const JpegDecodeTarget*>& targets, int images) {
         if (backend != JpegBackend::hardware) return;
-        int width = 0, height = 0;
+        const JpegDecodeTarget* largest = targets.front();
         for (const JpegDecodeTarget* target : targets) {
-            width = std::max(width, target->width);
-            height = std::max(height, target->height);
+            if (pixels(*target) > pixels(*largest)) largest = target;
         }
-        if (images <= prepared_images && width <= prepared_width && height <= prepared_height) {
-            return;
-        }
-        prepared_images = std::max(prepared_images, images);
-        prepared_width = std::max(prepared_width, width);
-        prepared_height = std::max(prepared_height, height);
-        // 4:4:4, the largest chroma planes; a failure only leaves nvJPEG to
-        // make its buffers as it goes.
+        const std::int64_t prepared_pixels =
+            std::int64_t{prepared_width} * std::int64_t{prepared_height};
+        if (images <= prepared_images && pixels(*largest) <= prepared_pixels) return;
+        prepared_images = images;
+        prepared_width = largest->width;
+        prepared_height = largest->height;
+        // 4:4:4 and interleaved BGR, the largest planes nvJPEG's buffers may
+        // hold (a gray group decoded first must not leave them too small for
+        // colour); a failure only leaves nvJPEG to make them as it goes.
         const nvjpegStatus_t status = api->nvjpegDecodeBatchedPreAllocate(
             handle, decode_state, prepared_images, prepared_width, prepared_height, NVJPEG_CSS_444,
-            output_format(targets.front()->channels));
+            NVJPEG_OUTPUT_BGRI);
         spdlog::debug("nvjpeg: buffers made for {} images of {}x{}: {}", prepared_images,
                       prepared_width, prepared_height, nvjpeg_status_name(status));
-        batch_size = 0;  // initialized again after
+        batch_size = 0;  // the next batch is initialized on the buffers just made
     }
 
+    static std::int64_t pixels(const JpegDecodeTarget& target) {
+        return std::int64_t{target.width} * std::int64_t{target.height};
+    }
+
+    // One batched decode of images of one channel count; the status of the
+    // whole batch. `stage`: its bitstreams go through page-locked memory.
     nvjpegStatus_t decode_batch(const std::vector<const JpegDecodeTarget*>& targets,
-                                cudaStream_t stream, int calls_hold) {
+                                cudaStream_t stream, int images_per_call, bool stage) {
         const int count = static_cast<int>(targets.size());
         const int channels = targets.front()->channels;
-        prepare(targets, std::max(count, calls_hold));
+        prepare(targets, std::max(count, images_per_call));
         if (count != batch_size || channels != batch_channels) {
             // One CPU thread: this one.
             const nvjpegStatus_t status = api->nvjpegDecodeBatchedInitialize(
@@ -164,7 +176,7 @@ struct GpuJpegDecoder::State {
             batch_size = count;
             batch_channels = channels;
         }
-        const std::vector<const unsigned char*> data = staged_bitstreams(targets);
+        const std::vector<const unsigned char*> data = bitstreams(targets, stage);
         std::vector<std::size_t> sizes(targets.size());
         std::vector<nvjpegImage_t> images(targets.size());
         for (std::size_t i = 0; i < targets.size(); ++i) {
@@ -268,17 +280,25 @@ JpegInspection GpuJpegDecoder::inspect(const unsigned char* data, std::size_t si
 }
 
 std::vector<std::string> GpuJpegDecoder::decode(const std::vector<JpegDecodeTarget>& targets,
-                                                cudaStream_t stream, int calls_hold) {
+                                                cudaStream_t stream, int images_per_call) {
     std::vector<std::string> messages(targets.size());
     std::map<int, std::vector<std::size_t>> by_channels;
     for (std::size_t i = 0; i < targets.size(); ++i) by_channels[targets[i].channels].push_back(i);
     for (const auto& [channels, indices] : by_channels) {
         std::vector<const JpegDecodeTarget*> batch;
         for (std::size_t i : indices) batch.push_back(&targets[i]);
-        if (state_->decode_batch(batch, stream, calls_hold) == NVJPEG_STATUS_SUCCESS) continue;
-        // One image spoilt the batch: decode each alone, to fail it alone.
+        // Only the hardware backend copies the bitstreams to the device
+        // (the GPU-hybrid one decodes Huffman codes on the CPU).
+        const bool stage = state_->backend == JpegBackend::hardware;
+        if (state_->decode_batch(batch, stream, images_per_call, stage) == NVJPEG_STATUS_SUCCESS) {
+            continue;
+        }
+        // One image spoilt the batch: decode each alone, to fail it alone,
+        // from the files' own bytes (whatever of the failed call may still
+        // read the page-locked copies).
         for (std::size_t i : indices) {
-            const nvjpegStatus_t status = state_->decode_batch({&targets[i]}, stream, calls_hold);
+            const nvjpegStatus_t status =
+                state_->decode_batch({&targets[i]}, stream, images_per_call, false);
             if (status != NVJPEG_STATUS_SUCCESS) {
                 messages[i] = fmt::format("nvJPEG ({}) cannot decode it: {}",
                                           jpeg_backend_name(state_->backend),

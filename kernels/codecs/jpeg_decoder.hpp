@@ -52,13 +52,14 @@ public:
     // Decodes every target (each inspected without refusal) on `stream`, as
     // one batch a channel count, and waits for them. Returns one message an
     // image: empty where it was decoded, else why not (a corrupt file), so
-    // that one bad image fails alone. `calls_hold`: the most images the
-    // caller's calls of images this size hold (0: this call's count). The
-    // hardware backend makes its buffers once, for that many images of the
-    // largest size seen, rather than again as calls grow (each time through
-    // cudaFree and cudaMalloc, which wait for the whole device).
+    // that one bad image fails alone. `images_per_call`: the most images
+    // the caller's calls of images this large hold (0: this call's count).
+    // The hardware backend makes its buffers for that many at the first
+    // call, rather than again as calls grow (each time through cudaFree and
+    // cudaMalloc, which wait for the whole device), and again only for a
+    // call that needs more.
     std::vector<std::string> decode(const std::vector<JpegDecodeTarget>& targets,
-                                    cudaStream_t stream, int calls_hold = 0);
+                                    cudaStream_t stream, int images_per_call = 0);
 
 private:
     struct State;

@@ -1,11 +1,12 @@
 #pragma once
-// A page-locked host buffer a thread keeps for its downloads of encoded
-// files (PNG's deflate stream, nvJPEG's bitstream). A copy from the device
-// to ordinary memory goes through the driver's own staging buffers, shared
-// by every thread of the process, so it waits behind the copies of the GPU
-// JPEG decoder's bitstreams; into page-locked memory it goes straight, at
-// full speed. The buffer grows to the largest file (a quarter more, so
-// that files a little larger still fit) and is freed when the thread ends.
+// A page-locked host buffer a thread keeps for its copies of encoded
+// files: down, a PNG's deflate stream or nvJPEG's bitstream; up, the JPEG
+// files of a call of the GPU's decoder. A copy between the device and
+// ordinary memory goes through the driver's own staging buffers, shared
+// by every thread of the process, so it waits behind the other threads'
+// such copies; from or into page-locked memory it goes straight, at full
+// speed. The buffer grows to the most asked of it (a quarter more, so
+// that a little more still fits) and is freed when the thread ends.
 #include <cstddef>
 
 namespace cudaconv {

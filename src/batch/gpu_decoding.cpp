@@ -110,6 +110,22 @@ std::optional<JpegInspection> GpuDecoding::take(const EncodedImage& image, std::
     return inspection;
 }
 
+void GpuDecoding::log_buffers() const {
+    if (decoder_)
+        spdlog::debug("GPU JPEG decoding's image buffers: {}", decoder_->buffers_summary());
+    for (std::size_t k = 0; k < devices_.size(); ++k) {
+        if (!devices_[k].decoder) continue;
+        spdlog::debug("GPU JPEG decoding's image buffers, device slot {}: {}", k + 1,
+                      devices_[k].decoder->buffers_summary());
+    }
+}
+
+void GpuDecoding::keep_until_exit() {
+    opener_.join();  // open() has ended: decoder_ is set or stays null
+    static_cast<void>(decoder_.release());
+    for (Device& device : devices_) static_cast<void>(device.decoder.release());
+}
+
 std::string GpuDecoding::decoder_name(std::size_t lane) const {
     const std::size_t device = device_slot(lane, device_count_);
     const GpuJpegBatch* decoder = device == 0 ? decoder_.get()
@@ -128,7 +144,7 @@ void GpuDecoding::decode_group(std::size_t lane, const std::vector<GpuJpegImage*
     while (next < images.size()) {
         std::vector<GpuJpegImage*> call;
         std::size_t bytes = 0;
-        std::size_t largest = 1;
+        std::size_t largest = 1;  // bytes of the call's largest image (divided by below)
         for (; next < images.size(); ++next) {
             const JpegInspection& in = images[next]->inspection;
             const std::size_t image_bytes = static_cast<std::size_t>(in.width) *
@@ -140,11 +156,11 @@ void GpuDecoding::decode_group(std::size_t lane, const std::vector<GpuJpegImage*
             call.push_back(images[next]);
         }
         // A group's calls hold this many such images at most.
-        const std::size_t calls_hold =
+        const std::size_t images_per_call =
             std::clamp<std::size_t>(kGroupBytes / largest, 1, kGroupImages);
         const auto start = std::chrono::steady_clock::now();
         try {
-            decoder->decode(call, calls_hold);
+            decoder->decode(call, images_per_call);
             spdlog::trace(
                 "{}: {} JPEGs decoded in {:.2f} ms", decoder->name(), call.size(),
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)

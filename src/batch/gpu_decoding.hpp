@@ -71,6 +71,16 @@ public:
     // its pixels null.
     void decode_group(std::size_t lane, const std::vector<GpuJpegImage*>& images);
 
+    // At -v, each decoder's image buffers (made, freed, the most held): at
+    // the batch's end, on the thread that ran it.
+    void log_buffers() const;
+
+    // Lets go of the decoders without freeing them, for a process that
+    // ends without its teardown (base/process_exit.hpp): freeing their
+    // buffers and nvJPEG's handles one by one takes longer than the
+    // driver's taking back the whole context at exit. At the batch's end.
+    void keep_until_exit();
+
 private:
     // The pixels one nvJPEG call decodes at most: 16 images of 12
     // megapixels in RGB, or 4 of 50 (its own buffers grow with them).

@@ -4,7 +4,6 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <new>
@@ -204,26 +203,14 @@ int finish_stdout(int code) {
     return code == kExitOk ? kExitWorkFailed : code;
 }
 
-// What every command ends with: folders made for outputs that none went
-// into removed (a failed run leaves none behind, io/made_folders.hpp), and
-// stdout flushed. Returns the exit code.
-int finish_run(int code) {
-    remove_empty_made_folders();
-    return finish_stdout(code);
-}
-
 }  // namespace
 
-int run_app(int argc, char** argv) { return finish_run(run_command_line(argc, argv)); }
-
-int exit_without_teardown(int code) {
-    if (const char* teardown = std::getenv("CUDACONV_TEARDOWN"); teardown && *teardown) {
-        return code;
-    }
-    code = finish_run(code);
-    spdlog::default_logger()->flush();
-    std::fflush(nullptr);
-    ::_exit(code);
+int run_app(int argc, char** argv) {
+    const int code = run_command_line(argc, argv);
+    // Folders made for outputs that none went into: a failed run leaves
+    // none behind (io/made_folders.hpp).
+    remove_empty_made_folders();
+    return finish_stdout(code);
 }
 
 }  // namespace cudaconv

@@ -42,7 +42,6 @@
 #include "batch/progress.hpp"
 #include "batch/saturation.hpp"
 #include "batch/shard.hpp"
-#include "cli/app.hpp"
 #include "cli/case_insensitive.hpp"
 #include "cli/conv_params.hpp"
 #include "cli/filter_options.hpp"
@@ -55,6 +54,7 @@
 #include "core/chain.hpp"
 #include "core/chain_compose.hpp"
 #include "base/errors.hpp"
+#include "base/process_exit.hpp"
 #include "base/printable.hpp"
 #include "variants/registry.hpp"
 #include "filters/spec.hpp"
@@ -96,9 +96,6 @@ int default_images_in_flight(int workers) { return workers + std::max(2, workers
 // against 79; 1000 images at 144-148 against 127-130 to PNG, and at
 // 128-134 against 87-88 to JPEG. Even at about 300 images.
 constexpr std::size_t kGpuDecodeLeastImages = 400;
-// The most images the GPU thread decodes in one call of nvJPEG's batched
-// decoder (batch/gpu_decoding.hpp bounds their bytes too).
-constexpr std::size_t kGpuDecodeGroup = GpuDecoding::kGroupImages;
 
 double ms_since(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -136,14 +133,15 @@ std::size_t images_in_flight(int in_flight, int workers, bool gpu_decode, std::s
     if (in_flight > 0) return static_cast<std::size_t>(in_flight);
     lanes = std::max<std::size_t>(1, lanes);
     return static_cast<std::size_t>(default_images_in_flight(workers)) +
-           (gpu_decode ? kGpuDecodeGroup * lanes : 0) + (lanes - 1) * kInFlightPerExtraLane;
+           (gpu_decode ? GpuDecoding::kGroupImages * lanes : 0) +
+           (lanes - 1) * kInFlightPerExtraLane;
 }
 
 // Of images_in_flight, those a lane left out gives back: none where
 // --in-flight sets the count.
 std::size_t in_flight_per_lane(int in_flight, bool gpu_decode) {
     if (in_flight > 0) return 0;
-    return kInFlightPerExtraLane + (gpu_decode ? kGpuDecodeGroup : 0);
+    return kInFlightPerExtraLane + (gpu_decode ? GpuDecoding::kGroupImages : 0);
 }
 
 // The threads the cpu variant runs on: OpenCV's pool, which follows the
@@ -428,8 +426,8 @@ public:
         try {
             PipelineOptions pipeline{
                 work.size(), workers,
-                images_in_flight(options_.in_flight, workers, gpu_decode_, lanes), kGpuDecodeGroup,
-                lanes};
+                images_in_flight(options_.in_flight, workers, gpu_decode_, lanes),
+                GpuDecoding::kGroupImages, lanes};
             pipeline.in_flight_per_lane = in_flight_per_lane(options_.in_flight, gpu_decode_);
             run_pipeline(stages, pipeline);
         } catch (const UsageError& e) {
@@ -443,10 +441,13 @@ public:
         const int signal_number = stop.signal_number();
         const BatchSummary summary = progress.finish(signal_number);
         if (signal_number != 0) return kExitSignalBase + signal_number;
-        const int code = summary.failed || progress.json_failed() ? kExitWorkFailed : kExitOk;
-        // Every output is written and closed, the JSON lines too (each one
-        // write()); what is left is freeing.
-        return gpu_decode_ ? exit_without_teardown(code) : code;
+        if (gpu_decode_) {
+            gpu_decoding_.log_buffers();
+            // Every output is written and closed, the JSON lines too (one
+            // write() each): what is left of the decoders is freeing.
+            if (skip_teardown_at_exit()) gpu_decoding_.keep_until_exit();
+        }
+        return summary.failed || progress.json_failed() ? kExitWorkFailed : kExitOk;
     }
 
 private:
