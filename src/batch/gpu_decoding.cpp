@@ -111,8 +111,9 @@ std::optional<JpegInspection> GpuDecoding::take(const EncodedImage& image, std::
 }
 
 void GpuDecoding::log_buffers() const {
-    if (decoder_)
+    if (decoder_) {
         spdlog::debug("GPU JPEG decoding's image buffers: {}", decoder_->buffers_summary());
+    }
     for (std::size_t k = 0; k < devices_.size(); ++k) {
         if (!devices_[k].decoder) continue;
         spdlog::debug("GPU JPEG decoding's image buffers, device slot {}: {}", k + 1,
