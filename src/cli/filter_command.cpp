@@ -608,10 +608,11 @@ private:
         return extension == ".webp" || format == "webp" || format == ".webp";
     }
 
-    // Whether any planned output is a PNG.
+    // Whether any planned output is a PNG (targets' extensions are lower
+    // case: io/output_path.hpp).
     bool writes_png() const {
         return std::any_of(plan_.begin(), plan_.end(), [](const PlannedImage& image) {
-            return ascii_lower(image.target.extension) == ".png";
+            return image.target.extension == ".png";
         });
     }
 
