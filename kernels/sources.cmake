@@ -12,6 +12,7 @@ if(CUDACONV_WITH_CUDA)
     ${CMAKE_CURRENT_LIST_DIR}/runtime/pinned_staging.cpp
     ${CMAKE_CURRENT_LIST_DIR}/codecs/png_deflate.cu
     ${CMAKE_CURRENT_LIST_DIR}/codecs/nvjpeg_loader.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/codecs/nvjpeg_handle.cpp
     ${CMAKE_CURRENT_LIST_DIR}/codecs/jpeg_decoder.cpp
     ${CMAKE_CURRENT_LIST_DIR}/codecs/jpeg_batch.cpp
     ${CMAKE_CURRENT_LIST_DIR}/codecs/jpeg_encoder.cpp

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "kernels/codecs/nvjpeg_handle.hpp"
 #include "kernels/codecs/nvjpeg_loader.hpp"
 #include "kernels/runtime/cuda_check.hpp"
 #include "kernels/runtime/pinned_staging.hpp"
@@ -75,7 +76,10 @@ std::string_view jpeg_backend_name(JpegBackend backend) {
 struct GpuJpegDecoder::State {
     std::shared_ptr<const Api> api;
     JpegBackend backend = JpegBackend::gpu_hybrid;
-    nvjpegHandle_t handle = nullptr;
+    // Offered to the device's JPEG encoders (nvjpeg_handle.hpp), which may
+    // outlive this decoder.
+    std::shared_ptr<NvjpegHandle> shared_handle;
+    nvjpegHandle_t handle = nullptr;  // shared_handle's
     nvjpegJpegState_t decode_state = nullptr;
     // nvjpegDecodeBatchedInitialize's last arguments: it is called again
     // only when a batch differs.
@@ -93,7 +97,6 @@ struct GpuJpegDecoder::State {
     ~State() {
         for (nvjpegJpegStream_t parser : idle_parsers) api->nvjpegJpegStreamDestroy(parser);
         if (decode_state) api->nvjpegJpegStateDestroy(decode_state);
-        if (handle) api->nvjpegDestroy(handle);
     }
 
     void check(nvjpegStatus_t status, const char* call) const {
@@ -199,10 +202,10 @@ GpuJpegDecoder::GpuJpegDecoder(JpegBackend backend) : state_(std::make_unique<St
     state_->api = library.api;
     state_->backend = backend;
     const Api& api = *state_->api;
+    nvjpegHandle_t handle = nullptr;
     const nvjpegStatus_t created = api.nvjpegCreateEx(library_backend(backend), nullptr, nullptr,
-                                                      create_flags(backend), &state_->handle);
+                                                      create_flags(backend), &handle);
     if (created != NVJPEG_STATUS_SUCCESS) {
-        state_->handle = nullptr;
         if (backend == JpegBackend::hardware) {
             throw CudaError(fmt::format(
                 "nvJPEG's hardware backend cannot start ({}): this GPU has no JPEG decoding engine",
@@ -210,8 +213,11 @@ GpuJpegDecoder::GpuJpegDecoder(JpegBackend backend) : state_(std::make_unique<St
         }
         state_->check(created, "nvjpegCreateEx");
     }
+    state_->shared_handle = std::make_shared<NvjpegHandle>(state_->api, handle);
+    state_->handle = handle;
     state_->check(api.nvjpegJpegStateCreate(state_->handle, &state_->decode_state),
                   "nvjpegJpegStateCreate");
+    offer_device_handle(state_->shared_handle);
 }
 
 GpuJpegDecoder::~GpuJpegDecoder() = default;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "kernels/codecs/gpu_jpeg_encoder.hpp"
+#include "kernels/codecs/nvjpeg_handle.hpp"
 #include "kernels/codecs/nvjpeg_loader.hpp"
 #include "kernels/runtime/cuda_check.hpp"
 #include "kernels/runtime/pinned_staging.hpp"
@@ -20,30 +21,41 @@ using namespace nvj;
 // libjpeg's JPEG_MAX_DIMENSION, so both encoders take the same sides.
 constexpr std::int64_t kMaxJpegSide = 65500;
 
-// One thread's encoder: a handle of nvJPEG's default backend (encoding
-// runs on the GPU's cores; the hardware engine decodes only), and a state
-// whose device buffers grow to the largest image encoded.
+// One thread's encoder: the handle of its device's decoder where one lives
+// (nvjpeg_handle.hpp), else one of nvJPEG's default backend (encoding runs
+// on the GPU's cores whichever the backend: the hardware engine decodes
+// only, and the files come out the same); and a state whose device buffers
+// grow to the largest image encoded.
 class Encoder {
 public:
-    explicit Encoder(std::shared_ptr<const Api> api, cudaStream_t stream) : api_(std::move(api)) {
-        check(
-            api_->nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr, kFlagsDefault, &handle_),
-            "nvjpegCreateEx");
-        check(api_->nvjpegEncoderStateCreate(handle_, &state_, stream), "nvjpegEncoderStateCreate");
-        check(api_->nvjpegEncoderParamsCreate(handle_, &params_, stream),
+    explicit Encoder(std::shared_ptr<const Api> api, cudaStream_t stream)
+        : api_(std::move(api)), handle_(offered_device_handle()), shares_(handle_ != nullptr) {
+        if (!handle_) {
+            nvjpegHandle_t made = nullptr;
+            check(api_->nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr, kFlagsDefault,
+                                       &made),
+                  "nvjpegCreateEx");
+            handle_ = std::make_shared<NvjpegHandle>(api_, made);
+        }
+        check(api_->nvjpegEncoderStateCreate(handle_->get(), &state_, stream),
+              "nvjpegEncoderStateCreate");
+        check(api_->nvjpegEncoderParamsCreate(handle_->get(), &params_, stream),
               "nvjpegEncoderParamsCreate");
     }
     ~Encoder() {
         // Statuses ignored: nothing can be done about them on the way out.
         if (params_) api_->nvjpegEncoderParamsDestroy(params_);
         if (state_) api_->nvjpegEncoderStateDestroy(state_);
-        if (handle_) api_->nvjpegDestroy(handle_);
     }
     Encoder(const Encoder&) = delete;
     Encoder& operator=(const Encoder&) = delete;
 
+    // Whether the handle is the device's decoder's.
+    bool shares_handle() const { return shares_; }
+
     std::vector<std::uint8_t> encode(const DeviceImageRows& image, const JpegSettings& settings,
                                      cudaStream_t stream) {
+        const nvjpegHandle_t handle = handle_->get();
         const bool gray = image.channels == 1;
         check(api_->nvjpegEncoderParamsSetQuality(params_, std::clamp(settings.quality, 1, 100),
                                                   stream),
@@ -59,20 +71,20 @@ public:
         const int height = static_cast<int>(image.height);
         if (gray) {
             // A gray JPEG is its luma plane alone: the samples as they are.
-            check(api_->nvjpegEncodeYUV(handle_, state_, params_, &source, NVJPEG_CSS_GRAY, width,
+            check(api_->nvjpegEncodeYUV(handle, state_, params_, &source, NVJPEG_CSS_GRAY, width,
                                         height, stream),
                   "nvjpegEncodeYUV");
         } else {
-            check(api_->nvjpegEncodeImage(handle_, state_, params_, &source, NVJPEG_INPUT_BGRI,
+            check(api_->nvjpegEncodeImage(handle, state_, params_, &source, NVJPEG_INPUT_BGRI,
                                           width, height, stream),
                   "nvjpegEncodeImage");
         }
         size_t length = 0;
-        check(api_->nvjpegEncodeRetrieveBitstream(handle_, state_, nullptr, &length, stream),
+        check(api_->nvjpegEncodeRetrieveBitstream(handle, state_, nullptr, &length, stream),
               "nvjpegEncodeRetrieveBitstream");
         // Through page-locked memory (pinned_staging.hpp says why).
         auto* staging = reinterpret_cast<unsigned char*>(pinned_staging(length));
-        check(api_->nvjpegEncodeRetrieveBitstream(handle_, state_, staging, &length, stream),
+        check(api_->nvjpegEncodeRetrieveBitstream(handle, state_, staging, &length, stream),
               "nvjpegEncodeRetrieveBitstream");
         CUDA_CHECK(cudaStreamSynchronize(stream));
         return std::vector<std::uint8_t>(staging, staging + length);
@@ -99,7 +111,8 @@ private:
     }
 
     std::shared_ptr<const Api> api_;
-    nvjpegHandle_t handle_ = nullptr;
+    std::shared_ptr<NvjpegHandle> handle_;
+    bool shares_ = false;
     nvjpegEncoderState_t state_ = nullptr;
     nvjpegEncoderParams_t params_ = nullptr;
 };
@@ -134,6 +147,8 @@ std::vector<std::uint8_t> encode_jpeg_on_device(const DeviceImageRows& image,
 }
 
 void release_jpeg_encoder() { t_encoder.reset(); }
+
+bool jpeg_encoder_shares_decoder_handle() { return t_encoder && t_encoder->shares_handle(); }
 
 std::string gpu_jpeg_encoder_problem() { return load_nvjpeg().problem; }
 

@@ -33,4 +33,9 @@ std::vector<std::uint8_t> encode_jpeg_on_device(const DeviceImageRows& image,
 // Frees what encode_jpeg_on_device keeps on this thread.
 void release_jpeg_encoder();
 
+// Whether this thread's encoder (made by encode_jpeg_on_device, kept until
+// release_jpeg_encoder) took the handle of its device's JPEG decoder
+// (nvjpeg_handle.hpp) rather than make one: for tests.
+bool jpeg_encoder_shares_decoder_handle();
+
 }  // namespace cudaconv

@@ -11,7 +11,9 @@
 #      (../shared/peers/nvjpeg_batch.cu, built here with nvcc) and the
 #      torchvision script (decode_jpeg and encode_jpeg on the GPU, conv2d)
 #      with the torch environment's python;
-#   4. 50-megapixel images (8660x5773, 24 of them): -f edge to PNG with
+#   4. the rate at which the disk takes the same bytes (write-rate.py: the
+#      outputs of an edge batch to JPEG and to PNG, written again);
+#   5. 50-megapixel images (8660x5773, 24 of them): -f edge to PNG with
 #      each decoder, images/s, peak RSS and device memory.
 # Logs go to $OUT (or ./gpu-out).
 set -euo pipefail
@@ -75,6 +77,16 @@ for job in edge:jpg edge:png dense31:jpg dense31:png; do
 done
 result=$(measure "$images" "$work/in" -f none -o "$work/out/{stem}.jpg")
 say "  -f none to jpg (CPU codecs alone): $result"
+
+say ""
+say "the disk: a batch's outputs written again where they went (scripts/gpu/write-rate.py)"
+for ext in jpg png; do
+  rm -rf "$work/written"
+  "$cudaconv" "$work/in" -f edge --decoder gpu -o "$work/written/{stem}.$ext" -q
+  say "  edge to $ext:"
+  python3 scripts/gpu/write-rate.py "$work/written" "$(nproc)" | tee -a "$log"
+done
+rm -rf "$work/written"
 
 say ""
 say "peers on the same folder:"

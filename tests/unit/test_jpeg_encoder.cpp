@@ -2,7 +2,8 @@
 // decoded back by OpenCV: the sampling asked for in the frame header, gray
 // as one component, rows with padding, odd sizes; and the file within a
 // measured distance of the CPU writer's (io/jpeg_writer.hpp) in quality
-// (PSNR against the source) and size. Without a device or nvJPEG these
+// (PSNR against the source) and size; the same files through the handle
+// of the device's decoder as through the encoder's own. Without a device or nvJPEG these
 // tests print "SKIPPED: no CUDA device" and CTest reports them as skipped.
 #include <catch2/catch.hpp>
 
@@ -19,6 +20,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "io/jpeg_writer.hpp"
+#include "kernels/codecs/jpeg_batch.hpp"
 #include "kernels/codecs/jpeg_encoder.hpp"
 #include "kernels/codecs/nvjpeg_loader.hpp"
 #include "kernels/runtime/cuda_check.hpp"
@@ -128,6 +130,32 @@ TEST_CASE("nvJPEG encoder: as close to the source as the CPU's writer, and as sm
     low.quality = 30;
     high.quality = 95;
     CHECK(encode_on_device(colour, low).size() < encode_on_device(colour, high).size());
+}
+
+TEST_CASE("nvJPEG encoder: takes its device's decoder's handle while it lives, same files",
+          "[gpu][nvjpeg]") {
+    if (skip_without_encoder()) return;
+    const cv::Mat colour = sample_photo(cv::IMREAD_COLOR);
+    const cv::Mat gray = sample_photo(cv::IMREAD_GRAYSCALE);
+    const JpegSettings settings;
+    release_jpeg_encoder();
+    const std::vector<std::uint8_t> own_colour = encode_on_device(colour, settings);
+    const std::vector<std::uint8_t> own_gray = encode_on_device(gray, settings);
+    CHECK_FALSE(jpeg_encoder_shares_decoder_handle());
+    release_jpeg_encoder();
+    {
+        const GpuJpegBatch decoder;  // offers its handle on this device
+        CHECK(encode_on_device(colour, settings) == own_colour);
+        CHECK(jpeg_encoder_shares_decoder_handle());
+    }
+    // The handle outlives the decoder while the encoder holds it.
+    CHECK(encode_on_device(gray, settings) == own_gray);
+    CHECK(jpeg_encoder_shares_decoder_handle());
+    release_jpeg_encoder();
+    // A decoder gone offers nothing: the next encoder makes its own.
+    CHECK(encode_on_device(colour, settings) == own_colour);
+    CHECK_FALSE(jpeg_encoder_shares_decoder_handle());
+    release_jpeg_encoder();
 }
 
 TEST_CASE("nvJPEG encoder: says what it cannot take", "[nvjpeg]") {
