@@ -81,6 +81,11 @@ step sanitizer-gpu-decode env CUDACONV_TEARDOWN=1 \
 # And one whose JPEG outputs the GPU encodes (nvJPEG, kernels/codecs/jpeg_encoder.hpp).
 step sanitizer-gpu-encode compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
   "$bin/cudaconv" "$decode_in" -f edge -k fast --encoder gpu -q -o "$decode_in/jpeg/{stem}.jpg"
+# And both: the encoder on the decoder's nvJPEG handle (kernels/codecs/nvjpeg_handle.hpp).
+step sanitizer-gpu-codecs env CUDACONV_TEARDOWN=1 \
+  compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
+  "$bin/cudaconv" "$decode_in" -f edge -k fast --decoder gpu --encoder gpu -q \
+  -o "$decode_in/both/{stem}.jpg"
 fi
 
 if part timing; then
@@ -136,6 +141,7 @@ echo "== sanitizers"; for t in memcheck racecheck initcheck synccheck; do
   echo "$t: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/sanitizer-$t.log" | tail -1)"; done
 echo "memcheck, a batch decoded on the GPU: $(grep "ERROR SUMMARY" "$out/sanitizer-gpu-decode.log" | tail -1)"
 echo "memcheck, a batch encoded to JPEG on the GPU: $(grep "ERROR SUMMARY" "$out/sanitizer-gpu-encode.log" | tail -1)"
+echo "memcheck, a batch decoded and encoded on the GPU: $(grep "ERROR SUMMARY" "$out/sanitizer-gpu-codecs.log" | tail -1)"
 echo "== nvJPEG's files against libjpeg's"; grep -h "GPU vs CPU\|nvJPEG vs libjpeg" "$out"/unit-tests.log "$out"/cli-tests.log
 echo "== timing, 4000x3000 RGB u8, edge 3x3"; cat "$timing"
 echo "== bench (4000x3000 RGB u8)"; sed -n '/median/,$p' "$out/bench-rgb.log" | head -60

@@ -2,9 +2,10 @@
 // decoded back by OpenCV: the sampling asked for in the frame header, gray
 // as one component, rows with padding, odd sizes; and the file within a
 // measured distance of the CPU writer's (io/jpeg_writer.hpp) in quality
-// (PSNR against the source) and size; the same files through the handle
-// of the device's decoder as through the encoder's own. Without a device or nvJPEG these
-// tests print "SKIPPED: no CUDA device" and CTest reports them as skipped.
+// (PSNR against the source) and size; the same files through the handle of
+// the device's decoder as through the encoder's own. Without a device or
+// nvJPEG these tests print "SKIPPED: no CUDA device" and CTest reports them
+// as skipped.
 #include <catch2/catch.hpp>
 
 #include <cuda_runtime.h>
