@@ -3,9 +3,10 @@
 each stage's milliseconds over the images (timings_ms: decode, upload,
 filter, download, png_rows, gpu_jpeg, encode, run = the GPU thread's time
 on the image, total), which decoder and encoder took them, and the batch's
-own images/s (its summary line, start-up left out); then the GPU thread's
-time on all images but the first (which waits for start-up) and its
-stalls: the images on which it took more than twice its median.
+own images/s (its summary line, start-up left out); when the first, the
+16th and the last image were done, from the batch's start; then the GPU
+thread's time on all images but the first (which waits for start-up) and
+its stalls: the images on which it took more than twice its median.
 
 usage: stage-times.py BATCH.jsonl [LABEL]
 """
@@ -28,7 +29,12 @@ print(f"{label}: {len(images)} images, {summary.get('images_per_s', 0):.1f} imag
 print("  " + "  ".join(f"{stage} {statistics.median(ms):.2f}/{statistics.mean(ms):.2f}"
                        for stage, ms in stages.items() if max(ms) > 0)
       + "  (ms, median/mean)")
-done = sorted(images, key=lambda i: i["batch_ms"]["end"])[1:]
+in_order = sorted(images, key=lambda i: i["batch_ms"]["end"])
+if in_order:
+    ends = [i["batch_ms"]["end"] for i in in_order]
+    print(f"  done, ms from the batch's start: the first image {ends[0]:.0f}, the "
+          f"{min(16, len(ends))}th {ends[min(16, len(ends)) - 1]:.0f}, the last {ends[-1]:.0f}")
+done = in_order[1:]
 runs = [i["timings_ms"]["run"] for i in done]
 if runs:
     median = statistics.median(runs)
