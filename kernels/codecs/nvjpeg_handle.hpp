@@ -1,12 +1,12 @@
 #pragma once
 // An nvJPEG library handle shared by a device's JPEG decoder and its GPU
-// threads' JPEG encoders. Making a handle takes 75 ms (the default
-// backend) to 280 ms (the hardware one) on an H200, and nvJPEG lets
-// several threads use one handle at once (its states, not its handles,
-// belong to one thread). So the decoder offers its handle, and an encoder
-// made on the same device while the handle lives takes it instead of
-// making one of its own, out of the first image's way. A handle is bound
-// to the device that was current where it was made.
+// threads' JPEG encoders. Making a handle is one of nvJPEG's slow calls
+// (docs/PERFORMANCE.md times it), and nvJPEG lets several threads use one
+// handle at once (its states, not its handles, belong to one thread). So
+// the decoder offers its handle, and an encoder made on the same device
+// while the handle lives takes it instead of making one of its own, out
+// of the batch's first image's way. A handle is bound to the device that
+// was current where it was made.
 #include <memory>
 #include <utility>
 
