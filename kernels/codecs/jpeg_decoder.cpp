@@ -79,7 +79,6 @@ struct GpuJpegDecoder::State {
     // Offered to the device's JPEG encoders (nvjpeg_handle.hpp), which may
     // outlive this decoder.
     std::shared_ptr<NvjpegHandle> shared_handle;
-    nvjpegHandle_t handle = nullptr;  // shared_handle's
     nvjpegJpegState_t decode_state = nullptr;
     // nvjpegDecodeBatchedInitialize's last arguments: it is called again
     // only when a batch differs.
@@ -98,6 +97,8 @@ struct GpuJpegDecoder::State {
         for (nvjpegJpegStream_t parser : idle_parsers) api->nvjpegJpegStreamDestroy(parser);
         if (decode_state) api->nvjpegJpegStateDestroy(decode_state);
     }
+
+    nvjpegHandle_t handle() const { return shared_handle->get(); }
 
     void check(nvjpegStatus_t status, const char* call) const {
         if (status != NVJPEG_STATUS_SUCCESS) {
@@ -118,7 +119,7 @@ struct GpuJpegDecoder::State {
             }
         }
         nvjpegJpegStream_t parser = nullptr;
-        if (api->nvjpegJpegStreamCreate(handle, &parser) != NVJPEG_STATUS_SUCCESS) return nullptr;
+        if (api->nvjpegJpegStreamCreate(handle(), &parser) != NVJPEG_STATUS_SUCCESS) return nullptr;
         return parser;
     }
 
@@ -153,8 +154,8 @@ struct GpuJpegDecoder::State {
         // hold (a gray group decoded first must not leave them too small for
         // colour); a failure only leaves nvJPEG to make them as it goes.
         const nvjpegStatus_t status = api->nvjpegDecodeBatchedPreAllocate(
-            handle, decode_state, prepared_images, prepared_width, prepared_height, NVJPEG_CSS_444,
-            NVJPEG_OUTPUT_BGRI);
+            handle(), decode_state, prepared_images, prepared_width, prepared_height,
+            NVJPEG_CSS_444, NVJPEG_OUTPUT_BGRI);
         spdlog::debug("nvjpeg: buffers made for {} images of {}x{}: {}", prepared_images,
                       prepared_width, prepared_height, nvjpeg_status_name(status));
         batch_size = 0;  // the next batch is initialized on the buffers just made
@@ -174,7 +175,7 @@ struct GpuJpegDecoder::State {
         if (count != batch_size || channels != batch_channels) {
             // One CPU thread: this one.
             const nvjpegStatus_t status = api->nvjpegDecodeBatchedInitialize(
-                handle, decode_state, count, 1, output_format(channels));
+                handle(), decode_state, count, 1, output_format(channels));
             if (status != NVJPEG_STATUS_SUCCESS) return status;
             batch_size = count;
             batch_channels = channels;
@@ -188,7 +189,7 @@ struct GpuJpegDecoder::State {
             images[i].channel[0] = targets[i]->dst;
             images[i].pitch[0] = targets[i]->pitch;
         }
-        const nvjpegStatus_t status = api->nvjpegDecodeBatched(handle, decode_state, data.data(),
+        const nvjpegStatus_t status = api->nvjpegDecodeBatched(handle(), decode_state, data.data(),
                                                                sizes.data(), images.data(), stream);
         CUDA_CHECK(cudaStreamSynchronize(stream));
         if (status != NVJPEG_STATUS_SUCCESS) batch_size = 0;  // initialize again after a failure
@@ -214,8 +215,7 @@ GpuJpegDecoder::GpuJpegDecoder(JpegBackend backend) : state_(std::make_unique<St
         state_->check(created, "nvjpegCreateEx");
     }
     state_->shared_handle = std::make_shared<NvjpegHandle>(state_->api, handle);
-    state_->handle = handle;
-    state_->check(api.nvjpegJpegStateCreate(state_->handle, &state_->decode_state),
+    state_->check(api.nvjpegJpegStateCreate(handle, &state_->decode_state),
                   "nvjpegJpegStateCreate");
     offer_device_handle(state_->shared_handle);
 }
@@ -234,7 +234,7 @@ JpegInspection GpuJpegDecoder::inspect(const unsigned char* data, std::size_t si
     }
     const State::ParserLease lease{*state_, parser};
     const nvjpegStatus_t parsed =
-        api.nvjpegJpegStreamParse(state_->handle, data, size, 0, 0, parser);
+        api.nvjpegJpegStreamParse(state_->handle(), data, size, 0, 0, parser);
     if (parsed != NVJPEG_STATUS_SUCCESS) {
         out.refusal = fmt::format("nvJPEG cannot parse it ({})", nvjpeg_status_name(parsed));
         return out;
@@ -273,7 +273,7 @@ JpegInspection GpuJpegDecoder::inspect(const unsigned char* data, std::size_t si
     if (state_->backend == JpegBackend::hardware) {
         int unsupported = 1;
         const nvjpegStatus_t asked =
-            api.nvjpegDecodeBatchedSupported(state_->handle, parser, &unsupported);
+            api.nvjpegDecodeBatchedSupported(state_->handle(), parser, &unsupported);
         if (asked != NVJPEG_STATUS_SUCCESS || unsupported != 0) {
             out.refusal = "the hardware decoder does not take it";
             return out;

@@ -1,10 +1,10 @@
 #include "kernels/codecs/nvjpeg_handle.hpp"
 
-#include <cuda_runtime.h>
-
 #include <map>
 #include <memory>
 #include <mutex>
+
+#include "kernels/runtime/cuda_host.hpp"
 
 namespace cudaconv {
 namespace {
@@ -19,21 +19,10 @@ Offers& offers() {
     return kOffers;
 }
 
-// The calling thread's device, or -1 where CUDA cannot say (nothing is
-// then offered or taken).
-int current_device() {
-    int device = -1;
-    if (cudaGetDevice(&device) != cudaSuccess) {
-        cudaGetLastError();  // cleared: the caller's next call should not see it
-        return -1;
-    }
-    return device;
-}
-
 }  // namespace
 
 void offer_device_handle(const std::shared_ptr<NvjpegHandle>& handle) {
-    const int device = current_device();
+    const int device = runtime_device();  // -1: nothing offered or taken
     if (device < 0) return;
     Offers& all = offers();
     const std::lock_guard<std::mutex> lock(all.mutex);
@@ -41,7 +30,7 @@ void offer_device_handle(const std::shared_ptr<NvjpegHandle>& handle) {
 }
 
 std::shared_ptr<NvjpegHandle> offered_device_handle() {
-    const int device = current_device();
+    const int device = runtime_device();  // -1: nothing offered or taken
     if (device < 0) return nullptr;
     Offers& all = offers();
     const std::lock_guard<std::mutex> lock(all.mutex);

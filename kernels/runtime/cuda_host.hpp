@@ -35,7 +35,8 @@ bool device_out_of_memory(const std::exception& error);
 void release_thread_device_memory();
 
 // The device the calling thread's CUDA calls go to now (cudaGetDevice), or
-// -1 where CUDA cannot say: for tests that a thread's work ran where its
+// -1 where CUDA cannot say: what a handle made now is bound to
+// (nvjpeg_handle.hpp), and for tests that a thread's work ran where its
 // scope (device_scope.hpp) says.
 int runtime_device();
 

@@ -21,6 +21,11 @@ total = sum(len(data) for _, data in files)
 target = tempfile.mkdtemp(dir=os.path.dirname(os.path.abspath(folder)))
 
 
+def clear():
+    for name in os.listdir(target):
+        os.remove(os.path.join(target, name))
+
+
 def write(item):
     name, data = item
     fd, temp = tempfile.mkstemp(dir=target, prefix=".tmp-")
@@ -30,8 +35,7 @@ def write(item):
 
 
 for count in (1, threads):
-    for name in os.listdir(target):
-        os.remove(os.path.join(target, name))
+    clear()
     start = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(count) as pool:
         list(pool.map(write, files))
@@ -39,6 +43,5 @@ for count in (1, threads):
     print(f"  the same {len(files)} files ({total / 1e6:.0f} MB) written again, {count} "
           f"thread{'s' if count > 1 else ''}: {len(files) / seconds:.0f} images/s, "
           f"{total / 1e6 / seconds:.0f} MB/s")
-for name in os.listdir(target):
-    os.remove(os.path.join(target, name))
+clear()
 os.rmdir(target)
